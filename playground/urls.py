@@ -1,0 +1,9 @@
+from django.contrib import admin
+from django.urls import path
+
+from memory_engine import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,38 @@
+"""Shared fixtures. Named people: alice and bob each talk to the `helper` assistant; charlie has
+no memory space of his own. Nobody may see anyone else's memory."""
+
+import pytest
+
+from memory_engine import index
+from memory_engine.memoryos import MemoryOS
+
+pytest_plugins = ["tests.conftest_llm"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_indexes(settings, tmp_path):
+    """Each test gets its own sidecar folder and starts with no index cached in the process."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "INDEX_DIR": tmp_path / "indexes"}
+    index.forget_all()
+    yield
+    index.forget_all()
+
+
+@pytest.fixture
+def memory(db, fake_llm):
+    """The library API, its LLM answering from the scripted fake server."""
+    engine = MemoryOS()
+    for user in ("alice", "bob", "charlie"):
+        engine.create_user(user)
+    engine.create_assistant("helper", name="Helper", persona="A friendly assistant.")
+    return engine
+
+
+@pytest.fixture
+def alice_space(memory):
+    return memory.space(user_id="alice", assistant_id="helper")
+
+
+@pytest.fixture
+def bob_space(memory):
+    return memory.space(user_id="bob", assistant_id="helper")

@@ -1,0 +1,54 @@
+"""Helpers for engine tests: feed turns, script extraction answers."""
+
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from tests.fake_llm_server import reply_json
+
+CAT_TALK = [
+    ("I'm a nurse and I have a cat named Milo.", "Milo is a lovely name for a cat."),
+    ("Milo likes to sleep on my nursing scrubs.", "Cats love warm clothes that smell of their owner."),
+    ("Milo knocked my coffee off the table this morning.", "Cats do like pushing things off tables."),
+]
+COOKING_TALK = [
+    ("What vegetarian curry could I cook tonight?", "A chickpea and spinach curry is quick."),
+    ("I want the curry spicy, with lots of chili.", "Add fresh chili and a pinch of cayenne."),
+    ("Should I serve the curry with rice or naan?", "Basmati rice keeps it light; naan for comfort."),
+]
+
+
+def days_ago(days: float) -> datetime:
+    return timezone.now() - timedelta(days=days)
+
+
+def add_turns(memory, turns, *, user="alice", start=None, step_minutes=2, assistant="helper"):
+    """Store each (user_input, agent_response) turn, `step_minutes` apart from `start`."""
+    start = start or days_ago(3)
+    pages = []
+    for i, (user_input, agent_response) in enumerate(turns):
+        pages.append(
+            memory.add_memory(
+                user_id=user,
+                assistant_id=assistant,
+                user_input=user_input,
+                agent_response=agent_response,
+                timestamp=start + timedelta(minutes=step_minutes * i),
+            )
+        )
+    return pages
+
+
+def extraction(profile=(), user_facts=(), assistant_knowledge=()):
+    """A scripted answer of the extraction call; items as tuples (attribute|topic, value|fact, page)."""
+    return reply_json(
+        {
+            "profile": [{"attribute": a, "value": v, "page": p} for a, v, p in profile],
+            "user_facts": [{"topic": t, "fact": f, "page": p} for t, f, p in user_facts],
+            "assistant_knowledge": [{"topic": t, "fact": f, "page": p} for t, f, p in assistant_knowledge],
+        }
+    )
+
+
+def nothing_extracted(request=None):
+    return extraction()

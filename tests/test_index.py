@@ -1,0 +1,121 @@
+"""FAISS sidecar indexes: the database is the source of truth, a bad file is rebuilt, never read as empty."""
+
+import pytest
+from django.core.management import call_command
+
+from memory_engine import index
+from memory_engine.index import EmbeddingModelMismatch, dense_index, index_path, read_index_file
+from memory_engine.models import MemorySpace, Page
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extracted
+
+
+@pytest.fixture
+def space(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 1000
+    alice_space.save()
+    add_turns(memory, CAT_TALK)
+    alice_space.refresh_from_db()
+    return alice_space
+
+
+def cat_pages(memory):
+    result = memory.retrieve(user_id="alice", assistant_id="helper", query="Milo the cat", count_hits=False)
+    return {item.id for item in result.pages}
+
+
+def test_vector_ids_are_the_rows_primary_keys(space):
+    mid = set(Page.objects.filter(tier=Page.Tier.MID).values_list("pk", flat=True))
+    idx = dense_index(space, "pages")
+    assert {i for i, _ in idx.search(idx.faiss.reconstruct(min(mid)), 10)} == mid
+
+
+def test_the_sidecar_file_records_its_version_and_model(space):
+    dense_index(space, "pages")
+    stored = read_index_file(index_path(space.pk, "pages"))
+    assert stored.version == space.vector_version
+    assert stored.model == space.embedding_model == "all-MiniLM-L6-v2 (bundled)"
+    assert len(stored) == 2
+
+
+def test_a_missing_file_is_rebuilt_from_the_database(memory, space):
+    expected = cat_pages(memory)
+    index.forget_all()
+    index_path(space.pk, "pages").unlink()
+    assert cat_pages(memory) == expected and expected
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped-byte", "empty"])
+def test_a_corrupt_file_is_rebuilt_not_read_as_empty_memory(memory, space, damage):
+    expected = cat_pages(memory)
+    path = index_path(space.pk, "pages")
+    raw = path.read_bytes()
+    damaged = {
+        "garbage": b"\x00not an index at all",
+        "truncated": raw[: len(raw) // 2],
+        "flipped-byte": raw[:-5] + bytes([raw[-5] ^ 0xFF]) + raw[-4:],
+        "empty": b"",
+    }[damage]
+    path.write_bytes(damaged)
+    index.forget_all()  # as a fresh process would start
+    assert cat_pages(memory) == expected
+    assert read_index_file(path) is not None  # and the good file is written back
+
+
+def test_a_stale_file_catches_up_with_the_database(memory, space):
+    cat_pages(memory)  # writes the file at the current version
+    old_version = read_index_file(index_path(space.pk, "pages")).version
+    add_turns(memory, COOKING_TALK)
+    index.forget_all()
+    space.refresh_from_db()
+    assert space.vector_version > old_version
+    result = memory.retrieve(user_id="alice", assistant_id="helper", query="chickpea curry", count_hits=False)
+    assert "curry" in result.pages[0].text
+    assert len(dense_index(space, "pages")) == Page.objects.filter(tier=Page.Tier.MID).count()
+
+
+def test_a_file_ahead_of_the_database_is_not_trusted(memory, space):
+    cat_pages(memory)
+    MemorySpace.objects.filter(pk=space.pk).update(vector_version=1)  # e.g. the database was restored
+    Page.objects.filter(space=space).update(vector_version=1)
+    index.forget_all()
+    assert len(dense_index(space, "pages")) == 2
+    assert read_index_file(index_path(space.pk, "pages")).version == 1
+
+
+def test_another_process_changes_are_seen_through_the_version(memory, space):
+    cat_pages(memory)  # this process caches the index
+    before = len(dense_index(space, "pages"))
+    add_turns(memory, COOKING_TALK)  # the write bumps the version in the database
+    assert len(dense_index(space, "pages")) == before + 3
+
+
+def test_vectors_of_another_model_are_never_mixed_in(memory, space):
+    MemorySpace.objects.filter(pk=space.pk).update(embedding_model="some-other-model")
+    index.forget_all()
+    with pytest.raises(EmbeddingModelMismatch, match="rebuild_indexes --reembed"):
+        memory.retrieve(user_id="alice", assistant_id="helper", query="cat")
+    with pytest.raises(EmbeddingModelMismatch):
+        add_turns(memory, COOKING_TALK)
+
+
+def test_reembedding_after_a_model_change_restores_the_space(memory, space, capsys):
+    MemorySpace.objects.filter(pk=space.pk).update(embedding_model="some-other-model")
+    call_command("rebuild_indexes", "--reembed", "--space", str(space.pk))
+    space.refresh_from_db()
+    assert space.embedding_model == "all-MiniLM-L6-v2 (bundled)"
+    assert cat_pages(memory)
+
+
+def test_the_rebuild_command_rebuilds_every_index_from_the_database(memory, space, capsys):
+    for name in index.SPECS:
+        dense_index(space, name)
+    index_path(space.pk, "sessions").write_bytes(b"junk")
+    call_command("rebuild_indexes")
+    out = capsys.readouterr().out
+    assert (
+        f"space {space.pk} (alice / helper): pages 2, sessions 1, user_knowledge 0, assistant_knowledge 0"
+        in out
+    )
+    assert read_index_file(index_path(space.pk, "sessions")) is not None
