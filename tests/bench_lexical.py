@@ -29,9 +29,7 @@ def _vocabulary(rng: random.Random) -> list[str]:
 
 def _documents(rng: random.Random, vocabulary: list[str], count: int) -> list[str]:
     weights = list(accumulate(1.0 / rank for rank in range(1, len(vocabulary) + 1)))
-    return [
-        " ".join(rng.choices(vocabulary, cum_weights=weights, k=rng.randint(8, 24))) for _ in range(count)
-    ]
+    return [" ".join(rng.choices(vocabulary, cum_weights=weights, k=rng.randint(8, 24))) for _ in range(count)]
 
 
 def _time_search(index: BM25Index, queries: list[str], **kwargs: object) -> float:

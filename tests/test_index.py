@@ -114,8 +114,5 @@ def test_the_rebuild_command_rebuilds_every_index_from_the_database(memory, spac
     index_path(space.pk, "sessions").write_bytes(b"junk")
     call_command("rebuild_indexes")
     out = capsys.readouterr().out
-    assert (
-        f"space {space.pk} (alice / helper): pages 2, sessions 1, user_knowledge 0, assistant_knowledge 0"
-        in out
-    )
+    assert f"space {space.pk} (alice / helper): pages 2, sessions 1, user_knowledge 0, assistant_knowledge 0" in out
     assert read_index_file(index_path(space.pk, "sessions")) is not None

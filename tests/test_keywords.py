@@ -131,10 +131,7 @@ class TestExtractKeywords:
 class TestStripSpeakerLabels:
     def test_it_removes_role_labels_anywhere_and_name_labels_at_line_starts(self):
         text = "User: what should I cook Assistant: Try soup.\nCaroline: Sure. I told Bob: no."
-        assert (
-            " ".join(strip_speaker_labels(text).split())
-            == "what should I cook Try soup. Sure. I told Bob: no."
-        )
+        assert " ".join(strip_speaker_labels(text).split()) == "what should I cook Try soup. Sure. I told Bob: no."
 
 
 class TestJaccard:

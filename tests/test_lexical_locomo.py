@@ -131,8 +131,7 @@ def main() -> None:
     for name, subset in [(sample["sample_id"], [sample]) for sample in samples] + [("all 5", samples)]:
         recalls = evidence_recall(subset)
         cells = " ".join(
-            f"{sum(recalls[c]) / len(recalls[c]):>11.3f}" if recalls[c] else f"{'-':>11}"
-            for c in RETRIEVAL_CATEGORIES
+            f"{sum(recalls[c]) / len(recalls[c]):>11.3f}" if recalls[c] else f"{'-':>11}" for c in RETRIEVAL_CATEGORIES
         )
         count = sum(len(values) for values in recalls.values())
         print(f"{name:<16} {cells} {overall(recalls):>6.3f} {count:>4}")

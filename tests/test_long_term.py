@@ -319,9 +319,7 @@ def test_assistant_knowledge_never_leaks_between_users(memory, alice_space, bob_
         space.stm_capacity = 1
         space.heat_threshold = 3.5
         space.save()
-    fake_llm.script(
-        extraction(assistant_knowledge=[("cats and tables", "Cats do like pushing things off tables", 3)])
-    )
+    fake_llm.script(extraction(assistant_knowledge=[("cats and tables", "Cats do like pushing things off tables", 3)]))
     fake_llm.responder = nothing_extracted
     add_turns(memory, CAT_TALK + [("ok", "ok")], user="alice")
     assert memory.get_knowledge(user_id="alice", assistant_id="helper", kind=Kind.ASSISTANT_KNOWLEDGE)
@@ -331,14 +329,10 @@ def test_assistant_knowledge_never_leaks_between_users(memory, alice_space, bob_
 
 
 def test_an_edit_is_versioned_and_seen_by_retrieval_at_once(memory, hot_space, fake_llm):
-    feed_cat_talk(
-        memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)])
-    )
+    feed_cat_talk(memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     entry = LongTermEntry.objects.get(kind=Kind.USER_KNOWLEDGE)
     memory.retrieve(user_id="alice", assistant_id="helper", query="cat")  # indexes are now cached
-    long_term.entry_edit(
-        entry=entry, value="The user has a tortoise named Sheldon", actor="admin:root", cause="admin"
-    )
+    long_term.entry_edit(entry=entry, value="The user has a tortoise named Sheldon", actor="admin:root", cause="admin")
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="tortoise Sheldon")
     assert [i.text for i in result.user_knowledge] == ["The user has a tortoise named Sheldon"]
     last = entry.versions.last()
@@ -351,9 +345,7 @@ def test_an_edit_is_versioned_and_seen_by_retrieval_at_once(memory, hot_space, f
 
 
 def test_a_deleted_entry_leaves_retrieval_but_keeps_its_history(memory, hot_space, fake_llm):
-    feed_cat_talk(
-        memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)])
-    )
+    feed_cat_talk(memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     entry = LongTermEntry.objects.get(kind=Kind.USER_KNOWLEDGE)
     memory.retrieve(user_id="alice", assistant_id="helper", query="cat")
     long_term.entry_delete(entry=entry, actor="admin:root", cause="admin")

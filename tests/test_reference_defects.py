@@ -102,11 +102,7 @@ def test_concurrent_writers_store_every_turn_once_in_order(fake_llm):
         t.join()
     assert errors == []
     for user, count in (("alice", 3), ("bob", 2)):
-        rows = list(
-            Page.objects.filter(space__user__external_id=user)
-            .order_by("seq")
-            .values_list("seq", "user_input")
-        )
+        rows = list(Page.objects.filter(space__user__external_id=user).order_by("seq").values_list("seq", "user_input"))
         assert [seq for seq, _ in rows] == list(range(1, count * turns_each + 1))
         for writer in range(1, count + 1):
             mine = [text for _, text in rows if text.startswith(f"{user} w{writer} ")]

@@ -54,9 +54,7 @@ def test_lexical_matching_finds_a_rare_name_dense_similarity_ranks_low(memory, f
 
 def test_the_context_is_capped_by_the_token_budget(memory, filled):
     full = memory.retrieve(user_id="alice", assistant_id="helper", query="cat", count_hits=False)
-    small = memory.retrieve(
-        user_id="alice", assistant_id="helper", query="cat", token_budget=60, count_hits=False
-    )
+    small = memory.retrieve(user_id="alice", assistant_id="helper", query="cat", token_budget=60, count_hits=False)
     assert small.tokens_used <= 60
     assert len(small.items()) < len(full.items())
     assert small.dropped > 0

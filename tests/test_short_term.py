@@ -10,13 +10,9 @@ from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extr
 
 
 def test_a_turn_is_stored_as_a_numbered_short_term_page(memory, alice_space):
-    page = memory.add_memory(
-        user_id="alice", assistant_id="helper", user_input="Hi!", agent_response="Hello!"
-    )
+    page = memory.add_memory(user_id="alice", assistant_id="helper", user_input="Hi!", agent_response="Hello!")
     assert (page.seq, page.tier, page.session_id) == (1, Page.Tier.SHORT, None)
-    page2 = memory.add_memory(
-        user_id="alice", assistant_id="helper", user_input="Again", agent_response="Yes?"
-    )
+    page2 = memory.add_memory(user_id="alice", assistant_id="helper", user_input="Again", agent_response="Yes?")
     assert page2.seq == 2
 
 
@@ -53,13 +49,9 @@ def test_the_paper_default_capacity_is_seven(alice_space):
         (b"bytes".decode() and 42, "ok", "must be text"),
     ],
 )
-def test_bad_turns_get_a_clear_error_and_change_nothing(
-    memory, alice_space, user_input, agent_response, message
-):
+def test_bad_turns_get_a_clear_error_and_change_nothing(memory, alice_space, user_input, agent_response, message):
     with pytest.raises(InvalidTurn, match=message):
-        memory.add_memory(
-            user_id="alice", assistant_id="helper", user_input=user_input, agent_response=agent_response
-        )
+        memory.add_memory(user_id="alice", assistant_id="helper", user_input=user_input, agent_response=agent_response)
     alice_space.refresh_from_db()
     assert alice_space.last_seq == 0
     assert not Page.objects.exists()

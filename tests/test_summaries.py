@@ -156,9 +156,7 @@ class TestThreadSummary:
         assert thread_summary(thread_summary(self.PREVIOUS, ""), "") == self.PREVIOUS
 
     def test_it_adds_new_information_when_there_is_room(self):
-        updated = thread_summary(
-            self.PREVIOUS, "User: Yeah. They booked a small hotel near the Alfama district."
-        )
+        updated = thread_summary(self.PREVIOUS, "User: Yeah. They booked a small hotel near the Alfama district.")
         assert updated == self.PREVIOUS + " They booked a small hotel near the Alfama district."
 
     def test_a_long_new_exchange_does_not_crowd_out_the_earlier_topic(self):
