@@ -79,9 +79,12 @@ def consolidate(space: MemorySpace, *, now: datetime | None = None, llm: LLM | N
 
 @dataclass
 class _Segment:
+    """A run of pages that continue one another; they go to one session together."""
+
     pages: list[Page]
-    vectors: np.ndarray
+    rows: list[int]  # their rows in the batch's vector matrix
     continues_session: int | None  # session of the page before, when the first page continues it
+    vectors: np.ndarray | None = None
 
 
 def continues_thread(gap_seconds: float, similarity: float) -> bool:
@@ -118,12 +121,13 @@ def move_short_term_to_mid_term(space: MemorySpace, *, now: datetime, report: Co
         page.embedding = to_bytes(vector)
         if page.continues_previous and segments:
             segments[-1].pages.append(page)
+            segments[-1].rows.append(i)
         else:
             continues = prev.session_id if page.continues_previous and prev is not None else None
-            segments.append(_Segment([page], np.empty((0, embedder.dim), dtype=np.float32), continues))
+            segments.append(_Segment([page], [i], continues))
         prev, prev_vector = page, vector
     for segment in segments:
-        segment.vectors = np.vstack([from_bytes(p.embedding, embedder.dim) for p in segment.pages])
+        segment.vectors = vectors[segment.rows]
 
     with transaction.atomic():
         locked = lock_space(space.pk)
@@ -240,10 +244,10 @@ def promote_session(
                 report.errors.append(f"session {session.pk}: {exc}")
                 return False
             finally:
-                after = llm.usage()
-                report.llm_calls += after.calls - before.calls
-                report.prompt_tokens += after.prompt_tokens - before.prompt_tokens
-                report.completion_tokens += after.completion_tokens - before.completion_tokens
+                used = llm.usage() - before
+                report.llm_calls += used.calls
+                report.prompt_tokens += used.prompt_tokens
+                report.completion_tokens += used.completion_tokens
         extraction = long_term.validate_extraction(data, batch, trust_topics=not llm.weak)
         report.items_rejected += extraction.rejected
         vectors = embedder.encode([f.fact for f in extraction.facts])

@@ -108,7 +108,8 @@ class Command(BaseCommand):
         out(f"\n== {chosen['sample_id']}: {len(pages)} pages ({turns} dialogue turns) into {space}")
         out(f"LLM: {llm.name}")
         out(
-            f"LLM calls: {calls} ({calls / len(pages):.3f} per page), prompt tokens "
+            f"LLM calls: {calls} ({calls / len(pages):.3f} per page, {calls / turns:.3f} per dialogue turn), "
+            f"prompt tokens "
             f"{usage.prompt_tokens - usage_before.prompt_tokens}, completion tokens "
             f"{usage.completion_tokens - usage_before.completion_tokens}"
         )

@@ -1,0 +1,81 @@
+"""The project shell: settings from the environment, the home page, the admin pages."""
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.urls import reverse
+
+from memory_engine.models import Page
+from playground import settings as project_settings
+from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
+
+
+def test_a_malformed_setting_fails_loudly(monkeypatch):
+    monkeypatch.setenv("X_INT", "seven")
+    monkeypatch.setenv("X_BOOL", "perhaps")
+    monkeypatch.setenv("X_CHOICE", "random")
+    with pytest.raises(ImproperlyConfigured, match="X_INT"):
+        project_settings.envint("X_INT", 7)
+    with pytest.raises(ImproperlyConfigured, match="X_BOOL"):
+        project_settings.envbool("X_BOOL", True)
+    with pytest.raises(ImproperlyConfigured, match="heat, lfu"):
+        project_settings.envchoice("X_CHOICE", "heat", ("heat", "lfu"))
+
+
+def test_unset_settings_take_their_defaults(monkeypatch):
+    monkeypatch.delenv("X_UNSET", raising=False)
+    assert project_settings.envint("X_UNSET", 7) == 7
+    assert project_settings.envfloat("X_UNSET", 0.6) == 0.6
+    assert project_settings.envbool("X_UNSET", False) is False
+
+
+def test_database_urls_are_understood():
+    pg = project_settings.database_from_url("postgres://u:p%40ss@db.local:5433/mem")
+    assert (pg["ENGINE"], pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
+        "django.db.backends.postgresql",
+        "mem",
+        "u",
+        "p@ss",
+        "db.local",
+        "5433",
+    )
+    assert project_settings.database_from_url("sqlite:////tmp/x.sqlite3")["NAME"] == "/tmp/x.sqlite3"
+    with pytest.raises(ImproperlyConfigured, match="mysql"):
+        project_settings.database_from_url("mysql://x/y")
+
+
+@pytest.fixture
+def filled(memory, alice_space, fake_llm):
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK + [("<script>alert('x')</script>", "ok")])
+    return alice_space
+
+
+def test_the_home_page_counts_each_tier_of_each_space(client, filled):
+    page = client.get(reverse("home")).content.decode()
+    assert "alice" in page and "helper" in page
+    assert "<td>1</td><td>3</td><td>1</td><td>1</td>" in page.replace("\n", "").replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    "name", ["page", "midtermsession", "longtermentry", "heatevent", "memoryspace", "memoryuser", "assistant"]
+)
+def test_every_admin_list_and_detail_page_renders(admin_client, filled, name):
+    assert admin_client.get(reverse(f"admin:memory_engine_{name}_changelist")).status_code == 200
+    model = admin_client.get(reverse(f"admin:memory_engine_{name}_changelist")).context["cl"].model
+    first = model.objects.first()
+    assert admin_client.get(reverse(f"admin:memory_engine_{name}_change", args=[first.pk])).status_code == 200
+
+
+def test_stored_html_is_escaped_in_the_admin(admin_client, filled):
+    stored = Page.objects.get(user_input__startswith="<script>")
+    page = admin_client.get(reverse("admin:memory_engine_page_change", args=[stored.pk])).content.decode()
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "<script>alert" not in page
+
+
+def test_the_admin_is_for_staff_only(client, filled):
+    assert client.get(reverse("admin:memory_engine_page_changelist")).status_code == 302
