@@ -7,14 +7,21 @@ Print the full per-category table with:
 """
 
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
 from memory_engine.lexical import BM25Index
-from memory_engine.locomo import CATEGORY_NAMES, Turn, clean_evidence, iter_turns, load_samples, turn_document
+from memory_engine.locomo import (
+    CATEGORY_NAMES,
+    DEV_FILE,
+    Turn,
+    clean_evidence,
+    iter_turns,
+    load_samples,
+    turn_document,
+)
 
-LOCOMO_DEV = Path("/work/shared/data/locomo/locomo-dev.json")
+LOCOMO_DEV = DEV_FILE
 RETRIEVAL_CATEGORIES = (1, 2, 3, 4)
 
 needs_locomo = pytest.mark.skipif(not LOCOMO_DEV.exists(), reason=f"{LOCOMO_DEV} not available")

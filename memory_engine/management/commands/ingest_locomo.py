@@ -11,20 +11,16 @@ questions once everything is in; then a sample of the sessions, profile and know
 import statistics
 import sys
 import time
-from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memory_engine import index, long_term, updater
 from memory_engine.llm import get_llm
-from memory_engine.locomo import iter_pages, load_samples
+from memory_engine.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.retriever import retrieve
 from memory_engine.short_term import page_store
-
-DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -40,7 +36,7 @@ class Command(BaseCommand):
     help = "Ingest a LoCoMo sample into a fresh memory space through the engine, with figures."
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", default=str(DEFAULT_FILE), help="a LoCoMo JSON file")
+        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file")
         parser.add_argument("--sample", default=None, help="sample_id, e.g. conv-26 (default: the first)")
         parser.add_argument("--limit", type=int, default=None, help="ingest only the first N pages")
         parser.add_argument("--assistant", default="locomo", help="assistant id to use")
