@@ -15,20 +15,22 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 
 from datetime import datetime
 
-from memory_engine import generator, long_term, updater
+from memory_engine import generator, long_term
+from memory_engine.consolidation import request_consolidation, run_consolidation
 from memory_engine.errors import InvalidTurn
 from memory_engine.llm import LLM, get_llm
-from memory_engine.models import Assistant, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.models import Assistant, ConsolidationRun, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.retriever import Retrieval, retrieve
 from memory_engine.short_term import clean_turn_text, page_store
 from memory_engine.spaces import assistant_create, space_get, user_create
 
 
 class MemoryOS:
-    """The engine's entry points. `llm` overrides the configured LLM (see settings MEMORYOS_LLM_*).
+    """The engine's entry points. `llm` overrides the configured LLM for replies (MEMORYOS_LLM_*).
 
-    With `consolidate=True` (the default) consolidation runs right after a turn is stored, in the same
-    process; with False it is left to a later `consolidate()` call.
+    With `consolidate=True` (the default) each stored turn asks for consolidation: a Celery worker
+    does it after the transaction commits, or this process does it at once when MEMORYOS_CONSOLIDATION
+    is "inline". With False it is left to `consolidate()` (or the workers' periodic sweep).
     """
 
     def __init__(self, *, llm: LLM | None = None, consolidate: bool = True) -> None:
@@ -71,7 +73,7 @@ class MemoryOS:
             space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta
         )
         if self.consolidate_after_add:
-            updater.consolidate(space, llm=self._llm)
+            request_consolidation(space)
         return page
 
     def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
@@ -92,7 +94,7 @@ class MemoryOS:
         completion = generator.generate(space, retrieval, llm=self.llm)
         page = page_store(space=space, user_input=query, agent_response=completion.text, timestamp=timestamp)
         if self.consolidate_after_add:
-            updater.consolidate(space, llm=self._llm)
+            request_consolidation(space)
         return generator.Response(text=completion.text, page=page, retrieval=retrieval, completion=completion)
 
     def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
@@ -102,16 +104,17 @@ class MemoryOS:
         """Active user_knowledge or assistant_knowledge entries, oldest first."""
         return list(long_term.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
 
-    def consolidate(self, *, user_id: str, assistant_id: str) -> updater.ConsolidationReport:
-        """Run the tier moves that are due (see updater.consolidate). Safe to repeat."""
-        return updater.consolidate(self.space(user_id=user_id, assistant_id=assistant_id), llm=self._llm)
+    def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
+        """Run the tier moves that are due, here and now, and return the run on record; None when
+        nothing was due or another worker holds the space. Safe to repeat."""
+        _, run = run_consolidation(self.space(user_id=user_id, assistant_id=assistant_id).pk)
+        return run
 
-    def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> updater.ConsolidationReport:
-        """Promote every session with unanalysed pages to long-term memory, hot or not."""
+    def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
+        """Promote every session with unanalysed pages to long-term memory, hot or not, here and now."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
-        report = updater.ConsolidationReport()
-        updater.promote_hot_sessions(space, now=_now(), llm=self.llm, report=report, force=True)
-        return report
+        _, run = run_consolidation(space.pk, kind=ConsolidationRun.Kind.ANALYSIS)
+        return run
 
 
 def _clean_query(query: str) -> str:
@@ -119,9 +122,3 @@ def _clean_query(query: str) -> str:
     if not query.strip():
         raise InvalidTurn("the query is empty")
     return query
-
-
-def _now() -> datetime:
-    from django.utils import timezone
-
-    return timezone.now()

@@ -62,6 +62,9 @@ class MemorySpace(models.Model):
     thread_summary = models.TextField(blank=True, help_text="Running summary of the current thread.")
     vector_version = models.BigIntegerField(default=0)
     embedding_model = models.CharField(max_length=300, blank=True)
+    # Consolidation lease: the worker that holds it is the only one consolidating this space.
+    consolidation_owner = models.CharField(max_length=100, blank=True)
+    consolidation_lease_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -247,3 +250,41 @@ class EntryVersion(models.Model):
 
     def __str__(self) -> str:
         return f"entry {self.entry_id} {self.cause} by {self.actor} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class ConsolidationRun(models.Model):
+    """One consolidation job of a space: what it did, what it cost, how it ended."""
+
+    class Kind(models.TextChoices):
+        CONSOLIDATE = "consolidate", "consolidate (tier moves due)"
+        ANALYSIS = "analysis", "forced mid-term analysis"
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        RETRYING = "retrying", "waiting to retry"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="consolidation_runs")
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONSOLIDATE)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    task_id = models.CharField(max_length=100, blank=True, db_index=True)
+    attempts = models.PositiveIntegerField(default=1)
+    pages_moved = models.PositiveIntegerField(default=0)
+    sessions_promoted = models.PositiveIntegerField(default=0)
+    sessions_evicted = models.PositiveIntegerField(default=0)
+    items_stored = models.PositiveIntegerField(default=0)
+    llm_calls = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    duration_ms = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "status"])]
+        ordering = ["-started_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of space {self.space_id}: {self.status}"

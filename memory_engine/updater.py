@@ -13,6 +13,7 @@ moves nothing twice. An LLM failure stores nothing: the pages stay unanalysed fo
 """
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -56,20 +57,34 @@ class ConsolidationReport:
     completion_tokens: int = 0
     items_stored: int = 0
     items_rejected: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    failures: list[LLMError] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[str]:
+        return [str(failure) for failure in self.failures]
 
 
-def consolidate(space: MemorySpace, *, now: datetime | None = None, llm: LLM | None = None) -> ConsolidationReport:
+def consolidate(
+    space: MemorySpace,
+    *,
+    now: datetime | None = None,
+    llm: LLM | None = None,
+    heartbeat: Callable[[], None] | None = None,
+) -> ConsolidationReport:
     """Bring a space's tiers into line with its parameters: move short-term overflow to mid-term,
     promote every hot session that has unanalysed pages, evict sessions beyond capacity.
 
     Safe to repeat and to run concurrently: work already done is not done again. LLM errors are
-    recorded in the report (and logged), not raised; what they would have stored is left for next time.
+    recorded in the report's `failures` (and logged), not raised; what they would have stored is left
+    for next time. `heartbeat` is called between steps, e.g. to renew a lease on the space.
     """
     now = now or timezone.now()
+    beat = heartbeat or (lambda: None)
     report = ConsolidationReport()
     move_short_term_to_mid_term(space, now=now, report=report)
-    promote_hot_sessions(space, now=now, llm=llm, report=report)
+    beat()
+    promote_hot_sessions(space, now=now, llm=llm, report=report, heartbeat=beat)
+    beat()
     evict_sessions(space, now=now, report=report)
     return report
 
@@ -195,7 +210,13 @@ def _place_segment(space, segment: _Segment, sessions, *, version, params, now, 
 
 
 def promote_hot_sessions(
-    space: MemorySpace, *, now: datetime, llm: LLM | None, report: ConsolidationReport, force: bool = False
+    space: MemorySpace,
+    *,
+    now: datetime,
+    llm: LLM | None,
+    report: ConsolidationReport,
+    force: bool = False,
+    heartbeat: Callable[[], None] | None = None,
 ) -> None:
     """Promote every active session whose heat is at or above the threshold (every one, with `force`)
     and that still has unanalysed pages. A hot session with nothing to analyse is simply skipped."""
@@ -208,12 +229,21 @@ def promote_hot_sessions(
         .order_by("pk")
     )
     for session in candidates:
-        if force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold):
-            promote_session(space, session, now=now, llm=llm or get_llm(), report=report)
+        if not (force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold)):
+            continue
+        promote_session(space, session, now=now, llm=llm or get_llm(), report=report, heartbeat=heartbeat)
+        if report.failures:
+            return  # the LLM is failing: leave the other sessions for the next run
 
 
 def promote_session(
-    space: MemorySpace, session: MidTermSession, *, now: datetime, llm: LLM, report: ConsolidationReport
+    space: MemorySpace,
+    session: MidTermSession,
+    *,
+    now: datetime,
+    llm: LLM,
+    report: ConsolidationReport,
+    heartbeat: Callable[[], None] | None = None,
 ) -> bool:
     """Mine the session's unanalysed pages for profile values and knowledge, a batch per LLM call.
 
@@ -241,7 +271,7 @@ def promote_session(
                 )
             except LLMError as exc:
                 logger.warning("promotion of session %s stopped: %s", session.pk, exc)
-                report.errors.append(f"session {session.pk}: {exc}")
+                report.failures.append(exc)
                 return False
             finally:
                 used = llm.usage() - before
@@ -262,6 +292,8 @@ def promote_session(
             long_term.apply_extraction(locked, extraction, vectors, now=now, version=version)
             Page.objects.filter(id__in=ids).update(analyzed=True)
             report.items_stored += len(extraction.profile) + len(extraction.facts)
+        if heartbeat:
+            heartbeat()
     with transaction.atomic():
         lock_space(space.pk)
         session = MidTermSession.objects.get(pk=session.pk)

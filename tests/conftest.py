@@ -11,8 +11,9 @@ pytest_plugins = ["tests.conftest_llm"]
 
 @pytest.fixture(autouse=True)
 def _isolated_indexes(settings, tmp_path):
-    """Each test gets its own sidecar folder and starts with no index cached in the process."""
-    settings.MEMORYOS = {**settings.MEMORYOS, "INDEX_DIR": tmp_path / "indexes"}
+    """Each test gets its own sidecar folder and starts with no index cached in the process.
+    Consolidation runs inline unless a test starts a Celery worker (tests/test_celery_worker.py)."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "INDEX_DIR": tmp_path / "indexes", "CONSOLIDATION": "inline"}
     index.forget_all()
     yield
     index.forget_all()

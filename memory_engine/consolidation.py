@@ -1,0 +1,277 @@
+"""Consolidation jobs: the updater run off the request path, once per space at a time, on record.
+
+- A chat turn stores its page and asks for consolidation after its transaction commits
+  (`request_consolidation`); the request never waits for it.
+- A worker claims the space with a lease (a conditional UPDATE: "another worker got there first"),
+  renews it between steps, and releases it when done. Two workers never consolidate one space at once;
+  different spaces run in parallel.
+- What is pending is read from the database (`has_pending_work`, `spaces_with_pending_work`), not
+  from queue messages, so a duplicated message does nothing and a lost one is found by the sweep.
+- Every job that finds work leaves a ConsolidationRun: kind, status, attempts, LLM calls and tokens,
+  duration, error.
+"""
+
+import logging
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from memory_engine import updater
+from memory_engine.models import ConsolidationRun, MemorySpace, MidTermSession, Page
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseLost(RuntimeError):
+    """The space's lease expired and another worker took it over; stop writing."""
+
+
+# --- What is pending --------------------------------------------------------------------------------
+
+
+def _overflowing() -> set[int]:
+    rows = (
+        Page.objects.filter(tier=Page.Tier.SHORT)
+        .values("space")
+        .annotate(n=Count("id"))
+        .filter(n__gt=F("space__stm_capacity"))
+    )
+    return {row["space"] for row in rows}
+
+
+def _hot_with_unanalysed() -> set[int]:
+    # The stored heat is the heat at its last change; recency only lowers it since, so this is a
+    # superset of what is due. The updater checks each session's heat exactly.
+    sessions = MidTermSession.objects.filter(
+        status=MidTermSession.Status.ACTIVE,
+        heat__gte=F("space__heat_threshold"),
+        pages__tier=Page.Tier.MID,
+        pages__analyzed=False,
+    )
+    return set(sessions.values_list("space_id", flat=True).distinct())
+
+
+def _over_capacity() -> set[int]:
+    rows = (
+        MidTermSession.objects.filter(status=MidTermSession.Status.ACTIVE)
+        .values("space")
+        .annotate(n=Count("id"))
+        .filter(n__gt=F("space__mtm_capacity"))
+    )
+    return {row["space"] for row in rows}
+
+
+def spaces_with_pending_work() -> list[int]:
+    """Ids of the spaces whose tiers are out of line with their parameters. Read-only."""
+    return sorted(_overflowing() | _hot_with_unanalysed() | _over_capacity())
+
+
+def has_pending_work(space: MemorySpace) -> bool:
+    stm = Page.objects.filter(space=space, tier=Page.Tier.SHORT).count()
+    if stm > space.stm_capacity:
+        return True
+    sessions = MidTermSession.objects.filter(space=space, status=MidTermSession.Status.ACTIVE)
+    if sessions.count() > space.mtm_capacity:
+        return True
+    return sessions.filter(heat__gte=space.heat_threshold, pages__tier=Page.Tier.MID, pages__analyzed=False).exists()
+
+
+# --- The lease --------------------------------------------------------------------------------------
+
+
+def lease_seconds() -> float:
+    return settings.MEMORYOS["CONSOLIDATION_LEASE_SECONDS"]
+
+
+def claim_space(space_id: int, owner: str) -> bool:
+    """Take the space's consolidation lease if nobody holds a live one. True when taken."""
+    now = timezone.now()
+    free = (
+        Q(consolidation_lease_until__isnull=True) | Q(consolidation_lease_until__lt=now) | Q(consolidation_owner=owner)
+    )
+    taken = MemorySpace.objects.filter(free, pk=space_id).update(
+        consolidation_owner=owner, consolidation_lease_until=now + timedelta(seconds=lease_seconds())
+    )
+    return taken == 1
+
+
+def renew_lease(space_id: int, owner: str) -> None:
+    """Extend our lease; raises LeaseLost if it expired and someone else holds it now."""
+    renewed = MemorySpace.objects.filter(pk=space_id, consolidation_owner=owner).update(
+        consolidation_lease_until=timezone.now() + timedelta(seconds=lease_seconds())
+    )
+    if renewed != 1:
+        raise LeaseLost(f"space {space_id}: the consolidation lease passed to another worker")
+
+
+def release_space(space_id: int, owner: str) -> None:
+    MemorySpace.objects.filter(pk=space_id, consolidation_owner=owner).update(
+        consolidation_owner="", consolidation_lease_until=None
+    )
+
+
+# --- Running a job ----------------------------------------------------------------------------------
+
+
+class Outcome:
+    NOTHING_TO_DO = "nothing to do"
+    BUSY = "another worker holds the space"
+    DONE = "done"
+    RETRY = "retry"
+    FAILED = "failed"
+
+
+def run_consolidation(
+    space_id: int,
+    *,
+    task_id: str = "",
+    attempt: int = 1,
+    final_attempt: bool = True,
+    kind: str = ConsolidationRun.Kind.CONSOLIDATE,
+) -> tuple[str, ConsolidationRun | None]:
+    """Consolidate one space if it has work and no other worker has it; record the run.
+
+    Returns (outcome, run). Safe to repeat: with nothing pending, or the space gone, or held by another
+    worker, it does nothing and records nothing. A transient LLM failure gives RETRY (the run stays
+    "retrying") unless this is the final attempt; a permanent one, or the final attempt, gives FAILED.
+    Pages an LLM failure kept from moving stay where they are, for the next run.
+    """
+    space = MemorySpace.objects.filter(pk=space_id).first()
+    if space is None:
+        logger.info("consolidation: space %s is gone", space_id)
+        return Outcome.NOTHING_TO_DO, None
+    forced = kind == ConsolidationRun.Kind.ANALYSIS
+    if not forced and not has_pending_work(space):
+        return Outcome.NOTHING_TO_DO, None
+    owner = f"{task_id or 'local'}:{uuid.uuid4().hex[:8]}"
+    if not claim_space(space_id, owner):
+        return Outcome.BUSY, None
+    run = None
+    try:
+        if not forced and not has_pending_work(space):  # done by the previous holder meanwhile
+            return Outcome.NOTHING_TO_DO, None
+        run = _open_run(space, task_id=task_id, attempt=attempt, kind=kind)
+        started = time.monotonic()
+        heartbeat = lambda: renew_lease(space_id, owner)  # noqa: E731
+        if forced:
+            report = updater.ConsolidationReport()
+            updater.promote_hot_sessions(
+                space, now=timezone.now(), llm=None, report=report, force=True, heartbeat=heartbeat
+            )
+        else:
+            report = updater.consolidate(space, heartbeat=heartbeat)
+            # Turns stored while we worked: take them too rather than leave them to the sweep.
+            for _ in range(MAX_EXTRA_PASSES):
+                if report.failures or not has_pending_work(space):
+                    break
+                more = updater.consolidate(space, heartbeat=heartbeat)
+                report = _merge(report, more)
+        outcome = _close_run(run, report, started, final_attempt=final_attempt)
+        return outcome, run
+    except LeaseLost as exc:
+        if run is not None:
+            _fail(run, str(exc), status=ConsolidationRun.Status.FAILED)
+        return Outcome.FAILED, run
+    except Exception as exc:
+        if run is not None:
+            _fail(run, f"{type(exc).__name__}: {exc}", status=ConsolidationRun.Status.FAILED)
+        raise
+    finally:
+        release_space(space_id, owner)
+
+
+MAX_EXTRA_PASSES = 5
+
+
+def _merge(first: updater.ConsolidationReport, second: updater.ConsolidationReport) -> updater.ConsolidationReport:
+    for name in (
+        "pages_moved",
+        "sessions_promoted",
+        "sessions_evicted",
+        "items_stored",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+    ):
+        setattr(first, name, getattr(first, name) + getattr(second, name))
+    first.items_rejected += second.items_rejected
+    first.failures += second.failures
+    return first
+
+
+def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> ConsolidationRun:
+    # We hold the lease, so a run of this space still marked running belongs to a worker that died.
+    ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.RUNNING).exclude(
+        task_id=task_id or "-"
+    ).update(status=ConsolidationRun.Status.FAILED, error="the worker was lost mid-run", finished_at=timezone.now())
+    if task_id:
+        run = ConsolidationRun.objects.filter(task_id=task_id, space=space).first()
+        if run is not None:  # a retry of the same job
+            run.status, run.attempts, run.error, run.finished_at = ConsolidationRun.Status.RUNNING, attempt, "", None
+            run.save(update_fields=["status", "attempts", "error", "finished_at"])
+            return run
+    return ConsolidationRun.objects.create(
+        space=space, kind=kind, task_id=task_id, attempts=attempt, started_at=timezone.now()
+    )
+
+
+def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, started: float, *, final_attempt: bool):
+    run.pages_moved += report.pages_moved
+    run.sessions_promoted += report.sessions_promoted
+    run.sessions_evicted += report.sessions_evicted
+    run.items_stored += report.items_stored
+    run.llm_calls += report.llm_calls
+    run.prompt_tokens += report.prompt_tokens
+    run.completion_tokens += report.completion_tokens
+    run.duration_ms += int((time.monotonic() - started) * 1000)
+    run.finished_at = timezone.now()
+    outcome = Outcome.DONE
+    run.status = ConsolidationRun.Status.SUCCEEDED
+    if report.failures:
+        transient = all(getattr(f, "transient", False) for f in report.failures)
+        outcome = Outcome.RETRY if transient and not final_attempt else Outcome.FAILED
+        run.status = ConsolidationRun.Status.RETRYING if outcome == Outcome.RETRY else ConsolidationRun.Status.FAILED
+        run.error = "; ".join(report.errors)[:4000]
+    run.save()
+    return outcome
+
+
+def _fail(run: ConsolidationRun, error: str, *, status: str) -> None:
+    ConsolidationRun.objects.filter(pk=run.pk).update(status=status, error=error[:4000], finished_at=timezone.now())
+
+
+# --- Asking for a job -------------------------------------------------------------------------------
+
+
+def enqueue(space_id: int) -> bool:
+    """Send a consolidation task for the space. False (logged) when the broker cannot be reached:
+    the turn is stored all the same, and the periodic sweep finds the work once the broker is back."""
+    from memory_engine.tasks import consolidate_space
+
+    try:
+        consolidate_space.apply_async(args=[space_id], retry=False)
+        return True
+    except Exception as exc:  # kombu raises several connection error types
+        logger.warning("consolidation of space %s not queued (%s); the sweep will pick it up", space_id, exc)
+        return False
+
+
+def request_consolidation(space: MemorySpace) -> None:
+    """Consolidate the space: in a worker once the current transaction commits (the default), or
+    right now when MEMORYOS_CONSOLIDATION is "inline". LLM failures never reach the caller; they are
+    on record in the ConsolidationRun."""
+    if settings.MEMORYOS["CONSOLIDATION"] == "inline":
+        run_consolidation(space.pk)  # right here: the caller asked to wait for it
+    else:
+        transaction.on_commit(lambda: enqueue(space.pk))
+
+
+def retry_backoff(attempt: int) -> float:
+    """Seconds before retry number `attempt` (1, 2, ...): doubling from the base, capped."""
+    cfg = settings.MEMORYOS
+    return min(cfg["CONSOLIDATION_RETRY_CAP_SECONDS"], cfg["CONSOLIDATION_RETRY_BASE_SECONDS"] * 2 ** (attempt - 1))

@@ -1,0 +1,44 @@
+"""Celery tasks: thin, named, taking ids. The work is in consolidation.py and updater.py."""
+
+import logging
+
+from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+
+from memory_engine.consolidation import Outcome, enqueue, retry_backoff, run_consolidation, spaces_with_pending_work
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="memory_engine.consolidate_space", bind=True)
+def consolidate_space(self, space_id: int) -> str:
+    """Consolidate a space if it has work and no other worker holds it. Idempotent: a repeated or
+    duplicated delivery finds nothing pending (or the space busy) and does nothing. Transient LLM
+    failures retry with doubling backoff up to MEMORYOS_CONSOLIDATION_MAX_RETRIES."""
+    max_retries = settings.MEMORYOS["CONSOLIDATION_MAX_RETRIES"]
+    attempt = self.request.retries + 1
+    outcome, _ = run_consolidation(
+        space_id, task_id=self.request.id or "", attempt=attempt, final_attempt=self.request.retries >= max_retries
+    )
+    if outcome == Outcome.RETRY:
+        raise self.retry(countdown=retry_backoff(attempt), max_retries=max_retries)
+    return outcome
+
+
+@shared_task(name="memory_engine.sweep_pending")
+def sweep_pending() -> int:
+    """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
+    messages (lost, broker down, worker killed). Returns how many spaces were queued."""
+    space_ids = spaces_with_pending_work()
+    for space_id in space_ids:
+        enqueue(space_id)
+    if space_ids:
+        logger.info("sweep: queued consolidation of %d space(s)", len(space_ids))
+    return len(space_ids)
+
+
+@worker_ready.connect
+def sweep_on_start(**kwargs) -> None:
+    """A worker that starts (again) first looks for work left behind."""
+    sweep_pending.delay()

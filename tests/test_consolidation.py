@@ -1,0 +1,133 @@
+"""Consolidation jobs without a worker: the lease, pending work from the database, runs on record."""
+
+import pytest
+from django.utils import timezone
+
+from memory_engine.consolidation import (
+    LeaseLost,
+    Outcome,
+    claim_space,
+    has_pending_work,
+    release_space,
+    renew_lease,
+    retry_backoff,
+    run_consolidation,
+    spaces_with_pending_work,
+)
+from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
+from tests.fake_llm_server import reply, status
+from tests.memory_helpers import CAT_TALK, add_turns, extraction
+
+
+@pytest.fixture
+def backlog(memory, alice_space):
+    """Four stored turns in a space of short-term capacity 1 and a low heat threshold, not consolidated."""
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    memory.consolidate_after_add = False
+    add_turns(memory, CAT_TALK + [("ok", "ok")])
+    return alice_space
+
+
+def test_one_worker_at_a_time_holds_a_space(alice_space, settings):
+    assert claim_space(alice_space.pk, "w1")
+    assert not claim_space(alice_space.pk, "w2")
+    release_space(alice_space.pk, "w1")
+    assert claim_space(alice_space.pk, "w2")
+
+
+def test_an_expired_lease_can_be_taken_over_and_its_holder_then_stops(alice_space):
+    assert claim_space(alice_space.pk, "w1")
+    MemorySpace.objects.filter(pk=alice_space.pk).update(consolidation_lease_until=timezone.now())
+    assert claim_space(alice_space.pk, "w2")
+    with pytest.raises(LeaseLost):
+        renew_lease(alice_space.pk, "w1")
+    renew_lease(alice_space.pk, "w2")
+
+
+def test_pending_work_is_read_from_the_database(backlog, bob_space):
+    assert has_pending_work(backlog)
+    assert not has_pending_work(bob_space)
+    assert spaces_with_pending_work() == [backlog.pk]
+
+
+def test_a_run_is_recorded_with_what_it_did_and_cost(backlog, fake_llm):
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
+    outcome, run = run_consolidation(backlog.pk, task_id="t-1")
+    run.refresh_from_db()
+    assert outcome == Outcome.DONE
+    assert (run.status, run.kind, run.task_id, run.attempts) == ("succeeded", "consolidate", "t-1", 1)
+    assert (run.pages_moved, run.sessions_promoted, run.items_stored, run.llm_calls) == (3, 1, 1, 1)
+    assert run.prompt_tokens > 0 and run.completion_tokens > 0 and run.finished_at
+    assert not has_pending_work(backlog)
+
+
+def test_a_repeated_delivery_does_nothing_and_records_nothing(backlog, fake_llm):
+    fake_llm.script(extraction())
+    run_consolidation(backlog.pk, task_id="t-1")
+    requests = len(fake_llm.requests)
+    assert run_consolidation(backlog.pk, task_id="t-1") == (Outcome.NOTHING_TO_DO, None)
+    assert run_consolidation(backlog.pk, task_id="t-2") == (Outcome.NOTHING_TO_DO, None)
+    assert ConsolidationRun.objects.count() == 1
+    assert len(fake_llm.requests) == requests
+
+
+def test_a_space_held_by_another_worker_is_left_alone(backlog, fake_llm):
+    claim_space(backlog.pk, "someone-else")
+    assert run_consolidation(backlog.pk) == (Outcome.BUSY, None)
+    assert Page.objects.filter(tier=Page.Tier.SHORT).count() == 4
+
+
+def test_a_deleted_space_is_nothing_to_do(db):
+    assert run_consolidation(123456) == (Outcome.NOTHING_TO_DO, None)
+
+
+def test_a_transient_llm_failure_asks_for_a_retry_and_keeps_the_pages_waiting(backlog, fake_llm):
+    fake_llm.script(status(503), status(503))
+    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    run.refresh_from_db()
+    assert outcome == Outcome.RETRY
+    assert run.status == "retrying"
+    assert run.error
+    assert Page.objects.filter(tier=Page.Tier.MID, analyzed=False).count() == 3
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
+    outcome, again = run_consolidation(backlog.pk, task_id="t-1", attempt=2, final_attempt=False)
+    again.refresh_from_db()
+    assert outcome == Outcome.DONE and again.pk == run.pk
+    assert (again.status, again.attempts, again.error) == ("succeeded", 2, "")
+    assert LongTermEntry.objects.get().value == "nurse"
+
+
+def test_the_last_attempt_of_a_transient_failure_fails_the_job_visibly(backlog, fake_llm):
+    fake_llm.script(status(503), status(503))
+    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=4, final_attempt=True)
+    run.refresh_from_db()
+    assert outcome == Outcome.FAILED and run.status == "failed" and run.attempts == 4
+    assert not LongTermEntry.objects.exists()
+
+
+def test_a_malformed_answer_fails_at_once_without_retry_and_stores_no_text(backlog, fake_llm):
+    fake_llm.script(reply("Error: I could not do that"), reply("{not json"))
+    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    run.refresh_from_db()
+    assert outcome == Outcome.FAILED and run.status == "failed"
+    assert not LongTermEntry.objects.exists()
+    assert Page.objects.filter(tier=Page.Tier.MID, analyzed=False).count() == 3
+
+
+def test_a_run_left_running_by_a_lost_worker_is_marked_failed_by_the_next(backlog, fake_llm):
+    lost = ConsolidationRun.objects.create(space=backlog, status="running", started_at=timezone.now())
+    fake_llm.script(extraction())
+    run_consolidation(backlog.pk)
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "lost" in lost.error
+
+
+def test_backoff_doubles_up_to_the_cap(settings):
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        "CONSOLIDATION_RETRY_BASE_SECONDS": 10,
+        "CONSOLIDATION_RETRY_CAP_SECONDS": 60,
+    }
+    assert [retry_backoff(n) for n in (1, 2, 3, 4, 5)] == [10, 20, 40, 60, 60]
