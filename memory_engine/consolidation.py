@@ -71,14 +71,18 @@ def spaces_with_pending_work() -> list[int]:
     return sorted(_overflowing() | _hot_with_unanalysed() | _over_capacity())
 
 
-def has_pending_work(space: MemorySpace) -> bool:
+def has_pending_work(space: MemorySpace, *, promotion: bool = True) -> bool:
+    """Is any tier move due? With `promotion=False`, only the moves that need no LLM count."""
     stm = Page.objects.filter(space=space, tier=Page.Tier.SHORT).count()
     if stm > space.stm_capacity:
         return True
     sessions = MidTermSession.objects.filter(space=space, status=MidTermSession.Status.ACTIVE)
     if sessions.count() > space.mtm_capacity:
         return True
-    return sessions.filter(heat__gte=space.heat_threshold, pages__tier=Page.Tier.MID, pages__analyzed=False).exists()
+    return (
+        promotion
+        and sessions.filter(heat__gte=space.heat_threshold, pages__tier=Page.Tier.MID, pages__analyzed=False).exists()
+    )
 
 
 # --- The lease --------------------------------------------------------------------------------------
@@ -133,27 +137,33 @@ def run_consolidation(
     attempt: int = 1,
     final_attempt: bool = True,
     kind: str = ConsolidationRun.Kind.CONSOLIDATE,
+    retry_now: bool = False,
 ) -> tuple[str, ConsolidationRun | None]:
     """Consolidate one space if it has work and no other worker has it; record the run.
 
     Returns (outcome, run). Safe to repeat: with nothing pending, or the space gone, or held by another
     worker, it does nothing and records nothing. A transient LLM failure gives RETRY (the run stays
     "retrying") unless this is the final attempt; a permanent one, or the final attempt, gives FAILED.
-    Pages an LLM failure kept from moving stay where they are, for the next run.
+    Pages an LLM failure kept from moving stay where they are, for the next run. After a failed job,
+    promotion waits out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS unless `retry_now`.
     """
     space = MemorySpace.objects.filter(pk=space_id).first()
     if space is None:
         logger.info("consolidation: space %s is gone", space_id)
         return Outcome.NOTHING_TO_DO, None
     forced = kind == ConsolidationRun.Kind.ANALYSIS
-    if not forced and not has_pending_work(space):
+    # After a failed job, promotion (the LLM step) waits out the cooldown; the other moves go on.
+    promote = forced or retry_now or space.pk not in recently_failed(space.pk)
+    if not forced and not has_pending_work(space, promotion=promote):
         return Outcome.NOTHING_TO_DO, None
+    if not forced and _retry_on_its_way(space, task_id):
+        return Outcome.BUSY, None
     owner = f"{task_id or 'local'}:{uuid.uuid4().hex[:8]}"
     if not claim_space(space_id, owner):
         return Outcome.BUSY, None
     run = None
     try:
-        if not forced and not has_pending_work(space):  # done by the previous holder meanwhile
+        if not forced and not has_pending_work(space, promotion=promote):  # done by the previous holder
             return Outcome.NOTHING_TO_DO, None
         run = _open_run(space, task_id=task_id, attempt=attempt, kind=kind)
         started = time.monotonic()
@@ -164,12 +174,12 @@ def run_consolidation(
                 space, now=timezone.now(), llm=None, report=report, force=True, heartbeat=heartbeat
             )
         else:
-            report = updater.consolidate(space, heartbeat=heartbeat)
+            report = updater.consolidate(space, heartbeat=heartbeat, promote=promote)
             # Turns stored while we worked: take them too rather than leave them to the sweep.
             for _ in range(MAX_EXTRA_PASSES):
-                if report.failures or not has_pending_work(space):
+                if report.failures or not has_pending_work(space, promotion=promote):
                     break
-                more = updater.consolidate(space, heartbeat=heartbeat)
+                more = updater.consolidate(space, heartbeat=heartbeat, promote=promote)
                 report = _merge(report, more)
         outcome = _close_run(run, report, started, final_attempt=final_attempt)
         return outcome, run
@@ -186,6 +196,30 @@ def run_consolidation(
 
 
 MAX_EXTRA_PASSES = 5
+
+
+def _retry_on_its_way(space: MemorySpace, task_id: str) -> bool:
+    """Is another job of this space waiting to retry? Then it owns the pending work, and a duplicate
+    does not hit a failing LLM again meanwhile. A retry overdue (its message lost) owns nothing."""
+    cfg = settings.MEMORYOS
+    overdue = timezone.now() - timedelta(seconds=cfg["CONSOLIDATION_RETRY_CAP_SECONDS"] + lease_seconds())
+    waiting = ConsolidationRun.objects.filter(
+        space=space, status=ConsolidationRun.Status.RETRYING, finished_at__gte=overdue
+    )
+    return waiting.exclude(task_id=task_id).exists() if task_id else waiting.exists()
+
+
+def recently_failed(space_id: int | None = None) -> set[int]:
+    """Spaces (all, or just this one) whose latest job failed within the cooldown: their promotion
+    waits, so a broken LLM endpoint is not called again and again."""
+    since = timezone.now() - timedelta(seconds=settings.MEMORYOS["CONSOLIDATION_FAILURE_COOLDOWN_SECONDS"])
+    runs = ConsolidationRun.objects.filter(started_at__gte=since)
+    if space_id is not None:
+        runs = runs.filter(space_id=space_id)
+    latest = {}
+    for run_space, status in runs.order_by("started_at", "pk").values_list("space_id", "status"):
+        latest[run_space] = status
+    return {space_id for space_id, status in latest.items() if status == ConsolidationRun.Status.FAILED}
 
 
 def _merge(first: updater.ConsolidationReport, second: updater.ConsolidationReport) -> updater.ConsolidationReport:

@@ -105,9 +105,10 @@ class MemoryOS:
         return list(long_term.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
 
     def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
-        """Run the tier moves that are due, here and now, and return the run on record; None when
-        nothing was due or another worker holds the space. Safe to repeat."""
-        _, run = run_consolidation(self.space(user_id=user_id, assistant_id=assistant_id).pk)
+        """Run the tier moves that are due, here and now (retrying a failed promotion at once), and
+        return the run on record; None when nothing was due or another worker holds the space.
+        Safe to repeat."""
+        _, run = run_consolidation(self.space(user_id=user_id, assistant_id=assistant_id).pk, retry_now=True)
         return run
 
     def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:

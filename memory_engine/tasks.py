@@ -6,7 +6,14 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
-from memory_engine.consolidation import Outcome, enqueue, retry_backoff, run_consolidation, spaces_with_pending_work
+from memory_engine.consolidation import (
+    Outcome,
+    enqueue,
+    recently_failed,
+    retry_backoff,
+    run_consolidation,
+    spaces_with_pending_work,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +36,9 @@ def consolidate_space(self, space_id: int) -> str:
 @shared_task(name="memory_engine.sweep_pending")
 def sweep_pending() -> int:
     """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
-    messages (lost, broker down, worker killed). Returns how many spaces were queued."""
-    space_ids = spaces_with_pending_work()
+    messages (lost, broker down, worker killed), except spaces whose last job failed within the
+    cooldown (a broken LLM endpoint is not hammered). Returns how many spaces were queued."""
+    space_ids = sorted(set(spaces_with_pending_work()) - recently_failed())
     for space_id in space_ids:
         enqueue(space_id)
     if space_ids:

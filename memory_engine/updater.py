@@ -70,20 +70,23 @@ def consolidate(
     now: datetime | None = None,
     llm: LLM | None = None,
     heartbeat: Callable[[], None] | None = None,
+    promote: bool = True,
 ) -> ConsolidationReport:
     """Bring a space's tiers into line with its parameters: move short-term overflow to mid-term,
     promote every hot session that has unanalysed pages, evict sessions beyond capacity.
 
     Safe to repeat and to run concurrently: work already done is not done again. LLM errors are
     recorded in the report's `failures` (and logged), not raised; what they would have stored is left
-    for next time. `heartbeat` is called between steps, e.g. to renew a lease on the space.
+    for next time. `heartbeat` is called between steps, e.g. to renew a lease on the space. With
+    `promote=False` the LLM step is skipped (the other moves need no LLM).
     """
     now = now or timezone.now()
     beat = heartbeat or (lambda: None)
     report = ConsolidationReport()
     move_short_term_to_mid_term(space, now=now, report=report)
     beat()
-    promote_hot_sessions(space, now=now, llm=llm, report=report, heartbeat=beat)
+    if promote:
+        promote_hot_sessions(space, now=now, llm=llm, report=report, heartbeat=beat)
     beat()
     evict_sessions(space, now=now, report=report)
     return report

@@ -16,7 +16,7 @@ from memory_engine.consolidation import (
 )
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
 from tests.fake_llm_server import reply, status
-from tests.memory_helpers import CAT_TALK, add_turns, extraction
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
 
 
 @pytest.fixture
@@ -131,3 +131,16 @@ def test_backoff_doubles_up_to_the_cap(settings):
         "CONSOLIDATION_RETRY_CAP_SECONDS": 60,
     }
     assert [retry_backoff(n) for n in (1, 2, 3, 4, 5)] == [10, 20, 40, 60, 60]
+
+
+def test_after_a_failed_job_promotion_waits_but_llm_free_moves_go_on(backlog, memory, fake_llm):
+    fake_llm.script(reply("{not json"), reply("{not json"))
+    assert run_consolidation(backlog.pk)[0] == Outcome.FAILED
+    requests = len(fake_llm.requests)
+    assert run_consolidation(backlog.pk) == (Outcome.NOTHING_TO_DO, None)  # only promotion was due
+    add_turns(memory, COOKING_TALK, start=timezone.now())
+    outcome, run = run_consolidation(backlog.pk)
+    assert outcome == Outcome.DONE and run.pages_moved == 3
+    assert len(fake_llm.requests) == requests  # the failing LLM was not asked again
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
+    assert memory.consolidate(user_id="alice", assistant_id="helper").sessions_promoted >= 1  # explicit retry

@@ -1,0 +1,159 @@
+"""Real processes for integration tests: a private Redis broker and Celery worker processes."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+from playground.celery import app as celery_app
+
+ROOT = Path(settings.BASE_DIR)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate: Callable[[], object], *, timeout: float, interval: float = 0.2, what: str = "condition"):
+    """Poll until `predicate()` is truthy; return its value, or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class RedisServer:
+    """A redis-server of the test's own on a free port, which a test may stop and start again."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.workdir = workdir
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is not installed"
+        self.process = subprocess.Popen(
+            [
+                binary,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(self._answers, timeout=10, what="redis to answer")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+
+def use_broker(url: str) -> None:
+    """Point this process's Celery app at `url` (the app was configured at import)."""
+    celery_app.conf.broker_url = url
+    celery_app._pool = None  # drop connections to the previous broker
+    celery_app.amqp._producer_pool = None
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, for worker processes to share it."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{Path(db['NAME']).resolve()}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class CeleryWorker:
+    """`celery -A playground worker` in its own process, with its own index folder (its own disk)."""
+
+    def __init__(self, name: str, env: dict[str, str], workdir: Path) -> None:
+        self.name = name
+        self.env = env
+        self.workdir = workdir
+        self.log = workdir / f"{name}.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, *, beat: bool = True) -> "CeleryWorker":
+        index_dir = self.workdir / f"{self.name}-indexes"
+        env = {**os.environ, **self.env, "MEMORYOS_INDEX_DIR": str(index_dir), "HF_HUB_OFFLINE": "1"}
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "playground",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "-n",
+            f"{self.name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+        if beat:
+            command += ["-B", "-s", str(self.workdir / f"{self.name}-beat-schedule")]
+        self.handle = open(self.log, "ab")  # noqa: SIM115 (closed in stop/kill)
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        wait_until(
+            lambda: b" ready." in self.log.read_bytes() or self.process.poll() is not None,
+            timeout=90,
+            what=f"worker {self.name} to start",
+        )
+        assert self.process.poll() is None, self.log.read_text()[-3000:]
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything it started: no clean-up, as if the machine died."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+        self.handle.close()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+            self.handle.close()

@@ -1,0 +1,202 @@
+"""Consolidation in real Celery worker processes, on a real Redis broker the tests start and stop.
+
+Each worker has its own index folder (as a worker on another machine would), shares the test
+database, and calls the scripted OpenAI-compatible server over HTTP.
+"""
+
+import time
+
+import pytest
+from django.conf import settings
+
+from memory_engine.consolidation import enqueue, spaces_with_pending_work
+from memory_engine.embeddings import get_embedder
+from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from tests.fake_llm_server import reply, slow, status
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
+from tests.processes import CeleryWorker, RedisServer, database_url, use_broker, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def broker(tmp_path):
+    server = RedisServer(tmp_path)
+    server.start()
+    use_broker(server.url)
+    yield server
+    server.stop()
+    use_broker(settings.CELERY_BROKER_URL)
+
+
+@pytest.fixture
+def start_worker(fake_llm, broker, settings, tmp_path):
+    """Start worker processes; this test process asks for consolidation through the broker."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "celery"}
+    base = {
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": broker.url,
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "test-key",
+        "MEMORYOS_LLM_TIMEOUT_SECONDS": "2",
+        "MEMORYOS_LLM_MAX_RETRIES": "0",
+        "MEMORYOS_CONSOLIDATION_LEASE_SECONDS": "3",
+        "MEMORYOS_CONSOLIDATION_MAX_RETRIES": "2",
+        "MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS": "0.3",
+        "MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS": "1",
+        "MEMORYOS_SWEEP_SECONDS": "60",
+    }
+    workers = []
+
+    def start(name: str = "w1", **env: str) -> CeleryWorker:
+        worker = CeleryWorker(name, {**base, **env}, tmp_path).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def space(memory, alice_space):
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    return alice_space
+
+
+def answers(extract, chat=None):
+    """A responder: structured (extraction) requests get `extract`, chat requests `chat`."""
+    return lambda request: extract if "response_format" in request else (chat or reply("Hello!"))
+
+
+def extraction_seen(fake_llm) -> bool:
+    return any("response_format" in r for r in fake_llm.requests)
+
+
+def settled() -> bool:
+    running = ConsolidationRun.objects.filter(status__in=["running", "retrying"]).exists()
+    return not running and not spaces_with_pending_work()
+
+
+def assert_every_page_once_in_one_tier(space, count):
+    rows = list(Page.objects.filter(space=space).order_by("seq").values_list("seq", "tier", "session_id"))
+    assert [seq for seq, _, _ in rows] == list(range(1, count + 1))
+    for _, tier, session in rows:
+        assert (tier == "short") == (session is None)
+
+
+def test_a_turn_is_answered_while_consolidation_is_still_running(memory, space, fake_llm, start_worker):
+    fake_llm.responder = answers(slow(4, extraction(profile=[("occupation", "nurse", 1)])), reply("Milo, I think."))
+    start_worker(MEMORYOS_LLM_TIMEOUT_SECONDS="10")
+    get_embedder()  # a web process has its model loaded already
+    add_turns(memory, CAT_TALK + [("ok", "ok")])
+    wait_until(lambda: extraction_seen(fake_llm), timeout=60, what="the worker to call the LLM")
+
+    started = time.monotonic()
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
+    answered_in = time.monotonic() - started
+    assert response.text == "Milo, I think."
+    assert ConsolidationRun.objects.filter(status="running").exists(), "consolidation finished before the reply"
+    assert answered_in < 4
+
+    wait_until(settled, timeout=60, what="consolidation to finish")
+    assert_every_page_once_in_one_tier(space, 5)
+    assert Page.objects.filter(tier="short").count() == 1
+    assert LongTermEntry.objects.get(kind="profile").value == "nurse"
+    run = ConsolidationRun.objects.filter(status="succeeded", sessions_promoted__gte=1).get()
+    assert run.llm_calls >= 1 and run.duration_ms >= 4000
+    # This process has its own index files; the version stamped in the database tells it they are stale.
+    found = memory.retrieve(user_id="alice", assistant_id="helper", query="Milo knocked my coffee", count_hits=False)
+    assert "coffee" in found.pages[0].text
+
+
+def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, space, fake_llm, start_worker):
+    fake_llm.responder = answers(slow(60, extraction()))
+    worker = start_worker("w1")
+    add_turns(memory, CAT_TALK + COOKING_TALK + [("ok", "ok")])
+    wait_until(lambda: extraction_seen(fake_llm), timeout=60, what="the worker to call the LLM")
+    worker.kill()
+    assert_every_page_once_in_one_tier(space, 7)
+    assert not LongTermEntry.objects.exists()
+
+    fake_llm.responder = answers(extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
+    start_worker("w2")  # its start-up sweep finds the work the dead worker left
+    wait_until(settled, timeout=90, what="the restarted worker to finish the backlog")
+    assert_every_page_once_in_one_tier(space, 7)
+    assert not Page.objects.filter(tier="mid", analyzed=False, session__heat__gte=3.5).exists()
+    assert LongTermEntry.objects.filter(value="The user has a cat named Milo", status="active").count() == 1
+    lost = ConsolidationRun.objects.get(error__contains="lost")
+    assert lost.status == "failed"
+
+
+def test_turns_are_stored_while_the_broker_is_down_and_consolidated_when_it_returns(
+    memory, space, fake_llm, broker, start_worker
+):
+    fake_llm.responder = answers(extraction())
+    broker.stop()
+    started = time.monotonic()
+    add_turns(memory, CAT_TALK + [("ok", "ok")])
+    assert time.monotonic() - started < 10
+    assert Page.objects.filter(tier="short").count() == 4  # stored, not yet consolidated
+
+    broker.start()
+    start_worker()
+    wait_until(settled, timeout=60, what="the backlog to be consolidated")
+    assert Page.objects.filter(tier="short").count() == 1
+    assert_every_page_once_in_one_tier(space, 4)
+
+
+@pytest.mark.parametrize(
+    ("answer", "attempts"),
+    [(status(500), 3), (slow(3, reply("late")), 3), (reply('{"profile": [{"attri'), 1)],
+    ids=["server-error", "too-slow", "malformed-json"],
+)
+def test_a_failing_llm_leaves_a_failed_job_on_record_and_loses_nothing(
+    memory, space, fake_llm, start_worker, answer, attempts
+):
+    fake_llm.responder = answers(answer)
+    start_worker()
+    memory.consolidate_after_add = False
+    add_turns(memory, CAT_TALK + [("ok", "ok")])
+    for _ in range(4):  # the job, and duplicates of it
+        enqueue(space.pk)
+    run = wait_until(
+        lambda: ConsolidationRun.objects.filter(status="failed").first(), timeout=60, what="the job to fail"
+    )
+    assert run.attempts == attempts
+    assert run.error
+    time.sleep(1.5)  # duplicates of the job had their chance to run
+    assert ConsolidationRun.objects.count() == 1  # they stood aside: one job, bounded attempts
+    assert not LongTermEntry.objects.exists()
+    assert Page.objects.filter(tier="mid", analyzed=False).count() == 3
+    assert_every_page_once_in_one_tier(space, 4)
+
+
+def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
+    memory, space, bob_space, fake_llm, start_worker
+):
+    bob_space.stm_capacity, bob_space.heat_threshold = 1, 3.5
+    bob_space.save()
+    fake_llm.responder = answers(slow(2, extraction()))
+    start_worker("w1")
+    start_worker("w2")
+    memory.consolidate_after_add = False
+    add_turns(memory, CAT_TALK + [("ok", "ok")], user="alice")
+    add_turns(memory, COOKING_TALK + [("ok", "ok")], user="bob")
+    for _ in range(3):  # duplicated messages for both spaces
+        enqueue(space.pk)
+        enqueue(bob_space.pk)
+    wait_until(settled, timeout=90, what="both spaces to be consolidated")
+
+    runs = list(ConsolidationRun.objects.order_by("started_at"))
+    by_space = {s: [r for r in runs if r.space_id == s] for s in (space.pk, bob_space.pk)}
+    for space_runs in by_space.values():
+        assert space_runs and all(r.status == "succeeded" for r in space_runs)
+        for earlier, later in zip(space_runs, space_runs[1:], strict=False):
+            assert earlier.finished_at <= later.started_at  # never two at once on one space
+    alice_run, bob_run = by_space[space.pk][0], by_space[bob_space.pk][0]
+    assert alice_run.started_at < bob_run.finished_at and bob_run.started_at < alice_run.finished_at
