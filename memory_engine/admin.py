@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from memory_engine.models import (
     Assistant,
+    ConsolidationRun,
     EntryVersion,
     HeatEvent,
     LongTermEntry,
@@ -68,3 +69,11 @@ class LongTermEntryAdmin(admin.ModelAdmin):
 class HeatEventAdmin(admin.ModelAdmin):
     list_display = ["at", "session", "cause", "heat", "n_visit", "l_interaction", "recency"]
     list_filter = ["cause"]
+
+
+@admin.register(ConsolidationRun)
+class ConsolidationRunAdmin(admin.ModelAdmin):
+    list_display = ["started_at", "space", "kind", "status", "attempts", "pages_moved", "llm_calls", "duration_ms"]
+    list_filter = ["status", "kind"]
+    search_fields = ["error", "task_id"]
+    readonly_fields = [field.name for field in ConsolidationRun._meta.fields]
