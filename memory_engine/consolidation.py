@@ -239,10 +239,17 @@ def _merge(first: updater.ConsolidationReport, second: updater.ConsolidationRepo
 
 
 def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> ConsolidationRun:
-    # We hold the lease, so a run of this space still marked running belongs to a worker that died.
-    ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.RUNNING).exclude(
-        task_id=task_id or "-"
-    ).update(status=ConsolidationRun.Status.FAILED, error="the worker was lost mid-run", finished_at=timezone.now())
+    # We hold the lease, so a run of this space still marked running belongs to a worker that died,
+    # and one waiting to retry past its time had its retry message lost.
+    others = ConsolidationRun.objects.filter(space=space).exclude(task_id=task_id or "-")
+    now = timezone.now()
+    others.filter(status=ConsolidationRun.Status.RUNNING).update(
+        status=ConsolidationRun.Status.FAILED, error="the worker was lost mid-run", finished_at=now
+    )
+    if not _retry_on_its_way(space, task_id):
+        others.filter(status=ConsolidationRun.Status.RETRYING).update(
+            status=ConsolidationRun.Status.FAILED, error="its retry never came (message lost)", finished_at=now
+        )
     if task_id:
         run = ConsolidationRun.objects.filter(task_id=task_id, space=space).first()
         if run is not None:  # a retry of the same job

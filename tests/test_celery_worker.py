@@ -4,10 +4,12 @@ Each worker has its own index folder (as a worker on another machine would), sha
 database, and calls the scripted OpenAI-compatible server over HTTP.
 """
 
+import threading
 import time
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from memory_engine.consolidation import enqueue, spaces_with_pending_work
 from memory_engine.embeddings import get_embedder
@@ -200,3 +202,40 @@ def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
             assert earlier.finished_at <= later.started_at  # never two at once on one space
     alice_run, bob_run = by_space[space.pk][0], by_space[bob_space.pk][0]
     assert alice_run.started_at < bob_run.finished_at and bob_run.started_at < alice_run.finished_at
+
+
+def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_order(
+    memory, space, bob_space, fake_llm, start_worker
+):
+    bob_space.stm_capacity, bob_space.heat_threshold = 1, 3.5
+    bob_space.save()
+    fake_llm.responder = answers(extraction())
+    start_worker()
+    errors, turns_each = [], 8
+
+    def write(user: str, writer: int) -> None:
+        try:
+            for i in range(turns_each):
+                memory.add_memory(
+                    user_id=user, assistant_id="helper", user_input=f"{user} w{writer} turn {i}", agent_response="ok"
+                )
+        except Exception as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    writers = [("alice", 1), ("alice", 2), ("bob", 1), ("bob", 2)]
+    threads = [threading.Thread(target=write, args=w) for w in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    wait_until(settled, timeout=90, what="the worker to consolidate every turn")
+    for target in (space, bob_space):
+        assert_every_page_once_in_one_tier(target, 2 * turns_each)
+        texts = list(Page.objects.filter(space=target).order_by("seq").values_list("user_input", flat=True))
+        for writer in (1, 2):
+            mine = [t for t in texts if f" w{writer} " in t]
+            assert mine == [f"{target.user.external_id} w{writer} turn {i}" for i in range(turns_each)]
+        assert Page.objects.filter(space=target, tier="short").count() == 1

@@ -1,5 +1,7 @@
 """Consolidation jobs without a worker: the lease, pending work from the database, runs on record."""
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -144,3 +146,14 @@ def test_after_a_failed_job_promotion_waits_but_llm_free_moves_go_on(backlog, me
     assert len(fake_llm.requests) == requests  # the failing LLM was not asked again
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
     assert memory.consolidate(user_id="alice", assistant_id="helper").sessions_promoted >= 1  # explicit retry
+
+
+def test_a_retry_that_never_came_is_closed_as_failed_by_the_next_job(backlog, fake_llm, settings):
+    long_ago = timezone.now() - timedelta(hours=1)
+    stale = ConsolidationRun.objects.create(
+        space=backlog, status="retrying", task_id="t-lost", started_at=long_ago, finished_at=long_ago
+    )
+    fake_llm.script(extraction())
+    assert run_consolidation(backlog.pk, task_id="t-new")[0] == Outcome.DONE
+    stale.refresh_from_db()
+    assert stale.status == "failed" and "never came" in stale.error
