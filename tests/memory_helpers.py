@@ -1,7 +1,9 @@
 """Helpers for engine tests: feed turns, script extraction answers."""
 
+import threading
 from datetime import datetime, timedelta
 
+from django.db import connection
 from django.utils import timezone
 
 from tests.fake_llm_server import reply_json
@@ -52,3 +54,27 @@ def extraction(profile=(), user_facts=(), assistant_knowledge=()):
 
 def nothing_extracted(request=None):
     return extraction()
+
+
+def write_concurrently(memory, writers, turns_each: int) -> list[Exception]:
+    """Each (user, writer) thread stores `turns_each` turns "<user> w<writer> turn <i>" at the same
+    time as the others; returns the errors raised."""
+    errors = []
+
+    def write(user: str, writer: int) -> None:
+        try:
+            for i in range(turns_each):
+                memory.add_memory(
+                    user_id=user, assistant_id="helper", user_input=f"{user} w{writer} turn {i}", agent_response="ok"
+                )
+        except Exception as exc:  # returned to the test
+            errors.append(exc)
+        finally:
+            connection.close()  # this thread's own connection
+
+    threads = [threading.Thread(target=write, args=w) for w in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors

@@ -4,18 +4,16 @@ Each worker has its own index folder (as a worker on another machine would), sha
 database, and calls the scripted OpenAI-compatible server over HTTP.
 """
 
-import threading
 import time
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from memory_engine.consolidation import enqueue, spaces_with_pending_work
 from memory_engine.embeddings import get_embedder
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
 from tests.fake_llm_server import reply, slow, status
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, write_concurrently
 from tests.processes import CeleryWorker, RedisServer, database_url, use_broker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -211,25 +209,10 @@ def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_or
     bob_space.save()
     fake_llm.responder = answers(extraction())
     start_worker()
-    errors, turns_each = [], 8
-
-    def write(user: str, writer: int) -> None:
-        try:
-            for i in range(turns_each):
-                memory.add_memory(
-                    user_id=user, assistant_id="helper", user_input=f"{user} w{writer} turn {i}", agent_response="ok"
-                )
-        except Exception as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connection.close()
+    turns_each = 8
 
     writers = [("alice", 1), ("alice", 2), ("bob", 1), ("bob", 2)]
-    threads = [threading.Thread(target=write, args=w) for w in writers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = write_concurrently(memory, writers, turns_each)
     assert errors == []
     wait_until(settled, timeout=90, what="the worker to consolidate every turn")
     for target in (space, bob_space):

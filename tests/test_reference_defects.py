@@ -17,7 +17,6 @@ Covered in other modules:
 - assistant knowledge shared across users: test_long_term.py::test_assistant_knowledge_never_leaks_between_users
 """
 
-import threading
 from datetime import timedelta
 
 import pytest
@@ -28,7 +27,7 @@ from memory_engine import index
 from memory_engine.memoryos import MemoryOS
 from memory_engine.models import Page
 from memory_engine.short_term import page_store
-from tests.memory_helpers import CAT_TALK, add_turns, days_ago, nothing_extracted
+from tests.memory_helpers import CAT_TALK, add_turns, days_ago, nothing_extracted, write_concurrently
 
 
 def store_queries(space) -> int:
@@ -77,29 +76,10 @@ def test_concurrent_writers_store_every_turn_once_in_order(fake_llm):
     for user in ("alice", "bob"):
         memory.create_user(user)
     memory.create_assistant("helper")
-    errors = []
     turns_each = 15
 
-    def write(user: str, writer: int) -> None:
-        try:
-            for i in range(turns_each):
-                memory.add_memory(
-                    user_id=user,
-                    assistant_id="helper",
-                    user_input=f"{user} w{writer} turn {i}",
-                    agent_response="ok",
-                )
-        except Exception as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connection.close()  # this thread's own connection
-
     writers = [("alice", 1), ("alice", 2), ("alice", 3), ("bob", 1), ("bob", 2)]
-    threads = [threading.Thread(target=write, args=w) for w in writers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = write_concurrently(memory, writers, turns_each)
     assert errors == []
     for user, count in (("alice", 3), ("bob", 2)):
         rows = list(Page.objects.filter(space__user__external_id=user).order_by("seq").values_list("seq", "user_input"))
