@@ -34,55 +34,35 @@ class LeaseLost(RuntimeError):
 # --- What is pending --------------------------------------------------------------------------------
 
 
-def _overflowing() -> set[int]:
-    rows = (
-        Page.objects.filter(tier=Page.Tier.SHORT)
-        .values("space")
-        .annotate(n=Count("id"))
-        .filter(n__gt=F("space__stm_capacity"))
-    )
-    return {row["space"] for row in rows}
+def _pending_spaces(space_id: int | None = None, *, promotion: bool = True) -> set[int]:
+    """The rules of what is due, for every space or just one: short-term overflow, sessions over
+    capacity, and (with `promotion`) hot sessions with unanalysed pages."""
+    pages = Page.objects.all() if space_id is None else Page.objects.filter(space_id=space_id)
+    sessions = MidTermSession.objects.filter(status=MidTermSession.Status.ACTIVE)
+    if space_id is not None:
+        sessions = sessions.filter(space_id=space_id)
 
+    def over(rows, capacity_field: str) -> set[int]:
+        counted = rows.values("space").annotate(n=Count("id")).filter(n__gt=F(f"space__{capacity_field}"))
+        return {row["space"] for row in counted}
 
-def _hot_with_unanalysed() -> set[int]:
-    # The stored heat is the heat at its last change; recency only lowers it since, so this is a
-    # superset of what is due. The updater checks each session's heat exactly.
-    sessions = MidTermSession.objects.filter(
-        status=MidTermSession.Status.ACTIVE,
-        heat__gte=F("space__heat_threshold"),
-        pages__tier=Page.Tier.MID,
-        pages__analyzed=False,
-    )
-    return set(sessions.values_list("space_id", flat=True).distinct())
-
-
-def _over_capacity() -> set[int]:
-    rows = (
-        MidTermSession.objects.filter(status=MidTermSession.Status.ACTIVE)
-        .values("space")
-        .annotate(n=Count("id"))
-        .filter(n__gt=F("space__mtm_capacity"))
-    )
-    return {row["space"] for row in rows}
+    due = over(pages.filter(tier=Page.Tier.SHORT), "stm_capacity") | over(sessions, "mtm_capacity")
+    if promotion:
+        # The stored heat is the heat at its last change; recency only lowers it since, so this is a
+        # superset of what is due. The updater checks each session's heat exactly.
+        hot = sessions.filter(heat__gte=F("space__heat_threshold"), pages__tier=Page.Tier.MID, pages__analyzed=False)
+        due |= set(hot.values_list("space_id", flat=True).distinct())
+    return due
 
 
 def spaces_with_pending_work() -> list[int]:
     """Ids of the spaces whose tiers are out of line with their parameters. Read-only."""
-    return sorted(_overflowing() | _hot_with_unanalysed() | _over_capacity())
+    return sorted(_pending_spaces())
 
 
 def has_pending_work(space: MemorySpace, *, promotion: bool = True) -> bool:
     """Is any tier move due? With `promotion=False`, only the moves that need no LLM count."""
-    stm = Page.objects.filter(space=space, tier=Page.Tier.SHORT).count()
-    if stm > space.stm_capacity:
-        return True
-    sessions = MidTermSession.objects.filter(space=space, status=MidTermSession.Status.ACTIVE)
-    if sessions.count() > space.mtm_capacity:
-        return True
-    return (
-        promotion
-        and sessions.filter(heat__gte=space.heat_threshold, pages__tier=Page.Tier.MID, pages__analyzed=False).exists()
-    )
+    return space.pk in _pending_spaces(space.pk, promotion=promotion)
 
 
 # --- The lease --------------------------------------------------------------------------------------

@@ -83,8 +83,6 @@ def short_term_pages(space: MemorySpace) -> QuerySet[Page]:
 
 def overflow_pages(space: MemorySpace) -> list[Page]:
     """The oldest short-term pages beyond the space's capacity: those due to move to mid-term."""
-    pages = list(short_term_pages(space).only("id", "seq"))
-    excess = len(pages) - space.stm_capacity
-    if excess <= 0:
-        return []
-    return list(Page.objects.filter(id__in=[p.id for p in pages[:excess]]).order_by("seq"))
+    pages = short_term_pages(space)
+    excess = pages.count() - space.stm_capacity
+    return list(pages[:excess]) if excess > 0 else []

@@ -22,9 +22,9 @@ from django.core.management.base import BaseCommand, CommandError
 from memory_engine import index
 from memory_engine.consolidation import has_pending_work
 from memory_engine.embeddings import get_embedder
+from memory_engine.latency import describe, percentile
 from memory_engine.llm import get_llm
 from memory_engine.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.management.commands.ingest_locomo import describe, percentile
 from memory_engine.memoryos import MemoryOS
 from memory_engine.models import ConsolidationRun, MemorySpace
 

@@ -8,28 +8,19 @@ path) and of a whole add_memory with consolidation inline, and retrieval latency
 questions once everything is in; then a sample of the sessions, profile and knowledge it built.
 """
 
-import statistics
 import sys
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
 from memory_engine import index, long_term, updater
+from memory_engine.latency import describe
 from memory_engine.llm import get_llm
 from memory_engine.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.retriever import retrieve
 from memory_engine.short_term import page_store
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def describe(values: list[float]) -> str:
-    return f"median {statistics.median(values):.1f} ms, p95 {percentile(values, 0.95):.1f} ms (n={len(values)})"
 
 
 class Command(BaseCommand):
