@@ -2,10 +2,17 @@
 
 The model is loaded once per process. Vectors are float32, L2-normalised, compared by inner product,
 and stored in the database as raw bytes so any index can be rebuilt from the database alone.
+
+A single text (a query on the request path) is encoded on one CPU thread. With torch's default of one
+OpenMP thread per core, every layer ends at a barrier where each thread waits for the other; on a 2-core
+machine where anything else is running (a worker consolidating, the offline LLM) the waiting thread is
+descheduled and a 13 ms query took 300-700 ms (measured). One thread has no barrier: ~12-15 ms idle,
+and it degrades only in proportion to the CPU share it gets. Batches keep every thread.
 """
 
 import os
 import threading
+from contextlib import contextmanager, nullcontext
 from functools import cache
 
 import numpy as np
@@ -27,9 +34,16 @@ class Embedder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
+        return self._encode(texts, one_thread=False)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        """One L2-normalised float32 vector, computed on one thread (see the module docstring)."""
+        return self._encode([text], one_thread=True)[0]
+
+    def _encode(self, texts: list[str], *, one_thread: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._encode_lock:
+        with self._encode_lock, _one_torch_thread() if one_thread else nullcontext():
             vectors = self._model.encode(
                 texts,
                 batch_size=32,
@@ -39,8 +53,21 @@ class Embedder:
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
-    def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+
+@contextmanager
+def _one_torch_thread():
+    """torch's intra-op threads set to one for the block (callers hold the encode lock)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    if threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def bundled_model_path() -> str:

@@ -3,15 +3,26 @@
 Memory pages and turns arrive one at a time and are sometimes evicted, so the index is updated in place
 (``add``/``remove`` cost is proportional to the document's length) instead of being rebuilt. Documents
 are tokenised with ``keywords.content_tokens`` (stopwords dropped, plurals and -ed/-ing stripped), the same
-vocabulary the keyword extraction and summaries use. Pure Python, no I/O; the database stays the source
-of truth and the index can always be rebuilt from it.
+vocabulary the keyword extraction and summaries use. No I/O; the database stays the source of truth and
+the index can always be rebuilt from it.
+
+Postings live in dicts, so that adding and removing stay cheap. A query whose terms have long postings (a
+common word in a space of 100k pages has 20k) is scored with numpy over arrays made from those postings on
+first use and kept until a document with the term is removed: the same arithmetic in the same order, so
+the same scores to the last bit, about ten times faster than the Python loop there.
 """
 
 import heapq
 import math
 from collections import Counter
 
+import numpy as np
+
 from memory_engine.keywords import content_tokens
+
+# A query touching at least this many postings is scored with numpy; below it, the Python loop (with its
+# MaxScore pruning) is faster. Both give the same results, so this only decides speed.
+ARRAY_SCORING_MIN_POSTINGS = 1500
 
 __all__ = ["BM25Index"]
 
@@ -39,6 +50,16 @@ class BM25Index:
         self._doc_terms: dict[int, dict[str, int]] = {}
         self._doc_len: dict[int, int] = {}
         self._total_len = 0
+        # For array scoring: each document has a slot (a row of the arrays below, reused after removal),
+        # and a term's postings, once searched, are also kept as arrays of (slot, tf), with the postings
+        # added since then waiting in ``_appended``. Removing a document drops the arrays of its terms.
+        self._slot_of: dict[int, int] = {}
+        self._slot_ids = np.zeros(0, dtype=np.int64)
+        self._slot_len = np.zeros(0, dtype=np.int64)
+        self._slots_used = 0
+        self._free_slots: list[int] = []
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._appended: dict[str, list[tuple[int, int]]] = {}
 
     def __len__(self) -> int:
         return len(self._doc_len)
@@ -56,14 +77,17 @@ class BM25Index:
         if doc_id in self._doc_len:
             self.remove(doc_id)
         term_counts = dict(Counter(content_tokens(text)))
-        postings = self._postings
+        length = sum(term_counts.values())
+        slot = self._take_slot(doc_id, length)
+        postings, arrays = self._postings, self._arrays
         for term, tf in term_counts.items():
             bucket = postings.get(term)
             if bucket is None:
                 postings[term] = {doc_id: tf}
             else:
                 bucket[doc_id] = tf
-        length = sum(term_counts.values())
+            if term in arrays:
+                self._appended.setdefault(term, []).append((slot, tf))
         self._doc_terms[doc_id] = term_counts
         self._doc_len[doc_id] = length
         self._total_len += length
@@ -73,14 +97,33 @@ class BM25Index:
         term_counts = self._doc_terms.pop(doc_id, None)
         if term_counts is None:
             return
-        postings = self._postings
+        postings, arrays = self._postings, self._arrays
         for term in term_counts:
             bucket = postings[term]
             del bucket[doc_id]
             if not bucket:
                 # Empty postings would otherwise pile up as the vocabulary of evicted pages.
                 del postings[term]
+            if term in arrays:
+                del arrays[term]
+                self._appended.pop(term, None)
         self._total_len -= self._doc_len.pop(doc_id)
+        self._free_slots.append(self._slot_of.pop(doc_id))
+
+    def _take_slot(self, doc_id: int, length: int) -> int:
+        if self._free_slots:
+            slot = self._free_slots.pop()
+        else:
+            slot = self._slots_used
+            self._slots_used += 1
+            if slot >= len(self._slot_ids):
+                capacity = max(1024, 2 * len(self._slot_ids))
+                self._slot_ids = np.resize(self._slot_ids, capacity)
+                self._slot_len = np.resize(self._slot_len, capacity)
+        self._slot_of[doc_id] = slot
+        self._slot_ids[slot] = doc_id
+        self._slot_len[slot] = length
+        return slot
 
     def search(self, query: str, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """The ``k`` best (doc_id, score) pairs for ``query``, best first, equal scores by ascending id.
@@ -107,15 +150,17 @@ class BM25Index:
                 df = len(bucket)
                 idf = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
                 # idf * (k1 + 1) bounds the term's contribution to any document (tf / (tf + K) < 1).
-                plan.append((idf * (k1 + 1), bucket))
+                plan.append((idf * (k1 + 1), bucket, term))
         # Rarest terms first, so that the common ones (long postings) come when the top k is mostly known.
         plan.sort(key=lambda step: -step[0])
+        if sum(len(bucket) for _, bucket, _ in plan) >= ARRAY_SCORING_MIN_POSTINGS:
+            return self._search_arrays(plan, k, allowed, length_free, per_length)
 
         doc_len = self._doc_len
         scores: dict[int, float] = {}
         closed = False
         done = 0.0  # sum of the bounds of the terms already scored
-        for position, (boost, bucket) in enumerate(plan):
+        for position, (boost, bucket, _) in enumerate(plan):
             # MaxScore pruning (Turtle & Flood, 1995). ``rest`` bounds what the remaining terms can add to
             # any document (widened a hair against float rounding). Once the k-th best score so far beats
             # it, no unseen document can reach the top k, so the remaining terms only update documents
@@ -145,3 +190,45 @@ class BM25Index:
             for doc_id, tf in items:
                 scores[doc_id] = get(doc_id, 0.0) + boost * tf / (tf + length_free + per_length * doc_len[doc_id])
         return heapq.nlargest(k, scores.items(), key=lambda item: (item[1], -item[0]))
+
+    def _search_arrays(
+        self, plan: list[tuple[float, dict[int, int], str]], k: int, allowed: set[int] | None, length_free, per_length
+    ) -> list[tuple[int, float]]:
+        """``search`` scoring every matching document with numpy: each term adds
+        ``boost * tf / (tf + length_free + per_length * dl)`` to its documents in plan order, the very
+        operations of the Python loop, so every score is bit-for-bit the same; then the same top k."""
+        scores = np.zeros(self._slots_used)
+        for boost, _, term in plan:
+            slots, tfs = self._term_arrays(term)
+            scores[slots] += boost * tfs / (tfs + length_free + per_length * self._slot_len[slots])
+        if allowed is None:
+            candidates = np.flatnonzero(scores)  # every contribution is positive
+        else:
+            slot_of = self._slot_of
+            candidates = np.fromiter((slot_of[i] for i in allowed if i in slot_of), dtype=np.int64)
+            candidates = candidates[scores[candidates] > 0]
+        values = scores[candidates]
+        if len(values) > k:
+            kth = np.partition(values, len(values) - k)[len(values) - k]
+            keep = values >= kth
+            candidates, values = candidates[keep], values[keep]
+        ids = self._slot_ids[candidates]
+        best = np.lexsort((ids, -values))[:k]  # score descending, then id ascending
+        return [(int(ids[i]), float(values[i])) for i in best]
+
+    def _term_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, term frequencies) of the term's postings, made on first use and kept up to date."""
+        cached = self._arrays.get(term)
+        if cached is None:
+            bucket, slot_of = self._postings[term], self._slot_of
+            slots = np.fromiter((slot_of[doc_id] for doc_id in bucket), dtype=np.int64, count=len(bucket))
+            cached = slots, np.fromiter(bucket.values(), dtype=np.int64, count=len(bucket))
+            self._appended.pop(term, None)
+        else:
+            appended = self._appended.pop(term, None)
+            if not appended:
+                return cached
+            extra = np.array(appended, dtype=np.int64)
+            cached = np.concatenate([cached[0], extra[:, 0]]), np.concatenate([cached[1], extra[:, 1]])
+        self._arrays[term] = cached
+        return cached

@@ -5,7 +5,8 @@ so deleting a space deletes all of it and nothing of any other space.
 
 Rows that have vectors carry `vector_version`: the space's version at which the row last changed in
 a way an index must see (added, re-embedded, removed). An index that knows it is current up to version
-V catches up by reading only the rows with a higher version. See index.py.
+V catches up by reading only the rows with a higher version, through an index on (space, vector_version):
+without it, catching up after each consolidation read every page of the space. See index.py.
 """
 
 from django.core.validators import RegexValidator
@@ -95,10 +96,10 @@ class MidTermSession(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     promoted_at = models.DateTimeField(null=True, blank=True)
     evicted_at = models.DateTimeField(null=True, blank=True)
-    vector_version = models.BigIntegerField(default=0, db_index=True)
+    vector_version = models.BigIntegerField(default=0)
 
     class Meta:
-        indexes = [models.Index(fields=["space", "status"])]
+        indexes = [models.Index(fields=["space", "status"]), models.Index(fields=["space", "vector_version"])]
 
     def __str__(self) -> str:
         return f"session {self.pk}: {self.summary[:60]}"
@@ -127,7 +128,7 @@ class Page(models.Model):
     keywords = models.JSONField(default=list)
     embedding = models.BinaryField(null=True, blank=True)
     analyzed = models.BooleanField(default=False, help_text="Already mined for long-term memory.")
-    vector_version = models.BigIntegerField(default=0, db_index=True)
+    vector_version = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -138,7 +139,7 @@ class Page(models.Model):
                 name="page_in_exactly_one_tier",
             ),
         ]
-        indexes = [models.Index(fields=["space", "tier", "seq"])]
+        indexes = [models.Index(fields=["space", "tier", "seq"]), models.Index(fields=["space", "vector_version"])]
         ordering = ["seq"]
 
     def __str__(self) -> str:
@@ -213,10 +214,13 @@ class LongTermEntry(models.Model):
     last_hit_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    vector_version = models.BigIntegerField(default=0, db_index=True)
+    vector_version = models.BigIntegerField(default=0)
 
     class Meta:
-        indexes = [models.Index(fields=["space", "kind", "status"])]
+        indexes = [
+            models.Index(fields=["space", "kind", "status"]),
+            models.Index(fields=["space", "vector_version"]),
+        ]
         verbose_name_plural = "long-term entries"
 
     def __str__(self) -> str:

@@ -1,21 +1,28 @@
 """The retrieval module: one call gathers what every tier holds for a query.
 
 - short-term: every page, newest last (always in the prompt);
-- mid-term: the top-m sessions by summary similarity, and the best pages, ranked by reciprocal rank
-  fusion of dense similarity (MiniLM + FAISS) and BM25, with pages of the top sessions as a third list;
-- long-term: the profile, and the top user and assistant knowledge (dense + BM25 fused the same way).
+- mid-term: the top-m sessions by summary similarity plus keyword overlap (the paper's session search,
+  shown with the context and used for heat), and the best pages. A page's score is its match with the
+  query (BM25 scaled to the best page, weighed against the MiniLM cosine: match_scores) plus a share of
+  the match of the pages just before and after it (chain_scores);
+- long-term: the profile, and the top user and assistant knowledge, by the same match.
 
 The assembled context is capped by a token budget; every item carries its scores and provenance.
 Sessions whose pages are used, and knowledge entries used, are counted as hits: they get hotter.
+
+How the page ranking was chosen, measured on LoCoMo (docs/benchmarks.md): ranking pages only within the
+top sessions, and reciprocal rank fusion, each ranked below plain BM25; the weighted match and the
+neighbours' share each added recall.
 """
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, Prefetch
 from django.utils import timezone
 
 from memory_engine.embeddings import get_embedder
@@ -26,8 +33,21 @@ from memory_engine.mid_term import sessions_record_hits
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.short_term import short_term_pages
 
-RRF_K = 60  # the usual reciprocal-rank-fusion constant: dampens the weight of the very top ranks
-CANDIDATES = 50  # how deep each ranked list is read before fusion
+CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
+
+
+def topic_query(query: str, names: list[str]) -> str:
+    """The query without the names of the two people talking ("What did Caroline paint?" -> "What did
+    paint?"), or the query itself when nothing else is left. Pure.
+
+    In a conversation between two people their names say nothing about the topic: they appear wherever
+    one greets the other, so a name in the query would favour greetings over the talk that answers it.
+    """
+    wanted = [re.escape(name) for name in names if name and name.strip()]
+    if not wanted:
+        return query
+    stripped = " ".join(re.sub(rf"\b(?:{'|'.join(wanted)})(?:'s)?\b", " ", query, flags=re.IGNORECASE).split())
+    return stripped if content_tokens(stripped) else query
 
 
 def estimate_tokens(text: str) -> int:
@@ -88,13 +108,33 @@ class Retrieval:
         return out
 
 
-def fuse(*rankings: list[int]) -> dict[int, float]:
-    """Reciprocal rank fusion of ranked id lists: sum of 1 / (RRF_K + rank)."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item_id in enumerate(ranking, start=1):
-            fused[item_id] = fused.get(item_id, 0.0) + 1.0 / (RRF_K + rank)
-    return fused
+def match_scores(
+    dense: dict[int, float], lexical: dict[int, float], best_lexical: float, lexical_weight: float
+) -> dict[int, float]:
+    """Each id's match with the query: lexical_weight * bm25 / best_lexical + (1 - lexical_weight) * cosine.
+    Pure. BM25 sees rare exact words (names, places), the cosine sees paraphrase; scaling BM25 by the
+    best page's makes the two comparable whatever the query.
+
+    A weighted sum of scores rather than reciprocal rank fusion: RRF gives the 10th dense hit as much
+    weight as the 10th BM25 hit however weak either is, and on LoCoMo it ranked worse than BM25 alone.
+    """
+    scale = best_lexical or 1.0
+    return {
+        i: lexical_weight * lexical.get(i, 0.0) / scale + (1 - lexical_weight) * dense.get(i, 0.0)
+        for i in dense.keys() | lexical.keys()
+    }
+
+
+def chain_scores(match: dict[int, float], seq_of: dict[int, int], chain_weight: float) -> dict[int, float]:
+    """Each page's match plus chain_weight times the match of the pages just before and after it. Pure.
+
+    A page amid talk about the query is likelier to hold the answer than one that merely shares a word.
+    """
+    by_seq = {seq_of[i]: score for i, score in match.items()}
+    return {
+        i: score + chain_weight * (by_seq.get(seq_of[i] - 1, 0.0) + by_seq.get(seq_of[i] + 1, 0.0))
+        for i, score in match.items()
+    }
 
 
 def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
@@ -137,62 +177,75 @@ def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], to
     return scored[:top]
 
 
-def _search_pages(space: MemorySpace, query: str, query_vector, sessions: list[Item], top: int) -> list[Item]:
+def _scored(space: MemorySpace, name: str, query: str, query_vector, ids: set[int], dense: dict, lexical: dict):
+    """Complete the dense and lexical scores of `ids` that the top-CANDIDATES searches did not reach."""
+    missing_dense = [i for i in ids if i not in dense]
+    if missing_dense:
+        dense = dense | score_dense(space, name, query_vector, missing_dense)
+    missing_lexical = {i for i in ids if i not in lexical}
+    if missing_lexical:
+        lexical = lexical | dict(search_lexical(space, name, query, len(missing_lexical), allowed=missing_lexical))
+    return dense, lexical
+
+
+def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> list[Item]:
+    """The best mid-term pages: their match with the query (match_scores) lifted by their neighbours'."""
     dense_hits = search_dense(space, "pages", query_vector, CANDIDATES)
     lexical_hits = search_lexical(space, "pages", query, CANDIDATES)
-    session_ids = [s.id for s in sessions]
-    session_of = dict(
-        Page.objects.filter(session_id__in=session_ids, tier=Page.Tier.MID).values_list("id", "session_id")
+    candidates = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
+    if not candidates:
+        return []
+    seqs = set(Page.objects.filter(id__in=candidates).values_list("seq", flat=True))
+    around = {seq + step for seq in seqs for step in (-1, 1)} - seqs
+    pool = dict(Page.objects.filter(space=space, tier=Page.Tier.MID, seq__in=seqs | around).values_list("id", "seq"))
+    dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
+    best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
+    cfg = settings.MEMORYOS
+    match = match_scores(
+        {i: dense[i] for i in pool if i in dense},
+        {i: lexical[i] for i in pool if i in lexical},
+        best_lexical,
+        cfg["RETRIEVAL_LEXICAL_WEIGHT"],
     )
-    session_rank = {sid: r for r, sid in enumerate(session_ids)}
-    session_scores = score_dense(space, "pages", query_vector, list(session_of))
-    # Pages of the top sessions, best session first and best page within it first.
-    via_sessions = sorted(session_scores, key=lambda pid: (session_rank[session_of[pid]], -session_scores[pid]))[
-        :CANDIDATES
-    ]
-    fused = fuse([i for i, _ in dense_hits], [i for i, _ in lexical_hits], via_sessions)
-    best = sorted(fused, key=lambda pid: (-fused[pid], pid))[:top]
+    chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
+    best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
     pages = Page.objects.in_bulk(best)
-    dense_score = dict(dense_hits) | session_scores
-    lexical_score = dict(lexical_hits)
     items = []
     for pid in best:
         page = pages.get(pid)
         if page is None or page.tier != Page.Tier.MID:
             continue
         scores = {
-            "fused": fused[pid],
-            "dense": dense_score.get(pid, 0.0),
-            "bm25": lexical_score.get(pid, 0.0),
+            "match": match.get(pid, 0.0),
+            "chain": chained[pid] - match.get(pid, 0.0),
+            "dense": dense.get(pid, 0.0),
+            "bm25": lexical.get(pid, 0.0),
         }
-        items.append(_page_item(page, "page", fused[pid], scores))
+        items.append(_page_item(page, "page", chained[pid], scores))
     return items
 
 
 def _search_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[Item]:
     dense_hits = search_dense(space, name, query_vector, CANDIDATES)
     lexical_hits = search_lexical(space, name, query, CANDIDATES)
-    fused = fuse([i for i, _ in dense_hits], [i for i, _ in lexical_hits])
-    best = sorted(fused, key=lambda eid: (-fused[eid], eid))[:top]
-    entries = LongTermEntry.objects.in_bulk(best)
-    dense_score, lexical_score = dict(dense_hits), dict(lexical_hits)
+    ids = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
+    dense, lexical = _scored(space, name, query, query_vector, ids, dict(dense_hits), dict(lexical_hits))
+    best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
+    match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
+    best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
+    entries = LongTermEntry.objects.prefetch_related(_SOURCE_PAGE_IDS).in_bulk(best)
     items = []
     for eid in best:
         entry = entries.get(eid)
         if entry is None or entry.status != LongTermEntry.Status.ACTIVE:
             continue
-        items.append(
-            _entry_item(
-                entry,
-                fused[eid],
-                {
-                    "fused": fused[eid],
-                    "dense": dense_score.get(eid, 0.0),
-                    "bm25": lexical_score.get(eid, 0.0),
-                },
-            )
-        )
+        scores = {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}
+        items.append(_entry_item(entry, match[eid], scores))
     return items
+
+
+# An entry's provenance needs only the ids of its source pages, not their text and vectors.
+_SOURCE_PAGE_IDS = Prefetch("source_pages", queryset=Page.objects.only("id"))
 
 
 def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
@@ -206,7 +259,7 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
         provenance={
             "entry_id": entry.pk,
             "key": entry.key,
-            "source_page_ids": sorted(entry.source_pages.values_list("id", flat=True)),
+            "source_page_ids": sorted(page.pk for page in entry.source_pages.all()),  # prefetched
             "updated_at": entry.updated_at.isoformat(),
         },
     )
@@ -246,15 +299,17 @@ def retrieve(
     budget = cfg["CONTEXT_TOKEN_BUDGET"] if token_budget is None else token_budget
     now = now or timezone.now()
 
-    query_vector: np.ndarray = get_embedder().encode_one(query)
-    query_words = set(content_tokens(query))
+    names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []
+    topic = topic_query(query, names)
+    query_vector: np.ndarray = get_embedder().encode_one(topic)
+    query_words = set(content_tokens(topic))
     result = Retrieval(query=query, token_budget=budget)
     result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-    pages = _search_pages(space, query, query_vector, result.sessions, top_pages)
+    pages = _search_pages(space, topic, query_vector, top_pages)
     short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space)]
-    profile = [_entry_item(e, 1.0, {}) for e in profile_entries(space).prefetch_related("source_pages")]
-    user_knowledge = _search_knowledge(space, "user_knowledge", query, query_vector, top_knowledge)
-    assistant_knowledge = _search_knowledge(space, "assistant_knowledge", query, query_vector, top_knowledge)
+    profile = [_entry_item(e, 1.0, {}) for e in profile_entries(space).prefetch_related(_SOURCE_PAGE_IDS)]
+    user_knowledge = _search_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
+    assistant_knowledge = _search_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
 
     left = budget
     newest_first, used, dropped = _fit(short[::-1], left)

@@ -14,6 +14,7 @@ from memory_engine.consolidation import (
     run_consolidation,
     spaces_with_pending_work,
 )
+from memory_engine.embeddings import get_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,14 @@ def sweep_pending() -> int:
     if space_ids:
         logger.info("sweep: queued consolidation of %d space(s)", len(space_ids))
     return len(space_ids)
+
+
+@worker_ready.connect
+def load_embedding_model_on_start(**kwargs) -> None:
+    """Load the embedding model before the first task rather than inside it: loading takes 6 s, more on
+    a busy machine, and a job renews its lease on a space only between steps, so a first job that loaded
+    the model could outlive a short lease and have its space taken over (seen in the worker tests)."""
+    get_embedder()
 
 
 @worker_ready.connect

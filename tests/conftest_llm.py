@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from memory_engine.llm import forget_endpoint
 from tests.fake_llm_server import FakeLLMServer
 
 FAKE_LLM_TIMEOUT_SECONDS = 2.0
@@ -25,6 +26,7 @@ def fake_llm(settings) -> Iterator[FakeLLMServer]:
     `fake_llm.responder`. Needs no database.
     """
     with FakeLLMServer(model="fake-model") as server:
+        forget_endpoint(server.base_url)  # a client cached for an earlier server on the same port
         settings.MEMORYOS = {
             **settings.MEMORYOS,
             "LLM_PROVIDER": "openai",

@@ -1,7 +1,10 @@
 """FAISS sidecar indexes: the database is the source of truth, a bad file is rebuilt, never read as empty."""
 
+import numpy as np
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memory_engine import index
 from memory_engine.index import EmbeddingModelMismatch, dense_index, index_path, read_index_file
@@ -116,3 +119,35 @@ def test_the_rebuild_command_rebuilds_every_index_from_the_database(memory, spac
     out = capsys.readouterr().out
     assert f"space {space.pk} (alice / helper): pages 2, sessions 1, user_knowledge 0, assistant_knowledge 0" in out
     assert read_index_file(index_path(space.pk, "sessions")) is not None
+
+
+def test_scoring_given_ids_reads_the_stored_vectors_exactly():
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    dense = index.DenseIndex(16, "model")
+    dense.add(list(range(1000, 1300)), vectors)
+    query = vectors[7]
+
+    def reconstructed(ids):
+        return dense._score_by_reconstruct(query, ids)
+
+    ids = [1007, 1299, 5, 1000, 1150]  # 5 is not in the index
+    assert dense.score_ids(query, ids) == reconstructed(ids) and 5 not in dense.score_ids(query, ids)
+    dense.remove([1000, 1001, 1150])  # rows after a removed one move up
+    dense.add([1150, 2000], vectors[:2])  # an id back, with another vector, and a new one
+    ids = [1002, 1150, 1299, 2000, 1000]
+    assert dense.score_ids(query, ids) == reconstructed(ids)
+    assert dense.score_ids(query, [1150])[1150] == float(np.dot(vectors[0], query))
+
+
+def test_a_pinned_block_reads_the_space_version_once_for_every_search(memory, space):
+    vector = dense_index(space, "pages").faiss.reconstruct(int(Page.objects.filter(tier=Page.Tier.MID).first().pk))
+    with index.pinned_versions(), CaptureQueriesContext(connection) as queries:
+        for name in index.SPECS:
+            index.search_dense(space, name, vector, 5)
+            index.search_lexical(space, name, "Milo", 5)
+    assert sum("memory_engine_memoryspace" in query["sql"] for query in queries) == 1
+    before = len(dense_index(space, "pages"))
+    add_turns(memory, COOKING_TALK)  # bumps the version: seen again once the block is over
+    assert len(dense_index(space, "pages")) == before + 3

@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 
+from memory_engine import lexical
 from memory_engine.keywords import content_tokens
 from memory_engine.lexical import BM25Index
 
@@ -184,3 +185,52 @@ class TestAgainstPlainBM25:
             expected = reference_search(docs, query, k, allowed=allowed)
             assert [doc_id for doc_id, _ in got] == [doc_id for doc_id, _ in expected]
             assert [score for _, score in got] == pytest.approx([score for _, score in expected])
+
+
+class TestArrayScoring:
+    """Queries over long postings are scored with numpy; the results must be those of the Python loop to
+    the last bit, also after documents are added, replaced and removed."""
+
+    def search_both(self, index: BM25Index, query: str, k: int, allowed=None, monkeypatch=None):
+        monkeypatch.setattr(lexical, "ARRAY_SCORING_MIN_POSTINGS", 10**12)
+        python = index.search(query, k, allowed=allowed)
+        monkeypatch.setattr(lexical, "ARRAY_SCORING_MIN_POSTINGS", 0)
+        arrays = index.search(query, k, allowed=allowed)
+        return python, arrays
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_it_returns_bit_for_bit_what_the_python_loop_returns(self, seed, monkeypatch):
+        rng = random.Random(seed)
+        vocabulary = [f"w{i}x" for i in range(80)]
+        weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+
+        def text() -> str:
+            return " ".join(rng.choices(vocabulary, weights=weights, k=rng.randint(1, 14)))
+
+        index = build({doc_id: text() for doc_id in rng.sample(range(5000), 600)})
+        for step in range(40):
+            query = " ".join(rng.choices(vocabulary, weights=weights, k=rng.randint(1, 8)))
+            k = rng.choice([1, 3, 10, 50, 1000])
+            allowed = set(rng.sample(range(5000), 300)) if rng.random() < 0.3 else None
+            python, arrays = self.search_both(index, query, k, allowed, monkeypatch)
+            assert arrays == python  # same ids, same order, same floats
+            # change the index between searches: arrays made by earlier searches must follow
+            for doc_id in rng.sample(range(5000), 20):
+                if rng.random() < 0.5:
+                    index.remove(doc_id)
+                else:
+                    index.add(doc_id, text())
+            if step == 20:
+                for doc_id in list(index._doc_len)[:300]:
+                    index.remove(doc_id)
+
+    def test_an_emptied_and_refilled_index_still_agrees(self, monkeypatch):
+        index = build(PETS)
+        for doc_id in PETS:
+            index.remove(doc_id)
+        python, arrays = self.search_both(index, "cat shelter", 5, None, monkeypatch)
+        assert python == arrays == []
+        for doc_id, text in PETS.items():
+            index.add(doc_id + 100, text)
+        python, arrays = self.search_both(index, "cat shelter", 5, None, monkeypatch)
+        assert python == arrays and [doc_id for doc_id, _ in arrays] == [101, 103, 105]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memory_engine.models import HeatEvent, MidTermSession
-from memory_engine.retriever import fuse
+from memory_engine.models import HeatEvent, MemoryUser, MidTermSession
+from memory_engine.retriever import chain_scores, match_scores, topic_query
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 TRAVEL_TALK = [
@@ -38,7 +38,8 @@ def test_one_call_returns_every_tier_with_scores_and_provenance(memory, filled):
     ]
     assert "Alfama" in result.pages[0].text
     top = result.pages[0]
-    assert {"fused", "dense", "bm25"} <= set(top.scores)
+    assert {"match", "chain", "dense", "bm25"} <= set(top.scores)
+    assert top.score == pytest.approx(top.scores["match"] + top.scores["chain"])
     assert top.provenance["session_id"] and top.provenance["seq"] and top.provenance["timestamp"]
     assert result.sessions and "Alfama" in result.sessions[0].text
     assert [i.text for i in result.profile] == ["occupation: nurse"]
@@ -82,10 +83,57 @@ def test_one_user_never_retrieves_another_users_memory(memory, filled, bob_space
     assert result.items() == []
 
 
-def test_reciprocal_rank_fusion_rewards_agreement():
-    fused = fuse([1, 2, 3], [3, 1, 4])
-    assert max(fused, key=fused.get) == 1
-    assert fused[3] > fused[2] > 0 and fused[4] > 0
+def test_a_match_weighs_bm25_scaled_to_the_best_page_against_the_cosine():
+    match = match_scores({1: 0.8, 2: 0.2}, {2: 6.0, 3: 3.0}, best_lexical=6.0, lexical_weight=0.4)
+    assert match == {1: pytest.approx(0.48), 2: pytest.approx(0.4 + 0.12), 3: pytest.approx(0.2)}
+    assert match_scores({1: 0.5}, {}, best_lexical=0.0, lexical_weight=0.4) == {1: pytest.approx(0.3)}
+
+
+def test_a_page_amid_talk_about_the_query_outranks_an_isolated_one_that_matches_as_well():
+    seq_of = {10: 1, 11: 2, 12: 3, 20: 7}
+    chained = chain_scores({10: 0.4, 11: 0.5, 12: 0.4, 20: 0.5}, seq_of, chain_weight=0.2)
+    assert chained[11] == pytest.approx(0.5 + 0.2 * 0.8)
+    assert chained[20] == pytest.approx(0.5)
+    assert chain_scores({10: 0.4, 11: 0.5}, seq_of, chain_weight=0.0) == {10: 0.4, 11: 0.5}
+
+
+def test_the_names_of_the_two_people_talking_are_not_the_topic_of_a_query():
+    names = ["Caroline", "Melanie"]
+    assert topic_query("What did Caroline's sister paint for Melanie?", names) == "What did sister paint for ?"
+    assert topic_query("caroline", names) == "caroline"  # nothing else left: search for the name
+    assert topic_query("Where is Carolineville?", names) == "Where is Carolineville?"
+    assert topic_query("What did Caroline paint?", ["", "  "]) == "What did Caroline paint?"
+
+
+def test_the_users_name_is_left_out_of_the_search_unless_the_setting_says_otherwise(memory, filled, settings):
+    MemoryUser.objects.filter(external_id="alice").update(display_name="Nata")
+
+    def bm25_of_the_pastel_page():
+        result = memory.retrieve(user_id="alice", assistant_id="helper", query="Nata fado", count_hits=False)
+        assert result.query == "Nata fado"
+        return next(i for i in result.pages if "pastel de nata" in i.text).scores["bm25"]
+
+    assert bm25_of_the_pastel_page() == 0.0
+    settings.MEMORYOS = {**settings.MEMORYOS, "RETRIEVAL_IGNORE_NAMES": False}
+    assert bm25_of_the_pastel_page() > 0.0
+
+
+def test_a_page_that_matches_only_through_its_neighbours_is_found(memory, alice_space):
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    talk = [
+        ("We adopted a puppy called Biscuit last weekend.", "Congratulations on Biscuit!"),
+        ("He chews everything, even my shoes.", "Puppies do that while teething."),
+        ("The vet said he is healthy.", "Good news for Biscuit."),
+        ("Unrelated: my sister moved to Oslo.", "Oslo is beautiful in summer."),
+    ]
+    add_turns(memory, talk, start=days_ago(3))
+    result = memory.retrieve(user_id="alice", assistant_id="helper", query="Biscuit the puppy", count_hits=False)
+    texts = [i.text for i in result.pages]
+    assert any("chews everything" in t for t in texts)
+    chews = next(i for i in result.pages if "chews everything" in i.text)
+    assert chews.scores["chain"] > 0
+    assert not any("Oslo" in t for t in texts[:2])
 
 
 def test_an_empty_or_broken_query_is_an_error(memory, filled):

@@ -14,7 +14,17 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Usage
 
-__all__ = ["Completion", "LLM", "LLMError", "LLMInvalidAnswer", "LLMUnavailable", "Usage", "get_llm", "provider_name"]
+__all__ = [
+    "Completion",
+    "LLM",
+    "LLMError",
+    "LLMInvalidAnswer",
+    "LLMUnavailable",
+    "Usage",
+    "forget_endpoint",
+    "get_llm",
+    "provider_name",
+]
 
 _instances: dict[tuple, LLM] = {}
 _instances_lock = threading.Lock()
@@ -33,6 +43,14 @@ def _forget_instances_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_instances_in_child)
+
+
+def forget_endpoint(base_url: str) -> None:
+    """Drop the cached clients of an OpenAI-compatible endpoint, so the next get_llm() builds a fresh one
+    (fresh connections and usage counters). A test's new local server may reuse an earlier one's port."""
+    with _instances_lock:
+        for key in [k for k in _instances if k[0] == "openai" and k[1] == base_url]:
+            _inherited_instances.append(_instances.pop(key))
 
 
 def provider_name(conf: dict | None = None) -> str:

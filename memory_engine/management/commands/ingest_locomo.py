@@ -8,23 +8,24 @@ path) and of a whole add_memory with consolidation inline, and retrieval latency
 questions once everything is in; then a sample of the sessions, profile and knowledge it built.
 """
 
-import sys
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine import index, long_term, updater
+from memory_engine import long_term
+from memory_engine.evaluation.locomo_run import ingest_conversation
 from memory_engine.latency import describe
 from memory_engine.llm import get_llm
-from memory_engine.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.memoryos import MemoryOS
+from memory_engine.locomo import DEV_FILE, load_samples
+from memory_engine.management.progress import ProgressBar
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.retriever import retrieve
-from memory_engine.short_term import page_store
 
 
 class Command(BaseCommand):
-    help = "Ingest a LoCoMo sample into a fresh memory space through the engine, with figures."
+    help = (
+        "Ingest a LoCoMo sample into a fresh memory space (replacing an earlier one) through the engine, with figures."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file")
@@ -32,55 +33,22 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="ingest only the first N pages")
         parser.add_argument("--assistant", default="locomo", help="assistant id to use")
         parser.add_argument("--report", action="store_true", help="print figures and a sample of the memory")
-        parser.add_argument("--keep", action="store_true", help="add to an existing space instead of replacing it")
 
-    def handle(self, *args, file, sample, limit, assistant, report, keep, **options):
-        samples = load_samples(file)
+    def handle(self, *args, file, sample, limit, assistant, report, **options):
+        try:
+            samples = load_samples(file)
+        except (OSError, ValueError) as error:
+            raise CommandError(f"cannot read LoCoMo samples from {file}: {error}") from error
         chosen = next((s for s in samples if sample in (None, s["sample_id"])), None)
         if chosen is None:
             raise CommandError(f"no sample {sample!r} in {file}")
-        conversation = chosen["conversation"]
-        user_id = f"{chosen['sample_id']}-{conversation['speaker_a']}".lower()
-        memory = MemoryOS(consolidate=False)
-        memory.create_user(user_id, display_name=conversation["speaker_a"])
-        memory.create_assistant(
-            assistant, name=conversation["speaker_b"], persona=f"You are {conversation['speaker_b']}."
-        )
-        space = memory.space(user_id=user_id, assistant_id=assistant)
-        if not keep and space.last_seq:
-            self.stdout.write(f"replacing the existing space {space}")
-            index.forget_space(space.pk, delete_files=True)
-            space.delete()
-            space = memory.space(user_id=user_id, assistant_id=assistant)
-
-        pages = list(iter_pages(chosen))[:limit]
+        user_id = f"{chosen['sample_id']}-{chosen['conversation']['speaker_a']}".lower()
         llm = get_llm()
-        usage_before = llm.usage()
-        store_ms, add_ms, errors, rejected = [], [], [], 0
-        for i, page in enumerate(pages, start=1):
-            started = time.perf_counter()
-            page_store(
-                space=space,
-                user_input=page.user_input,
-                agent_response=page.agent_response,
-                timestamp=page.timestamp,
-                meta={"dia_ids": page.dia_ids},
-            )
-            stored = time.perf_counter()
-            result = updater.consolidate(space, llm=llm)
-            done = time.perf_counter()
-            store_ms.append((stored - started) * 1000)
-            add_ms.append((done - started) * 1000)
-            errors += result.errors
-            rejected += len(result.items_rejected)
-            self.stderr.write(f"\ringested {i}/{len(pages)} pages", ending="")
-            sys.stderr.flush()
-        self.stderr.write("")
-        usage = llm.usage()
-        calls = usage.calls - usage_before.calls
-
+        space, pages, stats = ingest_conversation(
+            chosen, user_id=user_id, assistant_id=assistant, llm=llm, limit=limit, progress=ProgressBar(self.stderr)
+        )
         if not report:
-            self.stdout.write(f"ingested {len(pages)} pages into {space}; {calls} LLM calls")
+            self.stdout.write(f"ingested {stats.pages} pages into {space}; {stats.llm_calls} LLM calls")
             return
         out = self.stdout.write
         self._show_memory(space)  # before the timing queries below add their hits to the heat
@@ -91,20 +59,20 @@ class Command(BaseCommand):
             retrieve(space, question)
             retrieve_ms.append((time.perf_counter() - started) * 1000)
 
-        turns = sum(len(p.dia_ids) for p in pages)
-        out(f"\n== {chosen['sample_id']}: {len(pages)} pages ({turns} dialogue turns) into {space}")
+        out(f"\n== {chosen['sample_id']}: {stats.pages} pages ({stats.turns} dialogue turns) into {space}")
         out(f"LLM: {llm.name}")
         out(
-            f"LLM calls: {calls} ({calls / len(pages):.3f} per page, {calls / turns:.3f} per dialogue turn), "
-            f"prompt tokens "
-            f"{usage.prompt_tokens - usage_before.prompt_tokens}, completion tokens "
-            f"{usage.completion_tokens - usage_before.completion_tokens}"
+            f"LLM calls: {stats.llm_calls} ({stats.llm_calls / stats.pages:.3f} per page, "
+            f"{stats.llm_calls / stats.turns:.3f} per dialogue turn), prompt tokens {stats.prompt_tokens}, "
+            f"completion tokens {stats.completion_tokens}"
         )
-        out(f"store a turn (request path):            {describe(store_ms)}")
-        out(f"add_memory with inline consolidation:   {describe(add_ms)}")
+        out(f"store a turn (request path):            {describe(stats.store_ms)}")
+        out(f"add_memory with inline consolidation:   {describe(stats.add_ms)}")
         out(f"retrieval at the end ({len(questions)} questions): {describe(retrieve_ms)}")
-        out(f"extracted items rejected by validation: {rejected}; consolidation errors: {len(errors)}")
-        for error in errors[:5]:
+        out(
+            f"extracted items rejected by validation: {stats.items_rejected}; consolidation errors: {len(stats.errors)}"
+        )
+        for error in stats.errors[:5]:
             out(f"  error: {error}")
 
     def _show_memory(self, space: MemorySpace) -> None:

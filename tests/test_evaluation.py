@@ -1,0 +1,218 @@
+"""The LoCoMo evaluation: LoCoMo's metrics, the plain baselines and the evaluate_locomo command."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from memory_engine.evaluation.baselines import BM25Turns, DenseTurns, LastTurns
+from memory_engine.evaluation.locomo_run import spread
+from memory_engine.evaluation.metrics import (
+    answer_f1,
+    bleu1,
+    evidence_recall,
+    locomo_answer_score,
+    normalize_answer,
+    token_f1,
+)
+from memory_engine.locomo import iter_turns
+from memory_engine.models import Page
+from tests.fake_llm_server import reply
+from tests.memory_helpers import nothing_extracted
+
+# --- metrics ----------------------------------------------------------------------------------------
+
+
+def test_answers_are_normalised_as_locomo_does():
+    assert normalize_answer("The Cat, and a dog!") == "cat dog"
+    assert normalize_answer("  7 May 2023. ") == "7 may 2023"
+
+
+def test_f1_stems_words_and_counts_repeated_tokens_once_each():
+    assert token_f1("painting sunsets", "painted a sunset") == pytest.approx(1.0)
+    assert token_f1("sunset sunset", "sunset") == pytest.approx(2 * 0.5 * 1.0 / 1.5)
+    assert token_f1("", "sunset") == 0.0
+    assert token_f1("beach", "mountains") == 0.0
+
+
+def test_multi_hop_answers_are_scored_part_by_part():
+    # Gold parts: pottery (found), camping (found), swimming (missed): mean of best F1 per gold part.
+    assert answer_f1("camping, pottery", "pottery, camping, swimming", 1) == pytest.approx(2 / 3)
+
+
+def test_open_domain_gold_is_cut_at_its_rationale():
+    assert answer_f1("likely no", "Likely no; she wants to be a counselor", 3) == pytest.approx(1.0)
+    assert answer_f1("likely no", "Likely no; she wants to be a counselor", 4) < 1.0
+
+
+def test_adversarial_questions_score_a_refusal():
+    assert locomo_answer_score("Not mentioned in the conversation", "", 5) == 1.0
+    assert locomo_answer_score("No information available.", "", 5) == 1.0
+    assert locomo_answer_score("Sweden", "", 5) == 0.0
+
+
+def test_bleu1_rewards_shared_words_and_punishes_short_answers():
+    assert bleu1("transgender woman", "Transgender woman") == pytest.approx(1.0)
+    assert 0 < bleu1("woman", "transgender woman") < 1.0
+    assert bleu1("", "anything") == 0.0
+
+
+def test_evidence_recall_counts_the_first_k_distinct_turns():
+    ranked = ["D1:1", "D1:1", "D2:3", "D4:1", "D1:2"]
+    assert evidence_recall(["D2:3", "D1:2"], ranked, 2) == 0.5
+    assert evidence_recall(["D2:3", "D1:2"], ranked, 4) == 1.0
+    with pytest.raises(ValueError):
+        evidence_recall([], ranked, 5)
+
+
+# --- a tiny conversation in LoCoMo's format -----------------------------------------------------------
+
+SAMPLE = {
+    "sample_id": "conv-t1",
+    "conversation": {
+        "speaker_a": "Ann",
+        "speaker_b": "Ben",
+        "session_1_date_time": "9:00 am on 1 March, 2023",
+        "session_1": [
+            {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Ben! I finally adopted a dog, his name is Pepper."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Congratulations! What breed is Pepper?"},
+            {"speaker": "Ann", "dia_id": "D1:3", "text": "Pepper is a beagle and loves long walks in the park."},
+            {"speaker": "Ben", "dia_id": "D1:4", "text": "Beagles are great. I started learning the violin."},
+        ],
+        "session_2_date_time": "6:30 pm on 20 April, 2023",
+        "session_2": [
+            {"speaker": "Ann", "dia_id": "D2:1", "text": "I ran my first marathon in Boston last week!"},
+            {"speaker": "Ben", "dia_id": "D2:2", "text": "Amazing! My violin teacher says I am improving."},
+            {"speaker": "Ann", "dia_id": "D2:3", "text": "I also repainted my kitchen a bright yellow."},
+            {"speaker": "Ben", "dia_id": "D2:4", "text": "Yellow kitchens feel so sunny."},
+            {"speaker": "Ann", "dia_id": "D2:5", "text": "My sister is visiting from Lisbon next month."},
+            {"speaker": "Ben", "dia_id": "D2:6", "text": "Show her the new kitchen!"},
+        ],
+    },
+    "qa": [
+        {"question": "What is the name of Ann's dog?", "answer": "Pepper", "evidence": ["D1:1"], "category": 4},
+        {"question": "When did Ann run a marathon?", "answer": "April 2023", "evidence": ["D2:1"], "category": 2},
+        {"question": "What instrument is Ben learning?", "answer": "violin", "evidence": ["D1:4; D2:2"], "category": 1},
+        {"question": "What is Ann's favourite film?", "adversarial_answer": "Heat", "evidence": [], "category": 5},
+    ],
+}
+
+
+@pytest.fixture
+def locomo_file(tmp_path):
+    path = tmp_path / "locomo-tiny.json"
+    path.write_text(json.dumps([SAMPLE]), encoding="utf-8")
+    return path
+
+
+def test_the_baselines_rank_turns_their_own_way():
+    turns = list(iter_turns(SAMPLE))
+    assert LastTurns(turns).rank("anything", 3) == ["D2:6", "D2:5", "D2:4"]
+    assert BM25Turns(turns).rank("long walks in the park", 3) == ["D1:3"]  # only turns sharing a word
+    assert DenseTurns(turns).rank("running a marathon in Boston", 1) == ["D2:1"]
+
+
+def _run(locomo_file, tmp_path, *args):
+    out = tmp_path / "eval"
+    call_command("evaluate_locomo", "--file", str(locomo_file), "--out", str(out), *args)
+    return out, json.loads((out / "locomo.json").read_text())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_report(locomo_file, tmp_path, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
+    out, result = _run(locomo_file, tmp_path, "--no-llm")
+
+    assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png"}
+    assert (out / "locomo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    sample = result["samples"][0]
+    assert sample["ingest"]["pages"] == 5 and sample["ingest"]["turns"] == 10
+    assert sample["tiers"] == {"short": 2, "mid": 3, "archived": 0}
+    dog, marathon, violin, film = sample["questions"]
+    assert dog["ranked"]["MemoryOS"][:2] == ["D1:1", "D1:2"]  # the page of Ann's turn and Ben's reply
+    assert marathon["ranked"]["BM25 turns"][0] == "D2:1"
+    assert violin["evidence"] == ["D1:4", "D2:2"]  # "D1:4; D2:2" cleaned
+    assert film["evidence"] == []
+    # The last two pages are short-term: always in the prompt, so not ranked.
+    assert not {"D2:3", "D2:4", "D2:5", "D2:6"} & set(dog["ranked"]["MemoryOS"])
+
+    recall = result["summary"]["recall"]
+    assert recall["MemoryOS"]["4 single-hop"] == {"n": 1, "@5": 1.0, "@10": 1.0, "@25": 1.0}
+    assert recall["last-k turns"]["4 single-hop"]["@5"] == 0.0
+    assert recall["MemoryOS"]["5 adversarial"]["n"] == 0
+    assert result["summary"]["answers"] == {}
+    table = (out / "locomo.md").read_text()
+    assert "| **MemoryOS** | " in table and "Evidence recall@10" in table
+
+
+def _answers(request):
+    """Promotion requests get an empty extraction; a question gets the answer its context supports."""
+    if request.get("response_format"):
+        return nothing_extracted()
+    prompt = request["messages"][-1]["content"]
+    if "name of Ann's dog" in prompt:
+        return reply("Pepper" if "Pepper" in prompt.split("Question:")[0] else "I don't know")
+    return reply("Not mentioned in the conversation")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_an_llm_each_method_answers_and_is_scored_with_locomo_f1(locomo_file, tmp_path, settings, fake_llm):
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
+    fake_llm.responder = _answers
+    _, result = _run(locomo_file, tmp_path, "--answer")
+
+    dog = result["samples"][0]["questions"][0]
+    assert dog["answers"] == {"MemoryOS": "Pepper", "BM25 turns": "Pepper", "full conversation": "Pepper"}
+    answers = result["summary"]["answers"]
+    assert answers["MemoryOS"]["4 single-hop"]["f1"] == 1.0
+    assert answers["MemoryOS"]["5 adversarial"] == {"n": 1, "f1": 1.0, "bleu1": None}
+    assert answers["MemoryOS"]["2 temporal"]["f1"] == 0.0  # "Not mentioned" is wrong there
+    asked = [r for r in fake_llm.requests if not r.get("response_format")]
+    assert len(asked) == 4 * 3  # every question, three methods
+    assert all(r["temperature"] == 0.0 for r in asked)
+
+
+@pytest.mark.offline_llm
+@pytest.mark.django_db(transaction=True)
+def test_a_locomo_subset_runs_through_the_real_offline_stack(tmp_path, settings):
+    """The CI-sized run of the real thing: conv-26's first 40 pages, the bundled LLM promoting."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "LLM_BASE_URL": ""}
+    out = tmp_path / "eval"
+    call_command(
+        "evaluate_locomo", "--samples", "conv-26", "--limit-pages", "40", "--limit-questions", "40", "--out", str(out)
+    )
+    result = json.loads((out / "locomo.json").read_text())
+    sample = result["samples"][0]
+    assert sample["ingest"]["pages"] == 40 and sample["ingest"]["llm_calls"] >= 1
+    assert sample["ingest"]["errors"] == []
+    recall = result["summary"]["recall"]
+    asked = recall["MemoryOS"]["1-4 all"]["n"]
+    assert asked > 10
+    assert recall["MemoryOS"]["1-4 all"]["@25"] > recall["last-k turns"]["1-4 all"]["@25"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ingest_locomo_reports_costs_and_what_the_memory_built(locomo_file, settings, fake_llm, capsys):
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
+    fake_llm.responder = lambda request: nothing_extracted()
+    call_command("ingest_locomo", "--file", str(locomo_file), "--report")
+    call_command("ingest_locomo", "--file", str(locomo_file), "--report")  # replaces, does not add
+    printed = capsys.readouterr().out.split("== conv-t1")[-1]
+    assert "5 pages (10 dialogue turns)" in printed
+    assert "retrieval at the end (4 questions)" in printed
+    assert Page.objects.count() == 5
+
+
+def test_a_limited_number_of_answers_is_spread_over_the_questions():
+    assert spread(10, 3) == {1, 4, 7}
+    assert spread(4, None) == spread(4, 9) == {1, 2, 3, 4}
+
+
+def test_a_file_that_is_not_locomo_is_a_clear_error(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(CommandError, match="cannot read LoCoMo samples"):
+        call_command("evaluate_locomo", "--file", str(broken))
+    with pytest.raises(CommandError, match="no sample"):
+        call_command("evaluate_locomo", "--samples", "conv-999")
