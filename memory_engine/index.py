@@ -25,7 +25,7 @@ import shutil
 import tempfile
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import faiss
@@ -172,12 +172,32 @@ class DenseIndex:
 
 
 @dataclass
+class PageOrder:
+    """Where each mid-term page of a space sits in its conversation: id -> seq and seq -> id. Kept with
+    the pages' BM25 index (built from the database in every process), so that finding a page's
+    neighbours costs no query."""
+
+    seq_of: dict[int, int] = field(default_factory=dict)
+    id_at: dict[int, int] = field(default_factory=dict)
+
+    def remove(self, page_id: int) -> None:
+        seq = self.seq_of.pop(page_id, None)
+        if seq is not None and self.id_at.get(seq) == page_id:
+            del self.id_at[seq]
+
+    def add(self, page_id: int, seq: int) -> None:
+        self.seq_of[page_id] = seq
+        self.id_at[seq] = page_id
+
+
+@dataclass
 class SpaceIndexes:
     """The indexes of one space held by this process, and the version they are current to."""
 
-    dense: dict[str, DenseIndex]
-    lexical: dict[str, BM25Index]
-    lexical_version: dict[str, int]
+    dense: dict[str, DenseIndex] = field(default_factory=dict)
+    lexical: dict[str, BM25Index] = field(default_factory=dict)
+    lexical_version: dict[str, int] = field(default_factory=dict)
+    page_order: PageOrder = field(default_factory=PageOrder)
 
 
 _cache: dict[int, SpaceIndexes] = {}
@@ -284,11 +304,19 @@ def _catch_up_dense(spec: IndexSpec, space: MemorySpace, index: DenseIndex, upto
     index.version = upto
 
 
-def _catch_up_lexical(spec: IndexSpec, space: MemorySpace, index: BM25Index, above: int, upto: int) -> None:
-    for row_id, live, row in _changed_rows(spec, space.pk, above, upto, spec.text_fields):
+def _catch_up_lexical(
+    spec: IndexSpec, space: MemorySpace, index: BM25Index, order: PageOrder | None, above: int, upto: int
+) -> None:
+    """Bring a BM25 index (and, for pages, their order) from version `above` to `upto`."""
+    fields = (*spec.text_fields, "seq") if order is not None else spec.text_fields
+    for row_id, live, row in _changed_rows(spec, space.pk, above, upto, fields):
         index.remove(row_id)
+        if order is not None:
+            order.remove(row_id)
         if live:
             index.add(row_id, spec.text_of(row))
+            if order is not None:
+                order.add(row_id, row["seq"])
 
 
 _pinned = threading.local()
@@ -328,7 +356,7 @@ def dense_index(space: MemorySpace, name: str) -> DenseIndex:
     with _lock:
         version = _current_version(space)
         model = check_embedding_model(space)
-        held = _cache.setdefault(space.pk, SpaceIndexes({}, {}, {}))
+        held = _cache.setdefault(space.pk, SpaceIndexes())
         index = held.dense.get(name)
         if index is None or index.model != model or index.version > version:
             index = read_index_file(index_path(space.pk, name))
@@ -350,13 +378,15 @@ def lexical_index(space: MemorySpace, name: str) -> BM25Index:
     spec = SPECS[name]
     with _lock:
         version = _current_version(space)
-        held = _cache.setdefault(space.pk, SpaceIndexes({}, {}, {}))
+        held = _cache.setdefault(space.pk, SpaceIndexes())
         index = held.lexical.get(name)
         have = held.lexical_version.get(name, -1)
         if index is None or have > version:
             index, have = BM25Index(), -1
+            if spec.model is Page:
+                held.page_order = PageOrder()
         if have < version:
-            _catch_up_lexical(spec, space, index, have, version)
+            _catch_up_lexical(spec, space, index, held.page_order if spec.model is Page else None, have, version)
         held.lexical[name] = index
         held.lexical_version[name] = version
         return index
@@ -414,6 +444,17 @@ def search_lexical(
 ) -> list[tuple[int, float]]:
     with _lock:
         return lexical_index(space, name).search(query, k, allowed)
+
+
+def page_neighbourhood(space: MemorySpace, page_ids: set[int]) -> dict[int, int]:
+    """id -> seq of the given mid-term pages and of the mid-term pages just before and after each;
+    ids that are not mid-term pages are left out."""
+    with _lock:
+        lexical_index(space, "pages")
+        order = _cache[space.pk].page_order
+        seqs = {order.seq_of[i] for i in page_ids if i in order.seq_of}
+        wanted = {seq + step for seq in seqs for step in (-1, 0, 1)}
+        return {order.id_at[seq]: seq for seq in wanted if seq in order.id_at}
 
 
 def reembed_space(space: MemorySpace) -> int:

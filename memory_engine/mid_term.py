@@ -69,16 +69,21 @@ def record_heat(session: MidTermSession, cause: str, params: HeatParams, now: da
     """Store the session's current heat on it and as a point of its heat timeline."""
     session.heat = session_heat(session, params, now)
     MidTermSession.objects.filter(pk=session.pk).update(heat=session.heat)
-    return HeatEvent.objects.create(
-        space_id=session.space_id,
-        session=session,
-        at=now,
-        cause=cause,
-        heat=session.heat,
-        n_visit=session.n_visit,
-        l_interaction=session.l_interaction,
-        recency=recency(seconds_since_visit(session, now), params.mu_seconds),
-    )
+    return HeatEvent.objects.create(**_heat_point(session, cause, params, now))
+
+
+def _heat_point(session: MidTermSession, cause: str, params: HeatParams, now: datetime) -> dict:
+    """The fields of a heat timeline point for the session as it is now (its heat already set)."""
+    return {
+        "space_id": session.space_id,
+        "session": session,
+        "at": now,
+        "cause": cause,
+        "heat": session.heat,
+        "n_visit": session.n_visit,
+        "l_interaction": session.l_interaction,
+        "recency": recency(seconds_since_visit(session, now), params.mu_seconds),
+    }
 
 
 def session_refresh(session: MidTermSession, *, version: int) -> None:
@@ -117,5 +122,12 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
         MidTermSession.objects.filter(pk__in=session_ids, space=space).update(
             n_visit=F("n_visit") + 1, total_visits=F("total_visits") + 1, last_visit_at=now
         )
-        for session in MidTermSession.objects.filter(pk__in=session_ids, space=space):
-            record_heat(session, HeatEvent.Cause.RETRIEVED, params, now)
+        # A retrieval is on the request path: one statement each for the heats and the timeline points,
+        # however many sessions were hit.
+        sessions = list(MidTermSession.objects.filter(pk__in=session_ids, space=space).defer("embedding"))
+        for session in sessions:
+            session.heat = session_heat(session, params, now)
+        MidTermSession.objects.bulk_update(sessions, ["heat"])
+        HeatEvent.objects.bulk_create(
+            [HeatEvent(**_heat_point(s, HeatEvent.Cause.RETRIEVED, params, now)) for s in sessions]
+        )

@@ -26,7 +26,7 @@ from django.db.models import F, Prefetch
 from django.utils import timezone
 
 from memory_engine.embeddings import get_embedder
-from memory_engine.index import score_dense, search_dense, search_lexical
+from memory_engine.index import page_neighbourhood, pinned_versions, score_dense, search_dense, search_lexical
 from memory_engine.keywords import content_tokens, jaccard
 from memory_engine.long_term import profile_entries
 from memory_engine.mid_term import sessions_record_hits
@@ -156,7 +156,7 @@ def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
 
 def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], top: int) -> list[Item]:
     hits = search_dense(space, "sessions", query_vector, top * 4)
-    sessions = MidTermSession.objects.in_bulk([i for i, _ in hits])
+    sessions = MidTermSession.objects.defer("embedding").in_bulk([i for i, _ in hits])
     scored = []
     for session_id, cos in hits:
         session = sessions.get(session_id)
@@ -195,9 +195,7 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
     candidates = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
     if not candidates:
         return []
-    seqs = set(Page.objects.filter(id__in=candidates).values_list("seq", flat=True))
-    around = {seq + step for seq in seqs for step in (-1, 1)} - seqs
-    pool = dict(Page.objects.filter(space=space, tier=Page.Tier.MID, seq__in=seqs | around).values_list("id", "seq"))
+    pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
     dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
     cfg = settings.MEMORYOS
@@ -209,7 +207,7 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
     )
     chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
     best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
-    pages = Page.objects.in_bulk(best)
+    pages = Page.objects.defer("embedding").in_bulk(best)
     items = []
     for pid in best:
         page = pages.get(pid)
@@ -225,7 +223,8 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
     return items
 
 
-def _search_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[Item]:
+def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[tuple[int, dict]]:
+    """The ids of the best `top` entries of a knowledge index by match, each with its scores."""
     dense_hits = search_dense(space, name, query_vector, CANDIDATES)
     lexical_hits = search_lexical(space, name, query, CANDIDATES)
     ids = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
@@ -233,15 +232,23 @@ def _search_knowledge(space: MemorySpace, name: str, query: str, query_vector, t
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
     match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
     best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
-    entries = LongTermEntry.objects.prefetch_related(_SOURCE_PAGE_IDS).in_bulk(best)
-    items = []
-    for eid in best:
-        entry = entries.get(eid)
-        if entry is None or entry.status != LongTermEntry.Status.ACTIVE:
-            continue
-        scores = {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}
-        items.append(_entry_item(entry, match[eid], scores))
-    return items
+    return [(eid, {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}) for eid in best]
+
+
+def _knowledge_items(*rankings: list[tuple[int, dict]]) -> list[list[Item]]:
+    """The entries of each ranking as items, in its order; all read in one query."""
+    entries = LongTermEntry.objects.defer("embedding").prefetch_related(_SOURCE_PAGE_IDS).in_bulk(
+        [eid for ranking in rankings for eid, _ in ranking]
+    )
+    out = []
+    for ranking in rankings:
+        items = []
+        for eid, scores in ranking:
+            entry = entries.get(eid)
+            if entry is not None and entry.status == LongTermEntry.Status.ACTIVE:
+                items.append(_entry_item(entry, scores["match"], scores))
+        out.append(items)
+    return out
 
 
 # An entry's provenance needs only the ids of its source pages, not their text and vectors.
@@ -304,12 +311,16 @@ def retrieve(
     query_vector: np.ndarray = get_embedder().encode_one(topic)
     query_words = set(content_tokens(topic))
     result = Retrieval(query=query, token_budget=budget)
-    result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-    pages = _search_pages(space, topic, query_vector, top_pages)
-    short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space)]
-    profile = [_entry_item(e, 1.0, {}) for e in profile_entries(space).prefetch_related(_SOURCE_PAGE_IDS)]
-    user_knowledge = _search_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
-    assistant_knowledge = _search_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
+    with pinned_versions():  # every index searched as of one read of the space's version
+        result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
+        pages = _search_pages(space, topic, query_vector, top_pages)
+        user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
+        assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
+    user_knowledge, assistant_knowledge = _knowledge_items(user_ranking, assistant_ranking)
+    short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
+    profile = [
+        _entry_item(e, 1.0, {}) for e in profile_entries(space).defer("embedding").prefetch_related(_SOURCE_PAGE_IDS)
+    ]
 
     left = budget
     newest_first, used, dropped = _fit(short[::-1], left)

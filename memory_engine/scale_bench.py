@@ -455,54 +455,32 @@ def web_probe(options: BenchOptions, *, space_id: int) -> dict:
 def worker_probe(options: BenchOptions) -> dict:
     """A worker process: ingest the first pages of a LoCoMo sample into a fresh space through page_store
     and updater.consolidate with the offline LLM, as ingest_locomo does. Throughput, LLM cost, peak RSS."""
+    from memory_engine.evaluation.locomo_run import ingest_conversation
     from memory_engine.llm import get_llm
-    from memory_engine.locomo import DEV_FILE, iter_pages, load_samples
+    from memory_engine.locomo import DEV_FILE, load_samples
 
     samples = load_samples(DEV_FILE)
     sample = next((s for s in samples if options.locomo_sample in (None, s["sample_id"])), None)
     if sample is None:
         raise ValueError(f"no LoCoMo sample {options.locomo_sample!r}")
-    pages = list(iter_pages(sample))[: options.consolidation_pages]
-    user_create(user_id=WORKER_USER)
-    assistant_create(assistant_id=WORKER_ASSISTANT, name="Bench")
-    space = space_get(user_id=WORKER_USER, assistant_id=WORKER_ASSISTANT)
-    if space.last_seq:
-        index.forget_space(space.pk, delete_files=True)
-        space.delete()
-        space = space_get(user_id=WORKER_USER, assistant_id=WORKER_ASSISTANT)
     get_embedder()
     llm = get_llm()
-    before = llm.usage()
-    totals = updater.ConsolidationReport()
-    started = time.perf_counter()
-    for page in pages:
-        page_store(
-            space=space,
-            user_input=page.user_input,
-            agent_response=page.agent_response,
-            timestamp=page.timestamp,
-            meta={"dia_ids": page.dia_ids},
-        )
-        report = updater.consolidate(space, llm=llm)
-        totals.pages_moved += report.pages_moved
-        totals.sessions_promoted += report.sessions_promoted
-        totals.items_stored += report.items_stored
-        totals.failures += report.failures
-    seconds = time.perf_counter() - started
-    used = llm.usage() - before
+    _, _, stats = ingest_conversation(
+        sample, user_id=WORKER_USER, assistant_id=WORKER_ASSISTANT, llm=llm, limit=options.consolidation_pages
+    )
     return {
         "sample": sample["sample_id"],
         "llm": llm.name,
-        "turns": len(pages),
-        "seconds": round(seconds, 2),
-        "turns_per_second": round(len(pages) / seconds, 3) if seconds else 0.0,
-        "llm_calls": used.calls,
-        "prompt_tokens": used.prompt_tokens,
-        "completion_tokens": used.completion_tokens,
-        "pages_moved": totals.pages_moved,
-        "sessions_promoted": totals.sessions_promoted,
-        "items_stored": totals.items_stored,
-        "errors": totals.errors,
+        "turns": stats.pages,
+        "seconds": round(stats.seconds, 2),
+        "turns_per_second": round(stats.pages / stats.seconds, 3) if stats.seconds else 0.0,
+        "llm_calls": stats.llm_calls,
+        "prompt_tokens": stats.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "pages_moved": stats.pages_moved,
+        "sessions_promoted": stats.sessions_promoted,
+        "items_stored": stats.items_stored,
+        "errors": stats.errors,
         "peak_rss_bytes": peak_rss_bytes(),
     }
 

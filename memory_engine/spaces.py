@@ -48,6 +48,7 @@ def space_get(*, user_id: str, assistant_id: str, create: bool = True) -> Memory
         raise UnknownAssistant(assistant_id)
     space = MemorySpace.objects.filter(user=user, assistant=assistant).first()
     if space is not None:
+        space.user, space.assistant = user, assistant  # already read: spares two queries on first use
         return space
     if not create:
         raise MemoryInputError(f"no memory space for user {user_id!r} and assistant {assistant_id!r}")
@@ -98,3 +99,24 @@ def next_vector_version(space: MemorySpace) -> int:
     space.vector_version += 1
     MemorySpace.objects.filter(pk=space.pk).update(vector_version=space.vector_version)
     return space.vector_version
+
+
+def space_delete(*, space: MemorySpace) -> None:
+    """Delete everything of one memory space: turns, sessions, heat timeline, profile, knowledge and its
+    history, consolidation runs (a queued job then finds the space gone and does nothing), and its
+    index files. Nothing of any other space is touched. Safe to repeat."""
+    from memory_engine import index  # here: index imports this module
+
+    space_id = space.pk
+    MemorySpace.objects.filter(pk=space_id).delete()  # the rows of every tier cascade with it
+    index.forget_space(space_id, delete_files=True)
+
+
+def user_memory_delete(*, user: MemoryUser) -> int:
+    """Delete all the memory of a user (every space, as space_delete, and the user's API tokens), and the
+    user. Returns the number of spaces deleted. Nothing of other users is touched. Safe to repeat."""
+    spaces = list(MemorySpace.objects.filter(user=user))
+    for space in spaces:
+        space_delete(space=space)
+    MemoryUser.objects.filter(pk=user.pk).delete()
+    return len(spaces)

@@ -151,3 +151,19 @@ def test_a_pinned_block_reads_the_space_version_once_for_every_search(memory, sp
     before = len(dense_index(space, "pages"))
     add_turns(memory, COOKING_TALK)  # bumps the version: seen again once the block is over
     assert len(dense_index(space, "pages")) == before + 3
+
+
+def test_the_neighbourhood_of_a_page_follows_the_pages_that_are_in_mid_term(memory, space):
+    add_turns(memory, COOKING_TALK)
+    mid = list(Page.objects.filter(space=space, tier=Page.Tier.MID).order_by("seq").values_list("id", "seq"))
+    assert len(mid) >= 3
+    (first, _), (second, second_seq), (third, _) = mid[:3]
+    assert index.page_neighbourhood(space, {second}) == {first: mid[0][1], second: second_seq, third: mid[2][1]}
+    # Another process archives the middle page (as an eviction does): it leaves every neighbourhood.
+    version = index.begin_vector_write(space)
+    Page.objects.filter(pk=second).update(tier=Page.Tier.ARCHIVED, vector_version=version)
+    assert index.page_neighbourhood(space, {second}) == {}
+    assert second not in index.page_neighbourhood(space, {first, third})
+    index.forget_all()  # a fresh process builds the same from the database
+    assert second not in index.page_neighbourhood(space, {first, third})
+    assert first in index.page_neighbourhood(space, {first})

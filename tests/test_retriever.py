@@ -143,3 +143,18 @@ def test_an_empty_or_broken_query_is_an_error(memory, filled):
         memory.retrieve(user_id="alice", assistant_id="helper", query="  ")
     with pytest.raises(InvalidTurn):
         memory.retrieve(user_id="alice", assistant_id="helper", query="bad \udfff")
+
+
+def test_a_retrieval_costs_the_same_number_of_queries_however_many_sessions_it_heats(memory, filled):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_and_sessions(top_pages):
+        with CaptureQueriesContext(connection) as captured:
+            result = memory.retrieve(user_id="alice", assistant_id="helper", query="Milo Lisbon", top_pages=top_pages)
+        return len(captured), len({i.provenance["session_id"] for i in result.pages})
+
+    queries_and_sessions(1)  # the indexes built
+    narrow, wide = queries_and_sessions(1), queries_and_sessions(10)
+    assert wide[1] > narrow[1] == 1
+    assert wide[0] == narrow[0]

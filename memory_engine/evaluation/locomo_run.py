@@ -50,6 +50,9 @@ class IngestStats:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    pages_moved: int = 0
+    sessions_promoted: int = 0
+    items_stored: int = 0
     items_rejected: int = 0
     errors: list[str] = field(default_factory=list)
     store_ms: list[float] = field(default_factory=list)  # storing the turn (the request path)
@@ -126,6 +129,9 @@ def ingest_conversation(
         report = updater.consolidate(space, llm=llm, promote=promote and llm is not None)
         stats.add_ms.append((time.perf_counter() - before) * 1000)
         stats.errors += report.errors
+        stats.pages_moved += report.pages_moved
+        stats.sessions_promoted += report.sessions_promoted
+        stats.items_stored += report.items_stored
         stats.items_rejected += len(report.items_rejected)
         if progress:
             progress(f"{sample['sample_id']} ingest pages", number, len(pages))
