@@ -113,19 +113,24 @@ def active_sessions(space: MemorySpace) -> list[MidTermSession]:
 def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: datetime) -> None:
     """Count a retrieval hit on each session: N_visit + 1, last visit now, a heat timeline point.
 
-    Not idempotent: each call is one more visit. Uses atomic increments, so it needs no space lock.
+    Not idempotent: each call is one more visit. The sessions are locked while they are counted, so
+    concurrent hits all count; it needs no space lock. Four statements however many sessions were hit
+    (a retrieval is on the request path).
     """
     if not session_ids:
         return
     params = heat_params(space)
-    with transaction.atomic():
-        MidTermSession.objects.filter(pk__in=session_ids, space=space).update(
+    with transaction.atomic(savepoint=False):  # joins the caller's transaction when there is one
+        sessions = list(
+            MidTermSession.objects.select_for_update().filter(pk__in=session_ids, space=space).defer("embedding")
+        )
+        MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
             n_visit=F("n_visit") + 1, total_visits=F("total_visits") + 1, last_visit_at=now
         )
-        # A retrieval is on the request path: one statement each for the heats and the timeline points,
-        # however many sessions were hit.
-        sessions = list(MidTermSession.objects.filter(pk__in=session_ids, space=space).defer("embedding"))
-        for session in sessions:
+        for session in sessions:  # as the update left them: they are locked
+            session.n_visit += 1
+            session.total_visits += 1
+            session.last_visit_at = now
             session.heat = session_heat(session, params, now)
         MidTermSession.objects.bulk_update(sessions, ["heat"])
         HeatEvent.objects.bulk_create(

@@ -22,13 +22,13 @@ from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db.models import F, Prefetch
+from django.db import connection, transaction
+from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from memory_engine.embeddings import get_embedder
 from memory_engine.index import page_neighbourhood, pinned_versions, score_dense, search_dense, search_lexical
 from memory_engine.keywords import content_tokens, jaccard
-from memory_engine.long_term import profile_entries
 from memory_engine.mid_term import sessions_record_hits
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.short_term import short_term_pages
@@ -235,20 +235,32 @@ def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top
     return [(eid, {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}) for eid in best]
 
 
-def _knowledge_items(*rankings: list[tuple[int, dict]]) -> list[list[Item]]:
-    """The entries of each ranking as items, in its order; all read in one query."""
-    entries = LongTermEntry.objects.defer("embedding").prefetch_related(_SOURCE_PAGE_IDS).in_bulk(
-        [eid for ranking in rankings for eid, _ in ranking]
+def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> list[list[Item]]:
+    """The active profile (by attribute), then the entries of each ranking as items in its order; all
+    read in one query."""
+    wanted = [eid for ranking in rankings for eid, _ in ranking]
+    profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
+    rows = list(
+        LongTermEntry.objects.filter(profile | Q(pk__in=wanted)).defer("embedding").prefetch_related(_SOURCE_PAGE_IDS)
     )
-    out = []
+    by_id = {entry.pk: entry for entry in rows}
+    out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
     for ranking in rankings:
         items = []
         for eid, scores in ranking:
-            entry = entries.get(eid)
+            entry = by_id.get(eid)
             if entry is not None and entry.status == LongTermEntry.Status.ACTIVE:
                 items.append(_entry_item(entry, scores["match"], scores))
         out.append(items)
     return out
+
+
+def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
+    return (
+        entry.space_id == space.pk
+        and entry.kind == LongTermEntry.Kind.PROFILE
+        and entry.status == LongTermEntry.Status.ACTIVE
+    )
 
 
 # An entry's provenance needs only the ids of its source pages, not their text and vectors.
@@ -316,11 +328,8 @@ def retrieve(
         pages = _search_pages(space, topic, query_vector, top_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
-    user_knowledge, assistant_knowledge = _knowledge_items(user_ranking, assistant_ranking)
+    profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
     short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
-    profile = [
-        _entry_item(e, 1.0, {}) for e in profile_entries(space).defer("embedding").prefetch_related(_SOURCE_PAGE_IDS)
-    ]
 
     left = budget
     newest_first, used, dropped = _fit(short[::-1], left)
@@ -345,8 +354,18 @@ def retrieve(
 
 
 def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
+    """One transaction for every hit of a retrieval. On PostgreSQL it commits without waiting for the
+    write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
+    (the database stays consistent), and a retrieval, which is on the request path, does not wait for
+    an fsync."""
     session_ids = sorted({item.provenance["session_id"] for item in result.pages})
-    sessions_record_hits(space, session_ids, now)
     entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
-    if entry_ids:
-        LongTermEntry.objects.filter(pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)
+    if not session_ids and not entry_ids:
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        sessions_record_hits(space, session_ids, now)
+        if entry_ids:
+            LongTermEntry.objects.filter(pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)
