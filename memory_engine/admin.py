@@ -1,6 +1,8 @@
 from django.contrib import admin
 
+from memory_engine.api.tokens import token_revoke
 from memory_engine.models import (
+    ApiToken,
     Assistant,
     ConsolidationRun,
     EntryVersion,
@@ -15,8 +17,29 @@ from memory_engine.models import (
 
 @admin.register(MemoryUser)
 class MemoryUserAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "display_name", "created_at"]
+    list_display = ["external_id", "display_name", "owner", "created_at"]
     search_fields = ["external_id", "display_name"]
+    list_select_related = ["owner"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are made with `manage.py api_token create` (the secret is shown only there); here they can
+    be seen and revoked."""
+
+    list_display = ["prefix", "memory_user", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["prefix", "name", "memory_user__external_id"]
+    readonly_fields = ["memory_user", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request, queryset):
+        for token in queryset:
+            token_revoke(token=token)
 
 
 @admin.register(Assistant)

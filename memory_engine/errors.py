@@ -19,3 +19,7 @@ class UnknownAssistant(MemoryInputError):
 
 class InvalidTurn(MemoryInputError):
     """A turn that is empty, too long, or not valid text."""
+
+
+class TurnTooLong(InvalidTurn):
+    """A turn or query longer than MEMORYOS_MAX_TURN_CHARS."""

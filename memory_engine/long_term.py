@@ -318,6 +318,52 @@ def apply_extraction(
 # --- Curation (library, API, admin) --------------------------------------------------------------
 
 
+def profile_entry_add(*, space: MemorySpace, attribute: str, value: str, actor: str, cause: str = Cause.LIBRARY):
+    """Record a profile value by hand, as profile_set does for an extraction (no source pages).
+    Raises ValueError for an empty attribute or value. Repeating it records only a merge note."""
+    attribute, value = _clean(attribute), _clean(value)
+    if not attribute or not value:
+        raise ValueError("the attribute and the value must not be empty")
+    with transaction.atomic():
+        locked = lock_space(space.pk)
+        return profile_set(
+            locked, attribute=attribute, value=value, pages=[], cause=cause, actor=actor, now=timezone.now()
+        )
+
+
+def knowledge_entry_add(
+    *, space: MemorySpace, kind: str, topic: str, fact: str, actor: str, cause: str = Cause.LIBRARY
+) -> LongTermEntry:
+    """Add a user or assistant fact by hand: merged into a near-duplicate or new (nothing superseded),
+    visible to retrieval at once; the capacity is enforced. Raises ValueError for an empty fact or a
+    kind that is not knowledge. Repeating it records only a merge note."""
+    fact, topic = _clean(fact), _clean(topic)
+    if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
+        raise ValueError(f"{kind!r} is not a kind of knowledge")
+    if not fact:
+        raise ValueError("the fact is empty")
+    vector = get_embedder().encode_one(fact)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = lock_space(space.pk)
+        version = begin_vector_write(locked)
+        entry = knowledge_add(
+            locked,
+            kind=kind,
+            topic=topic or fact[:200],
+            fact=fact,
+            vector=vector,
+            pages=[],
+            cause=cause,
+            actor=actor,
+            now=now,
+            version=version,
+            supersede=False,
+        )
+        knowledge_enforce_capacity(locked, kind=kind, actor=actor, now=now, version=version)
+    return entry
+
+
 def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
     """Change an active entry's value, re-embed a knowledge entry, and record the version.
 
@@ -357,6 +403,13 @@ def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY
         entry.save(update_fields=["status", "vector_version", "updated_at"])
         _version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now())
     return entry
+
+
+def entry_of(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry | None:
+    """The space's entry with this id, if it is of one of the kinds (whatever its status); else None."""
+    if not 0 < entry_id < 2**63:  # beyond any database's ids (and beyond what SQLite can even compare)
+        return None
+    return LongTermEntry.objects.filter(space=space, pk=entry_id, kind__in=kinds).defer("embedding").first()
 
 
 def profile_entries(space: MemorySpace):

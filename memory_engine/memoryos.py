@@ -68,13 +68,14 @@ class MemoryOS:
 
         `meta` is kept with the page as given (a JSON object), e.g. ids from the caller's own system.
         """
-        space = self.space(user_id=user_id, assistant_id=assistant_id)
-        page = page_store(
-            space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta
+        return turn_add(
+            space=self.space(user_id=user_id, assistant_id=assistant_id),
+            user_input=user_input,
+            agent_response=agent_response,
+            timestamp=timestamp,
+            meta=meta,
+            consolidate=self.consolidate_after_add,
         )
-        if self.consolidate_after_add:
-            request_consolidation(space)
-        return page
 
     def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
         """What every tier holds for the query, with scores and provenance (see retriever.retrieve)."""
@@ -88,14 +89,13 @@ class MemoryOS:
 
         Raises LLMError when the LLM gives no valid answer; then nothing is stored.
         """
-        query = _clean_query(query)
-        space = self.space(user_id=user_id, assistant_id=assistant_id)
-        retrieval = retrieve(space, query)
-        completion = generator.generate(space, retrieval, llm=self.llm)
-        page = page_store(space=space, user_input=query, agent_response=completion.text, timestamp=timestamp)
-        if self.consolidate_after_add:
-            request_consolidation(space)
-        return generator.Response(text=completion.text, page=page, retrieval=retrieval, completion=completion)
+        return reply(
+            space=self.space(user_id=user_id, assistant_id=assistant_id),
+            query=query,
+            llm=self.llm,
+            timestamp=timestamp,
+            consolidate=self.consolidate_after_add,
+        )
 
     def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
         return long_term.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
@@ -116,6 +116,38 @@ class MemoryOS:
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         _, run = run_consolidation(space.pk, kind=ConsolidationRun.Kind.ANALYSIS)
         return run
+
+
+def turn_add(
+    *,
+    space: MemorySpace,
+    user_input: str,
+    agent_response: str,
+    timestamp: datetime | None = None,
+    meta: dict | None = None,
+    consolidate: bool = True,
+) -> Page:
+    """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
+    moves it makes due. Raises InvalidTurn for bad text; then nothing is stored. Not idempotent."""
+    page = page_store(space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta)
+    if consolidate:
+        request_consolidation(space)
+    return page
+
+
+def reply(
+    *, space: MemorySpace, query: str, llm: LLM, timestamp: datetime | None = None, consolidate: bool = True
+) -> generator.Response:
+    """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
+    Raises InvalidTurn for a bad query and LLMError when the LLM gives no valid answer; then nothing is
+    stored."""
+    query = _clean_query(query)
+    retrieval = retrieve(space, query)
+    completion = generator.generate(space, retrieval, llm=llm)
+    page = turn_add(
+        space=space, user_input=query, agent_response=completion.text, timestamp=timestamp, consolidate=consolidate
+    )
+    return generator.Response(text=completion.text, page=page, retrieval=retrieval, completion=completion)
 
 
 def _clean_query(query: str) -> str:

@@ -9,6 +9,7 @@ V catches up by reading only the rows with a higher version, through an index on
 without it, catching up after each consolidation read every page of the space. See index.py.
 """
 
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -21,6 +22,11 @@ external_id_validator = RegexValidator(
 class MemoryUser(models.Model):
     external_id = models.CharField(max_length=100, unique=True, validators=[external_id_validator])
     display_name = models.CharField(max_length=200, blank=True)
+    # The playground account that may see this memory through the API and the chat page; a memory
+    # user made by the library or a command has none, and only API tokens made for it can reach it.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="memory_users"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -292,3 +298,19 @@ class ConsolidationRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} of space {self.space_id}: {self.status}"
+
+
+class ApiToken(models.Model):
+    """A secret that lets a program use the REST API and the MCP server for one memory user, and no
+    other. Only a hash of the secret is stored: it is shown once, when made (api.tokens.token_create)."""
+
+    memory_user = models.ForeignKey(MemoryUser, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True, help_text="What the token is for.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12, help_text="The secret's first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}... for {self.memory_user_id} ({self.name or 'unnamed'})"

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memory_engine.errors import InvalidTurn
+from memory_engine.errors import InvalidTurn, TurnTooLong
 from memory_engine.models import MemorySpace, Page
 from memory_engine.spaces import lock_space
 
@@ -32,7 +32,7 @@ def clean_turn_text(text: object, field: str) -> str:
         raise InvalidTurn(f"{field} contains a NUL character")
     limit = settings.MEMORYOS["MAX_TURN_CHARS"]
     if len(text) > limit:
-        raise InvalidTurn(f"{field} is {len(text)} characters long; the limit is {limit}")
+        raise TurnTooLong(f"{field} is {len(text)} characters long; the limit is {limit}")
     return text
 
 

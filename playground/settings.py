@@ -104,6 +104,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # the docs page's scripts, served from here: no CDN
     "memory_engine",
 ]
 
@@ -184,6 +186,50 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": envfloat("MEMORYOS_SWEEP_SECONDS", 60.0),
     },
 }
+
+# --- REST API and MCP server --------------------------------------------------------------------
+# Programs authenticate with an API token (one memory user each); the playground's pages with the
+# signed-in session. Rate limits count per token or account in the cache: set CACHE_URL (e.g.
+# redis://127.0.0.1:6379/1) when several processes serve the API, so they share the counts.
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memory_engine.api.tokens.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {
+        "api": envstr("MEMORYOS_API_RATE", "600/min"),
+        "chat": envstr("MEMORYOS_API_CHAT_RATE", "30/min"),
+    },
+    "EXCEPTION_HANDLER": "memory_engine.api.errors.exception_handler",
+}
+MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "MemoryOS Playground API",
+    "DESCRIPTION": "Three-tier memory for LLM assistants: turns, retrieval, profile and knowledge with history.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "EntryStatusEnum": "memory_engine.models.LongTermEntry.Status",
+        "SessionStatusEnum": "memory_engine.models.MidTermSession.Status",
+    },
+}
+CACHE_URL = envstr("CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+MCP_USER_ID = envstr("MEMORYOS_MCP_USER_ID", "")
+MCP_ASSISTANT_ID = envstr("MEMORYOS_MCP_ASSISTANT_ID", "mcp")
 
 # --- Logging ----------------------------------------------------------------------------------
 

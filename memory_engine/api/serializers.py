@@ -1,0 +1,217 @@
+"""What the API reads and writes. Input serializers check shape and size; output serializers render
+rows. Neither writes anything: the views call the engine's services."""
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memory_engine.export import SPACE_PARAMETERS
+from memory_engine.models import (
+    EntryVersion,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+    external_id_validator,
+)
+
+
+def turn_chars() -> int:
+    return settings.MEMORYOS["MAX_TURN_CHARS"]
+
+
+class TurnTextField(serializers.CharField):
+    """Turn text: may be blank (one side of a turn), no longer than MEMORYOS_MAX_TURN_CHARS (checked by
+    the engine, which answers 413), kept exactly as sent."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+
+
+# --- Input -----------------------------------------------------------------------------------------
+
+
+class MemoryUserIn(serializers.Serializer):
+    user_id = serializers.CharField(max_length=100, validators=[external_id_validator])
+    display_name = serializers.CharField(max_length=200, required=False, default="")
+
+
+class TurnIn(serializers.Serializer):
+    user_input = TurnTextField()
+    agent_response = TurnTextField()
+    timestamp = serializers.DateTimeField(required=False, help_text="When the turn happened; now if left out.")
+    meta = serializers.DictField(required=False, help_text="Your own data, kept with the turn.")
+
+
+class QueryIn(serializers.Serializer):
+    query = serializers.CharField(trim_whitespace=False, help_text="What the user asked.")
+
+
+class RetrieveIn(QueryIn):
+    top_pages = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    top_knowledge = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    token_budget = serializers.IntegerField(required=False, min_value=0, max_value=100_000)
+    count_hits = serializers.BooleanField(
+        required=False, default=True, help_text="Whether the sessions and knowledge used get hotter."
+    )
+
+
+class ProfileIn(serializers.Serializer):
+    key = serializers.CharField(max_length=200, help_text="The profile attribute, e.g. 'occupation'.")
+    value = serializers.CharField(max_length=2000)
+
+
+class KnowledgeIn(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["user_knowledge", "assistant_knowledge"], default="user_knowledge")
+    key = serializers.CharField(max_length=200, required=False, default="", help_text="The fact's topic.")
+    value = serializers.CharField(max_length=2000, help_text="The fact.")
+
+
+class EntryEditIn(serializers.Serializer):
+    value = serializers.CharField(max_length=2000)
+
+
+class SpaceParametersIn(serializers.ModelSerializer):
+    class Meta:
+        model = MemorySpace
+        fields = list(SPACE_PARAMETERS)
+        extra_kwargs = {name: {"required": False} for name in SPACE_PARAMETERS}
+
+    def validate(self, attrs):
+        for name in ("stm_capacity", "mtm_capacity", "knowledge_capacity"):
+            if name in attrs and attrs[name] < 1:
+                raise serializers.ValidationError({name: "must be at least 1"})
+        if attrs.get("recency_mu_seconds", 1) <= 0:
+            raise serializers.ValidationError({"recency_mu_seconds": "must be more than 0"})
+        for name in ("merge_theta", "heat_threshold", "heat_alpha", "heat_beta", "heat_gamma"):
+            value = attrs.get(name)
+            if value is not None and not (-1e6 <= value <= 1e6):
+                raise serializers.ValidationError({name: "out of range"})
+        return attrs
+
+
+# --- Output ----------------------------------------------------------------------------------------
+
+
+class MemoryUserOut(serializers.ModelSerializer):
+    user_id = serializers.CharField(source="external_id")
+    assistants = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MemoryUser
+        fields = ["user_id", "display_name", "created_at", "assistants"]
+
+    def get_assistants(self, user) -> list[str]:
+        return sorted(space.assistant.external_id for space in user.spaces.all())
+
+
+class PageOut(serializers.ModelSerializer):
+    class Meta:
+        model = Page
+        fields = [
+            "id",
+            "seq",
+            "tier",
+            "session_id",
+            "user_input",
+            "agent_response",
+            "timestamp",
+            "meta",
+            "keywords",
+            "analyzed",
+        ]
+
+
+class SessionOut(serializers.ModelSerializer):
+    class Meta:
+        model = MidTermSession
+        fields = [
+            "id",
+            "status",
+            "summary",
+            "keywords",
+            "heat",
+            "n_visit",
+            "l_interaction",
+            "total_visits",
+            "last_visit_at",
+            "created_at",
+            "promoted_at",
+            "evicted_at",
+        ]
+
+
+class EntryOut(serializers.ModelSerializer):
+    source_page_ids = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LongTermEntry
+        fields = ["id", "kind", "key", "value", "status", "hits", "created_at", "updated_at", "source_page_ids"]
+
+    def get_source_page_ids(self, entry) -> list[int]:
+        return sorted(page.pk for page in entry.source_pages.all())
+
+
+class EntryVersionOut(serializers.ModelSerializer):
+    source_page_ids = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EntryVersion
+        fields = ["id", "before", "after", "status_after", "cause", "actor", "at", "source_page_ids"]
+
+    def get_source_page_ids(self, version) -> list[int]:
+        return sorted(page.pk for page in version.source_pages.all())
+
+
+class SpaceOut(serializers.ModelSerializer):
+    user_id = serializers.CharField(source="user.external_id")
+    assistant_id = serializers.CharField(source="assistant.external_id")
+    parameters = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MemorySpace
+        fields = ["user_id", "assistant_id", "created_at", "embedding_model", "parameters", "counts"]
+
+    def get_parameters(self, space) -> dict:
+        return {name: getattr(space, name) for name in SPACE_PARAMETERS}
+
+    def get_counts(self, space) -> dict[str, int]:
+        from memory_engine.export import space_counts
+
+        return space_counts(space=space)
+
+
+class RetrievedItemOut(serializers.Serializer):
+    kind = serializers.CharField()
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    score = serializers.FloatField()
+    scores = serializers.DictField(child=serializers.FloatField())
+    provenance = serializers.DictField()
+    tokens = serializers.IntegerField()
+
+
+class RetrievalOut(serializers.Serializer):
+    query = serializers.CharField()
+    short_term = RetrievedItemOut(many=True)
+    sessions = RetrievedItemOut(many=True)
+    pages = RetrievedItemOut(many=True)
+    profile = RetrievedItemOut(many=True)
+    user_knowledge = RetrievedItemOut(many=True)
+    assistant_knowledge = RetrievedItemOut(many=True)
+    token_budget = serializers.IntegerField()
+    tokens_used = serializers.IntegerField()
+    dropped = serializers.IntegerField()
+
+
+class ChatOut(serializers.Serializer):
+    response = serializers.CharField()
+    page = PageOut()
+    retrieval = RetrievalOut()
+    usage = serializers.DictField(child=serializers.IntegerField())
+
+
+class ProfileOut(serializers.Serializer):
+    profile = serializers.DictField(child=serializers.CharField(), help_text="attribute -> value")
+    entries = EntryOut(many=True)

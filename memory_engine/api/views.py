@@ -1,0 +1,343 @@
+"""The REST API: thin views that check input, find what the caller may see (access.py), call one
+engine service and render the result. Every URL below /api/v1/users/<user_id>/ answers 404 for a user
+the caller may not see."""
+
+from django.conf import settings
+from django.db.models import Prefetch
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory_engine import long_term
+from memory_engine.api import serializers as s
+from memory_engine.api.access import entry_for, space_for, user_for, visible_users
+from memory_engine.api.errors import PayloadTooLarge
+from memory_engine.api.parsers import UnicodeJSONParser
+from memory_engine.api.throttling import CallerRateThrottle, ChatRateThrottle
+from memory_engine.export import space_export, user_export
+from memory_engine.llm import get_llm
+from memory_engine.memoryos import reply, turn_add
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.retriever import retrieve
+from memory_engine.short_term import clean_turn_text
+from memory_engine.spaces import space_delete, user_create, user_memory_delete
+
+Kind = LongTermEntry.Kind
+PROFILE = (Kind.PROFILE,)
+KNOWLEDGE = (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE)
+ONLY_IDS = Page.objects.only("id")
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class MemoryApiView(APIView):
+    """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES with 413 before reading it."""
+
+    throttle_classes = [CallerRateThrottle]
+    parser_classes = [UnicodeJSONParser]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.MEMORYOS_API_MAX_BODY_BYTES
+        if length > limit:
+            raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
+
+    def actor(self) -> str:
+        token = getattr(self.request.user, "token", None)
+        return f"api token {token.prefix}" if token is not None else f"api account {self.request.user}"
+
+    def valid(self, serializer_class, data=None, **kwargs) -> dict:
+        serializer = serializer_class(data=self.request.data if data is None else data, **kwargs)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def page_of(self, queryset, serializer_class):
+        paginator = Pagination()
+        rows = paginator.paginate_queryset(queryset, self.request, view=self)
+        return paginator.get_paginated_response(serializer_class(rows, many=True).data)
+
+
+# --- Memory users ----------------------------------------------------------------------------------
+
+
+def _users_with_spaces(queryset):
+    return queryset.prefetch_related(Prefetch("spaces", queryset=MemorySpace.objects.select_related("assistant")))
+
+
+class UsersView(MemoryApiView):
+    @extend_schema(responses=s.MemoryUserOut(many=True), summary="List the memory users you may see")
+    def get(self, request):
+        return self.page_of(_users_with_spaces(visible_users(request)).order_by("external_id"), s.MemoryUserOut)
+
+    @extend_schema(request=s.MemoryUserIn, responses={201: s.MemoryUserOut}, summary="Create a memory user")
+    def post(self, request):
+        if getattr(request.user, "token", None) is not None:
+            raise PermissionDenied("a token acts for its own memory user only; sign in to create users")
+        data = self.valid(s.MemoryUserIn)
+        if visible_users(request).model.objects.filter(external_id=data["user_id"]).exists():
+            raise ValidationError({"user_id": ["this user id is taken"]})
+        user = user_create(user_id=data["user_id"], display_name=data["display_name"])
+        user.owner = request.user
+        user.save(update_fields=["owner"])
+        return Response(s.MemoryUserOut(user).data, status=status.HTTP_201_CREATED)
+
+
+class UserView(MemoryApiView):
+    @extend_schema(responses=s.MemoryUserOut, summary="A memory user and the assistants it talks to")
+    def get(self, request, user_id):
+        user = user_for(request, user_id)
+        return Response(s.MemoryUserOut(_users_with_spaces(type(user).objects.filter(pk=user.pk)).get()).data)
+
+    @extend_schema(responses={204: None}, summary="Delete all the memory of a user, and the user")
+    def delete(self, request, user_id):
+        user_memory_delete(user=user_for(request, user_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UserExportView(MemoryApiView):
+    @extend_schema(responses={200: dict}, summary="Everything a user's memory holds, as JSON")
+    def get(self, request, user_id):
+        return Response(user_export(user=user_for(request, user_id)))
+
+
+# --- A memory space (a user with an assistant) -------------------------------------------------------
+
+
+class SpaceView(MemoryApiView):
+    @extend_schema(responses=s.SpaceOut, summary="A memory space: its parameters and what each tier holds")
+    def get(self, request, user_id, assistant_id):
+        return Response(s.SpaceOut(space_for(request, user_id, assistant_id)).data)
+
+    @extend_schema(request=s.SpaceParametersIn, responses=s.SpaceOut, summary="Change a space's parameters")
+    def patch(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        serializer = s.SpaceParametersIn(space, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(s.SpaceOut(space).data)
+
+    @extend_schema(responses={204: None}, summary="Delete all the memory of one space")
+    def delete(self, request, user_id, assistant_id):
+        space_delete(space=space_for(request, user_id, assistant_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SpaceExportView(MemoryApiView):
+    @extend_schema(responses={200: dict}, summary="Everything one space holds, as JSON")
+    def get(self, request, user_id, assistant_id):
+        return Response(space_export(space=space_for(request, user_id, assistant_id)))
+
+
+TIER = OpenApiParameter("tier", str, enum=[t.value for t in Page.Tier], description="Only pages of this tier.")
+
+
+class TurnsView(MemoryApiView):
+    @extend_schema(parameters=[TIER], responses=s.PageOut(many=True), summary="The stored turns, oldest first")
+    def get(self, request, user_id, assistant_id):
+        pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding").order_by("seq")
+        tier = request.query_params.get("tier")
+        if tier:
+            if tier not in Page.Tier.values:
+                raise ValidationError({"tier": [f"one of {', '.join(Page.Tier.values)}"]})
+            pages = pages.filter(tier=tier)
+        return self.page_of(pages, s.PageOut)
+
+    @extend_schema(request=s.TurnIn, responses={201: s.PageOut}, summary="Add a turn (the space is made on first use)")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.TurnIn)
+        page = turn_add(space=space_for(request, user_id, assistant_id, create=True), **data)
+        return Response(s.PageOut(page).data, status=status.HTTP_201_CREATED)
+
+
+class ChatView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, ChatRateThrottle]
+
+    @extend_schema(request=s.QueryIn, responses=s.ChatOut, summary="Get a reply from memory; the exchange is stored")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.QueryIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        response = reply(space=space, query=data["query"], llm=get_llm())
+        usage = {
+            "prompt_tokens": response.completion.prompt_tokens,
+            "completion_tokens": response.completion.completion_tokens,
+        }
+        return Response(
+            {
+                "response": response.text,
+                "page": s.PageOut(response.page).data,
+                "retrieval": response.retrieval.as_dict(),
+                "usage": usage,
+            }
+        )
+
+
+class RetrieveView(MemoryApiView):
+    @extend_schema(request=s.RetrieveIn, responses=s.RetrievalOut, summary="What memory holds for a query")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.RetrieveIn)
+        space = space_for(request, user_id, assistant_id)
+        query = clean_turn_text(data.pop("query"), "query")
+        if not query.strip():
+            raise ValidationError({"query": ["the query is empty"]})
+        return Response(retrieve(space, query, **data).as_dict())
+
+
+class SessionsView(MemoryApiView):
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=[v for v in MidTermSession.Status.values])],
+        responses=s.SessionOut(many=True),
+        summary="Mid-term sessions with their heat, hottest first",
+    )
+    def get(self, request, user_id, assistant_id):
+        sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
+        wanted = request.query_params.get("status")
+        if wanted:
+            if wanted not in MidTermSession.Status.values:
+                raise ValidationError({"status": [f"one of {', '.join(MidTermSession.Status.values)}"]})
+            sessions = sessions.filter(status=wanted)
+        return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+# --- Long-term memory: profile and knowledge ----------------------------------------------------------
+
+
+def _entries(space, kinds):
+    return (
+        LongTermEntry.objects.filter(space=space, kind__in=kinds)
+        .defer("embedding")
+        .prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS))
+    )
+
+
+ENTRY_STATUS = OpenApiParameter(
+    "status", str, enum=[*LongTermEntry.Status.values, "all"], description="Default: active."
+)
+
+
+def _with_status(request, entries):
+    wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
+    if wanted == "all":
+        return entries
+    if wanted not in LongTermEntry.Status.values:
+        raise ValidationError({"status": [f"one of {', '.join(LongTermEntry.Status.values)} or all"]})
+    return entries.filter(status=wanted)
+
+
+class ProfileView(MemoryApiView):
+    @extend_schema(
+        responses=s.ProfileOut,
+        summary="The user profile: attribute -> value, and its entries",
+        operation_id="v1_users_spaces_profile_list",
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        entries = list(_entries(space, PROFILE).filter(status=LongTermEntry.Status.ACTIVE).order_by("key"))
+        profile = {entry.key: entry.value for entry in entries}
+        return Response({"profile": profile, "entries": s.EntryOut(entries, many=True).data})
+
+    @extend_schema(request=s.ProfileIn, responses={201: s.EntryOut}, summary="Set a profile attribute")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.ProfileIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        try:
+            entry = long_term.profile_entry_add(
+                space=space,
+                attribute=data["key"],
+                value=data["value"],
+                actor=self.actor(),
+                cause=EntryVersion.Cause.API,
+            )
+        except ValueError as exc:
+            raise ValidationError({"value": [str(exc)]}) from None
+        return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE], description="Default: both.")
+
+
+class KnowledgeView(MemoryApiView):
+    @extend_schema(parameters=[KNOWLEDGE_KIND, ENTRY_STATUS], responses=s.EntryOut(many=True), summary="Knowledge")
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        kind = request.query_params.get("kind")
+        if kind and kind not in KNOWLEDGE:
+            raise ValidationError({"kind": ["user_knowledge or assistant_knowledge"]})
+        entries = _with_status(request, _entries(space, (kind,) if kind else KNOWLEDGE))
+        return self.page_of(entries.order_by("pk"), s.EntryOut)
+
+    @extend_schema(request=s.KnowledgeIn, responses={201: s.EntryOut}, summary="Add a fact")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.KnowledgeIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        try:
+            entry = long_term.knowledge_entry_add(
+                space=space,
+                kind=data["kind"],
+                topic=data["key"],
+                fact=data["value"],
+                actor=self.actor(),
+                cause=EntryVersion.Cause.API,
+            )
+        except ValueError as exc:
+            raise ValidationError({"value": [str(exc)]}) from None
+        return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+class EntryView(MemoryApiView):
+    """One profile entry (kinds = PROFILE) or knowledge entry (kinds = KNOWLEDGE)."""
+
+    kinds: tuple[str, ...] = PROFILE
+
+    def entry(self, user_id, assistant_id, entry_id):
+        return entry_for(space_for(self.request, user_id, assistant_id), entry_id, self.kinds)
+
+    @extend_schema(responses=s.EntryOut, summary="One entry")
+    def get(self, request, user_id, assistant_id, entry_id):
+        return Response(s.EntryOut(self.entry(user_id, assistant_id, entry_id)).data)
+
+    @extend_schema(request=s.EntryEditIn, responses=s.EntryOut, summary="Change an entry's value (recorded)")
+    def patch(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(s.EntryEditIn)
+        entry = self.entry(user_id, assistant_id, entry_id)
+        try:
+            entry = long_term.entry_edit(
+                entry=entry, value=data["value"], actor=self.actor(), cause=EntryVersion.Cause.API
+            )
+        except ValueError as exc:
+            raise ValidationError({"value": [str(exc)]}) from None
+        return Response(s.EntryOut(entry).data)
+
+    @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
+    def delete(self, request, user_id, assistant_id, entry_id):
+        entry = self.entry(user_id, assistant_id, entry_id)
+        long_term.entry_delete(entry=entry, actor=self.actor(), cause=EntryVersion.Cause.API)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class KnowledgeEntryView(EntryView):
+    kinds = KNOWLEDGE
+
+
+class EntryHistoryView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(responses=s.EntryVersionOut(many=True), summary="Every version of an entry, oldest first")
+    def get(self, request, user_id, assistant_id, entry_id):
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        versions = entry.versions.prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS)).order_by("at", "pk")
+        return self.page_of(versions, s.EntryVersionOut)
+
+
+class KnowledgeHistoryView(EntryHistoryView):
+    kinds = KNOWLEDGE

@@ -1,0 +1,48 @@
+"""Make, list and revoke API tokens: `manage.py api_token create alice --name my-agent` prints the secret
+once; `api_token list [alice]`; `api_token revoke <prefix>`."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memory_engine.api.tokens import token_create, token_revoke
+from memory_engine.models import ApiToken
+from memory_engine.spaces import user_create
+
+
+class Command(BaseCommand):
+    help = "Manage the API tokens that let programs use one memory user's memory (REST API and MCP)."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True)
+        create = actions.add_parser("create", help="make a token for a memory user (created if new)")
+        create.add_argument("user_id")
+        create.add_argument("--name", default="", help="what the token is for")
+        listing = actions.add_parser("list", help="list tokens")
+        listing.add_argument("user_id", nargs="?")
+        revoke = actions.add_parser("revoke", help="stop a token working")
+        revoke.add_argument("prefix", help="the first characters of the token, as `list` shows them")
+
+    def handle(self, *args, action, **options):
+        if action == "create":
+            try:
+                user = user_create(user_id=options["user_id"])
+            except Exception as exc:
+                raise CommandError(str(exc)) from None
+            token, secret = token_create(memory_user=user, name=options["name"])
+            self.stderr.write(f"token {token.prefix}... for {user.external_id}; the secret is shown only now:")
+            self.stdout.write(secret)
+        elif action == "list":
+            tokens = ApiToken.objects.select_related("memory_user").order_by("memory_user__external_id", "pk")
+            if options["user_id"]:
+                tokens = tokens.filter(memory_user__external_id=options["user_id"])
+            for token in tokens:
+                state = f"revoked {token.revoked_at:%Y-%m-%d}" if token.revoked_at else "active"
+                used = f"last used {token.last_used_at:%Y-%m-%d %H:%M}" if token.last_used_at else "never used"
+                self.stdout.write(
+                    f"{token.prefix}  {token.memory_user.external_id:20}  {state:18}  {used}  {token.name}"
+                )
+        else:
+            matches = list(ApiToken.objects.filter(prefix__startswith=options["prefix"], revoked_at__isnull=True))
+            if len(matches) != 1:
+                raise CommandError(f"{len(matches)} active tokens start with {options['prefix']!r}; give one exactly")
+            token_revoke(token=matches[0])
+            self.stdout.write(f"revoked {matches[0].prefix}")

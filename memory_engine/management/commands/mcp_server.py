@@ -1,0 +1,38 @@
+"""Serve the memory to MCP clients: `manage.py mcp_server` (stdio, for a desktop client that starts it)
+or `manage.py mcp_server --transport http --port 8001` (streamable HTTP at /mcp, API token required)."""
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from memory_engine.mcp_server import build_server
+from memory_engine.models import external_id_validator
+
+
+class Command(BaseCommand):
+    help = "Run the MCP server over stdio or streamable HTTP."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+        parser.add_argument(
+            "--user",
+            default=settings.MCP_USER_ID,
+            help="stdio: serve only this memory user (default MEMORYOS_MCP_USER_ID; empty: each call names one)",
+        )
+        parser.add_argument("--assistant", default=settings.MCP_ASSISTANT_ID, help="the default assistant id")
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8001)
+
+    def handle(self, *args, transport, user, assistant, host, port, **options):
+        for value in filter(None, (user, assistant)):
+            try:
+                external_id_validator(value)
+            except Exception as exc:
+                raise CommandError(f"{value!r}: {exc}") from None
+        if transport == "stdio":
+            build_server(user_id=user or None, assistant_id=assistant).run("stdio")
+            return
+        if user:
+            raise CommandError("over HTTP the user is the API token's; --user applies to stdio only")
+        url = f"http://{host}:{port}"
+        self.stderr.write(f"MCP server at {url}/mcp (send an API token as Authorization: Bearer)")
+        build_server(user_id=None, assistant_id=assistant, http_url=url).run("streamable-http", host=host, port=port)

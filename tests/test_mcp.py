@@ -1,0 +1,238 @@
+"""The MCP server in its own process, driven by the SDK's real client over stdio and streamable HTTP.
+
+The server shares the test database, consolidates inline and calls the scripted OpenAI-compatible
+server over HTTP."""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from memory_engine.api.tokens import token_create
+from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
+from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
+from tests.processes import ROOT, database_url, free_port, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REFERENCE_TOOLS = {"add_memory", "retrieve_memory", "get_user_profile"}
+CURATION_TOOLS = {
+    "list_profile_entries",
+    "list_knowledge",
+    "edit_profile_entry",
+    "edit_knowledge",
+    "delete_profile_entry",
+    "delete_knowledge",
+    "entry_history",
+    "export_memory",
+}
+
+
+@pytest.fixture
+def server_env(fake_llm, tmp_path):
+    fake_llm.responder = nothing_extracted
+    return {
+        "DATABASE_URL": database_url(),
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "test-key",
+        "MEMORYOS_LLM_MAX_RETRIES": "0",
+        "MEMORYOS_CONSOLIDATION": "inline",
+        "MEMORYOS_INDEX_DIR": str(tmp_path / "mcp-indexes"),
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+@pytest.fixture
+def alice_memory(memory, alice_space, fake_llm):
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 1.5
+    alice_space.save()
+    fake_llm.script(
+        extraction(profile=[("occupation", "nurse", 1)], user_facts=[("pet", "The user has a cat named Milo", 1)])
+    )
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK, user="alice")
+    return alice_space
+
+
+def result(call) -> object:
+    """A tool result's value: its structured content, or the JSON in its text."""
+    assert not call.is_error, call.content
+    if call.structured_content is not None:
+        value = call.structured_content
+        return value.get("result", value) if set(value) == {"result"} else value
+    return json.loads(call.content[0].text)
+
+
+async def stdio_session(env: dict, *args: str, work):
+    params = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "mcp_server", *args], env=env, cwd=str(ROOT)
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await work(session)
+
+
+def test_over_stdio_the_reference_tools_work_for_the_configured_user(alice_memory, server_env):
+    async def work(session):
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        stored = result(
+            await session.call_tool(
+                "add_memory",
+                {
+                    "user_input": "I started learning the cello.",
+                    "agent_response": "How exciting!",
+                    "timestamp": "2026-11-20T10:00:00+00:00",
+                    "meta_data": {"source": "mcp-test"},
+                },
+            )
+        )
+        found = result(await session.call_tool("retrieve_memory", {"query": "Milo the cat", "max_results": 3}))
+        profile = result(await session.call_tool("get_user_profile", {"include_knowledge": True}))
+        refused = await session.call_tool("get_user_profile", {"user_id": "bob"})
+        empty = await session.call_tool("add_memory", {"user_input": " ", "agent_response": ""})
+        assert empty.is_error and "empty" in empty.content[0].text
+        bad_time = await session.call_tool(
+            "add_memory", {"user_input": "a", "agent_response": "b", "timestamp": "soon"}
+        )
+        assert bad_time.is_error and "ISO 8601" in bad_time.content[0].text
+        return tools, stored, found, profile, refused
+
+    tools, stored, found, profile, refused = asyncio.run(
+        stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
+    )
+    assert tools >= REFERENCE_TOOLS | CURATION_TOOLS
+    page = Page.objects.get(pk=stored["page_id"])
+    assert page.space.user.external_id == "alice" and page.meta == {"source": "mcp-test"}
+    assert page.user_input == "I started learning the cello." and page.timestamp.day == 20
+    assert any("Milo" in item["text"] for item in found["retrieved_user_knowledge"])
+    assert len(found["retrieved_pages"]) <= 3
+    assert profile["user_profile"] == {"occupation": "nurse"} and profile["user_knowledge"] == [
+        "The user has a cat named Milo"
+    ]
+    assert refused.is_error and "alice" in refused.content[0].text
+
+
+def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory, server_env):
+    profile_id = LongTermEntry.objects.get(kind="profile").pk
+    fact_id = LongTermEntry.objects.get(kind="user_knowledge").pk
+
+    async def work(session):
+        listed = result(await session.call_tool("list_profile_entries", {}))
+        edited = result(await session.call_tool("edit_profile_entry", {"entry_id": profile_id, "value": "surgeon"}))
+        history = result(await session.call_tool("entry_history", {"entry_id": profile_id}))
+        deleted = result(await session.call_tool("delete_knowledge", {"entry_id": fact_id}))
+        knowledge = result(await session.call_tool("list_knowledge", {"status": "all"}))
+        exported = result(await session.call_tool("export_memory", {}))
+        missing = await session.call_tool("edit_knowledge", {"entry_id": 999999, "value": "x"})
+        return listed, edited, history, deleted, knowledge, exported, missing
+
+    listed, edited, history, deleted, knowledge, exported, missing = asyncio.run(
+        stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
+    )
+    assert [(e["key"], e["value"]) for e in listed] == [("occupation", "nurse")]
+    assert edited["value"] == "surgeon"
+    assert [(v["before"], v["after"]) for v in history["history"]] == [(None, "nurse"), ("nurse", "surgeon")]
+    assert history["source_pages"] and history["source_pages"][0]["user_input"] == CAT_TALK[0][0]
+    assert deleted == {"status": "deleted", "id": fact_id}
+    assert [e["status"] for e in knowledge] == ["deleted"]
+    assert exported["user"]["id"] == "alice" and exported["spaces"][0]["entries"]
+    assert missing.is_error
+    assert EntryVersion.objects.filter(entry_id=profile_id, cause="api", actor="mcp").exists()
+
+
+def test_over_stdio_without_a_fixed_user_each_call_names_one(alice_memory, server_env):
+    async def work(session):
+        named = result(await session.call_tool("get_user_profile", {"user_id": "alice", "assistant_id": "helper"}))
+        unnamed = await session.call_tool("get_user_profile", {})
+        return named, unnamed
+
+    named, unnamed = asyncio.run(stdio_session(server_env, work=work))
+    assert named["user_profile"] == {"occupation": "nurse"}
+    assert unnamed.is_error and "user_id is required" in unnamed.content[0].text
+
+
+@pytest.fixture
+def http_server(server_env, tmp_path):
+    """The server over streamable HTTP in its own process; yields its /mcp URL."""
+    port = free_port()
+    command = [sys.executable, "manage.py", "mcp_server", "--transport", "http", "--port", str(port)]
+    with open(tmp_path / "mcp-http.log", "w") as log:
+        process = subprocess.Popen(
+            [*command, "--assistant", "helper"],
+            cwd=ROOT,
+            env={**os.environ, **server_env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until(lambda: port_open(port), timeout=60, what="the MCP HTTP server")
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def http_session(url: str, secret: str | None, work):
+    headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as (
+            read,
+            write,
+            *_,
+        ),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        return await work(session)
+
+
+def test_over_http_the_token_decides_whose_memory_is_served(alice_memory, memory, http_server):
+    _, alice_secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    _, bob_secret = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
+
+    async def as_alice(session):
+        stored = result(
+            await session.call_tool("add_memory", {"user_input": "I moved to Porto.", "agent_response": "Nice!"})
+        )
+        profile = result(await session.call_tool("get_user_profile", {}))
+        refused = await session.call_tool("get_user_profile", {"user_id": "bob"})
+        return stored, profile, refused
+
+    async def as_bob(session):
+        return await session.call_tool("list_profile_entries", {})
+
+    stored, profile, refused = asyncio.run(http_session(http_server, alice_secret, as_alice))
+    assert Page.objects.get(pk=stored["page_id"]).space.user.external_id == "alice"
+    assert profile["user_profile"] == {"occupation": "nurse"}
+    assert refused.is_error
+    bobs = asyncio.run(http_session(http_server, bob_secret, as_bob))
+    assert bobs.is_error and "no memory" in bobs.content[0].text  # bob has no space with helper yet
+
+
+def test_over_http_a_request_without_a_valid_token_is_refused(http_server):
+    import httpx2
+
+    for headers in ({}, {"Authorization": "Bearer mos_wrong"}):
+        answer = httpx2.post(
+            http_server,
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+            headers={**headers, "Accept": "application/json, text/event-stream"},
+        )
+        assert answer.status_code == 401
