@@ -25,6 +25,19 @@ def user_create(*, user_id: str, display_name: str = "") -> MemoryUser:
     return user
 
 
+def owned_user_create(*, owner, user_id: str, display_name: str = "") -> MemoryUser:
+    """Create a memory user that a playground account owns (sees through the API and its pages), or
+    return it if that account already owns it. Raises MemoryInputError when the id is taken by memory
+    that is not the account's. Safe to repeat."""
+    _check_external_id(user_id, "user")
+    user, created = MemoryUser.objects.get_or_create(
+        external_id=user_id, defaults={"display_name": display_name, "owner": owner}
+    )
+    if not created and user.owner_id != owner.pk:
+        raise MemoryInputError(f"user id {user_id!r} is taken")
+    return user
+
+
 def assistant_create(*, assistant_id: str, name: str = "", persona: str = "") -> Assistant:
     """Create an assistant, or return the existing one with that id. Safe to repeat."""
     _check_external_id(assistant_id, "assistant")

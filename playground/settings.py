@@ -120,6 +120,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "playground.urls"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
 WSGI_APPLICATION = "playground.wsgi.application"
 
 TEMPLATES = [

@@ -5,6 +5,10 @@ from memory_engine import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("spaces/new/", views.space_create, name="space-create"),
+    path("chat/<str:user_id>/<str:assistant_id>/", views.chat, name="chat"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("memory_engine.api.urls")),
 ]

@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
-from memory_engine.models import Page
+from memory_engine.api.tokens import token_create
+from memory_engine.models import MemoryUser, Page
 from playground import settings as project_settings
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
@@ -51,17 +52,36 @@ def filled(memory, alice_space, fake_llm):
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
     fake_llm.responder = nothing_extracted
     add_turns(memory, CAT_TALK + [("<script>alert('x')</script>", "ok")])
+    token_create(memory_user=alice_space.user, name="notebook")
     return alice_space
 
 
-def test_the_home_page_counts_each_tier_of_each_space(client, filled):
+def test_the_home_page_counts_each_tier_of_the_accounts_own_spaces_only(client, filled, django_user_model):
+    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account)
+    assert "alice" not in client.get(reverse("home")).content.decode()  # nobody signed in: no memory shown
+    client.force_login(account)
     page = client.get(reverse("home")).content.decode()
-    assert "alice" in page and "helper" in page
+    assert "alice" in page and "helper" in page and "bob" not in page
     assert "<td>1</td><td>3</td><td>1</td><td>1</td>" in page.replace("\n", "").replace(" ", "")
 
 
+def test_an_account_starts_a_space_and_only_its_owner_opens_its_chat_page(client, memory, django_user_model):
+    ann = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    ben = django_user_model.objects.create_user("ben", password="pw-ben-12345")
+    client.force_login(ann)
+    made = client.post(reverse("space-create"), {"user_id": "ann-demo", "display_name": "Ann", "assistant_id": "tutor"})
+    assert made.status_code == 302 and made["Location"] == reverse("chat", args=["ann-demo", "tutor"])
+    assert client.get(made["Location"]).status_code == 200
+    taken = client.post(reverse("space-create"), {"user_id": "alice", "assistant_id": "helper"}, follow=True)
+    assert "is taken" in taken.content.decode()
+    client.force_login(ben)
+    assert client.get(reverse("chat", args=["ann-demo", "tutor"])).status_code == 404
+
+
 @pytest.mark.parametrize(
-    "name", ["page", "midtermsession", "longtermentry", "heatevent", "memoryspace", "memoryuser", "assistant"]
+    "name",
+    ["page", "midtermsession", "longtermentry", "heatevent", "memoryspace", "memoryuser", "assistant", "apitoken"],
 )
 def test_every_admin_list_and_detail_page_renders(admin_client, filled, name):
     assert admin_client.get(reverse(f"admin:memory_engine_{name}_changelist")).status_code == 200

@@ -1,11 +1,11 @@
 """What the API reads and writes. Input serializers check shape and size; output serializers render
 rows. Neither writes anything: the views call the engine's services."""
 
-from django.conf import settings
 from rest_framework import serializers
 
 from memory_engine.export import SPACE_PARAMETERS
 from memory_engine.models import (
+    ConsolidationRun,
     EntryVersion,
     LongTermEntry,
     MemorySpace,
@@ -14,10 +14,6 @@ from memory_engine.models import (
     Page,
     external_id_validator,
 )
-
-
-def turn_chars() -> int:
-    return settings.MEMORYOS["MAX_TURN_CHARS"]
 
 
 class TurnTextField(serializers.CharField):
@@ -141,6 +137,26 @@ class SessionOut(serializers.ModelSerializer):
         ]
 
 
+class ConsolidationRunOut(serializers.ModelSerializer):
+    class Meta:
+        model = ConsolidationRun
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "attempts",
+            "pages_moved",
+            "sessions_promoted",
+            "sessions_evicted",
+            "items_stored",
+            "llm_calls",
+            "duration_ms",
+            "error",
+            "started_at",
+            "finished_at",
+        ]
+
+
 class EntryOut(serializers.ModelSerializer):
     source_page_ids = serializers.SerializerMethodField()
 
@@ -176,10 +192,11 @@ class SpaceOut(serializers.ModelSerializer):
     def get_parameters(self, space) -> dict:
         return {name: getattr(space, name) for name in SPACE_PARAMETERS}
 
-    def get_counts(self, space) -> dict[str, int]:
+    def get_counts(self, space) -> dict:
+        from memory_engine.consolidation import has_pending_work
         from memory_engine.export import space_counts
 
-        return space_counts(space=space)
+        return {**space_counts(space=space), "consolidation_pending": has_pending_work(space)}
 
 
 class RetrievedItemOut(serializers.Serializer):

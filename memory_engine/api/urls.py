@@ -20,6 +20,7 @@ urlpatterns = [
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),
+    path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "profile/", views.ProfileView.as_view(), name="api-profile"),
     path(space + "profile/<int:entry_id>/", views.EntryView.as_view(), name="api-profile-entry"),
     path(space + "profile/<int:entry_id>/history/", views.EntryHistoryView.as_view(), name="api-profile-history"),

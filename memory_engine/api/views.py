@@ -20,10 +20,18 @@ from memory_engine.api.throttling import CallerRateThrottle, ChatRateThrottle
 from memory_engine.export import space_export, user_export
 from memory_engine.llm import get_llm
 from memory_engine.memoryos import reply, turn_add
-from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import (
+    ConsolidationRun,
+    EntryVersion,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
 from memory_engine.retriever import retrieve
 from memory_engine.short_term import clean_turn_text
-from memory_engine.spaces import space_delete, user_create, user_memory_delete
+from memory_engine.spaces import owned_user_create, space_delete, user_memory_delete
 
 Kind = LongTermEntry.Kind
 PROFILE = (Kind.PROFILE,)
@@ -68,6 +76,16 @@ class MemoryApiView(APIView):
         return paginator.get_paginated_response(serializer_class(rows, many=True).data)
 
 
+def _filtered(request, queryset, field: str, choices: list[str]):
+    """The rows whose `field` is the query parameter of that name, when given; 400 for another value."""
+    wanted = request.query_params.get(field)
+    if not wanted:
+        return queryset
+    if wanted not in choices:
+        raise ValidationError({field: [f"one of {', '.join(choices)}"]})
+    return queryset.filter(**{field: wanted})
+
+
 # --- Memory users ----------------------------------------------------------------------------------
 
 
@@ -85,11 +103,9 @@ class UsersView(MemoryApiView):
         if getattr(request.user, "token", None) is not None:
             raise PermissionDenied("a token acts for its own memory user only; sign in to create users")
         data = self.valid(s.MemoryUserIn)
-        if visible_users(request).model.objects.filter(external_id=data["user_id"]).exists():
+        if MemoryUser.objects.filter(external_id=data["user_id"]).exists():
             raise ValidationError({"user_id": ["this user id is taken"]})
-        user = user_create(user_id=data["user_id"], display_name=data["display_name"])
-        user.owner = request.user
-        user.save(update_fields=["owner"])
+        user = owned_user_create(owner=request.user, user_id=data["user_id"], display_name=data["display_name"])
         return Response(s.MemoryUserOut(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -140,17 +156,15 @@ class SpaceExportView(MemoryApiView):
 
 
 TIER = OpenApiParameter("tier", str, enum=[t.value for t in Page.Tier], description="Only pages of this tier.")
+NEWEST = OpenApiParameter("newest", bool, description="Newest first (default: oldest first).")
 
 
 class TurnsView(MemoryApiView):
-    @extend_schema(parameters=[TIER], responses=s.PageOut(many=True), summary="The stored turns, oldest first")
+    @extend_schema(parameters=[TIER, NEWEST], responses=s.PageOut(many=True), summary="The stored turns, in order")
     def get(self, request, user_id, assistant_id):
-        pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding").order_by("seq")
-        tier = request.query_params.get("tier")
-        if tier:
-            if tier not in Page.Tier.values:
-                raise ValidationError({"tier": [f"one of {', '.join(Page.Tier.values)}"]})
-            pages = pages.filter(tier=tier)
+        pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
+        pages = pages.order_by("-seq" if request.query_params.get("newest") in ("1", "true") else "seq")
+        pages = _filtered(request, pages, "tier", Page.Tier.values)
         return self.page_of(pages, s.PageOut)
 
     @extend_schema(request=s.TurnIn, responses={201: s.PageOut}, summary="Add a turn (the space is made on first use)")
@@ -201,12 +215,21 @@ class SessionsView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id):
         sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
-        wanted = request.query_params.get("status")
-        if wanted:
-            if wanted not in MidTermSession.Status.values:
-                raise ValidationError({"status": [f"one of {', '.join(MidTermSession.Status.values)}"]})
-            sessions = sessions.filter(status=wanted)
+        sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
         return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+RUN_STATUS = OpenApiParameter("status", str, enum=list(ConsolidationRun.Status.values))
+
+
+class RunsView(MemoryApiView):
+    @extend_schema(
+        parameters=[RUN_STATUS], responses=s.ConsolidationRunOut(many=True), summary="Consolidation runs, newest first"
+    )
+    def get(self, request, user_id, assistant_id):
+        runs = ConsolidationRun.objects.filter(space=space_for(request, user_id, assistant_id))
+        runs = _filtered(request, runs, "status", ConsolidationRun.Status.values)
+        return self.page_of(runs.order_by("-started_at", "-pk"), s.ConsolidationRunOut)
 
 
 # --- Long-term memory: profile and knowledge ----------------------------------------------------------

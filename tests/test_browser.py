@@ -1,0 +1,119 @@
+"""The playground in a real headless Chromium (Playwright driving Debian's chromium) against a live server:
+sign in, chat, see the memory change; stored HTML stays text.
+
+Screenshots go to the test's temporary folder; to refresh the ones in the README, run
+`SCREENSHOTS_DIR=docs/screenshots scripts/test tests/test_browser.py`."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connections
+
+from memory_engine.models import MemoryUser, Page
+from tests.fake_llm_server import reply
+from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    """A headless Chromium page. The test's ORM calls run in the same thread as Playwright's event loop
+    (between its calls), which Django would otherwise refuse."""
+    assert CHROMIUM, "Chromium is not installed: scripts/test installs Debian's chromium package"
+    from playwright.sync_api import sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = chromium.new_page(viewport={"width": 1280, "height": 860})
+        dialogs = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.dialogs = dialogs
+        yield page
+        chromium.close()
+        # ORM calls made while Playwright runs use their own connection (Django's connections are
+        # context-local and Playwright switches contexts): close it here, or the test database cannot
+        # be dropped at the end of the run.
+        connections.close_all()
+
+
+@pytest.fixture
+def ann(django_user_model, memory, alice_space, fake_llm):
+    """Ann's account owns alice's memory, which holds a conversation about a cat and a learnt profile."""
+    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account, display_name="Alice")
+    alice_space.stm_capacity = 2
+    alice_space.heat_threshold = 2.5
+    alice_space.save()
+    fake_llm.script(
+        extraction(profile=[("occupation", "nurse", 1)], user_facts=[("pet", "The user has a cat named Milo", 1)])
+    )
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, [*CAT_TALK, ("<img src=x onerror=alert(1)> is my <b>bold</b> claim", "Noted.")])
+    return account
+
+
+def sign_in(page, live_server, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    folder = Path(settings.BASE_DIR) / os.environ["SCREENSHOTS_DIR"] if os.environ.get("SCREENSHOTS_DIR") else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(
+    browser, live_server, ann, fake_llm, screenshots
+):
+    fake_llm.responder = lambda request: (
+        nothing_extracted() if "response_format" in request else reply("Your cat is called Milo.")
+    )
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.click("text=Open")
+    browser.wait_for_selector("#messages .bubble.user")
+    assert browser.locator("#profile dd").first.inner_text() == "nurse"
+
+    browser.fill("#query", "What is my cat called?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Your cat is called Milo.")
+    used = browser.locator(".bubble.assistant details.used").last
+    assert "What it used" in used.locator("summary").inner_text()
+    used.locator("summary").click()
+    assert "The user has a cat named Milo" in used.inner_text()
+    browser.wait_for_function("document.querySelector('#consolidation').textContent === 'idle'")
+    browser.screenshot(path=str(screenshots / "chat.png"), full_page=True)
+
+    stored = Page.objects.filter(space__user__external_id="alice").order_by("-seq").first()
+    assert (stored.user_input, stored.agent_response) == ("What is my cat called?", "Your cat is called Milo.")
+
+
+def test_stored_html_is_shown_as_text_and_never_runs(browser, live_server, ann):
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    bubble = browser.locator(".bubble.user", has_text="is my")
+    bubble.wait_for()
+    assert bubble.inner_text() == "<img src=x onerror=alert(1)> is my <b>bold</b> claim"
+    assert browser.locator(".bubble img, .bubble b").count() == 0
+    assert browser.dialogs == []
+
+
+def test_another_account_cannot_open_the_chat_page(browser, live_server, ann, django_user_model):
+    django_user_model.objects.create_user("ben", password="pw-ben-12345")
+    sign_in(browser, live_server, "ben", "pw-ben-12345")
+    response = browser.goto(f"{live_server.url}/chat/alice/helper/")
+    assert response.status == 404
+    api = browser.request.get(f"{live_server.url}/api/v1/users/alice/")
+    assert api.status == 404
