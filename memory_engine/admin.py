@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from memory_engine import long_term
 from memory_engine.api.tokens import token_revoke
 from memory_engine.models import (
     ApiToken,
@@ -13,6 +14,8 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+
+Cause = EntryVersion.Cause
 
 
 @admin.register(MemoryUser)
@@ -81,11 +84,37 @@ class EntryVersionInline(admin.TabularInline):
 
 @admin.register(LongTermEntry)
 class LongTermEntryAdmin(admin.ModelAdmin):
+    """Only the value can be edited, and an edit or a delete goes through the engine's services: it is
+    recorded in the entry's history (cause "admin edit", the staff member as actor) and retrieval sees it
+    at once. Deleting marks the entry deleted; its history stays."""
+
     list_display = ["pk", "space", "kind", "key", "value", "status", "updated_at"]
     list_filter = ["kind", "status"]
-    search_fields = ["key", "value"]
-    readonly_fields = ["embedding", "vector_version", "superseded_by"]
+    search_fields = ["key", "value", "space__user__external_id"]
+    list_select_related = ["space__user", "space__assistant"]
+    readonly_fields = ["space", "kind", "key", "status", "superseded_by", "hits", "last_hit_at", "vector_version"]
+    exclude = ["embedding", "source_pages"]
     inlines = [EntryVersionInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        if change and "value" in form.changed_data:
+            long_term.entry_edit(
+                entry=LongTermEntry.objects.get(pk=obj.pk), value=obj.value, actor=_actor(request), cause=Cause.ADMIN
+            )
+
+    def delete_model(self, request, obj):
+        long_term.entry_delete(entry=obj, actor=_actor(request), cause=Cause.ADMIN)
+
+    def delete_queryset(self, request, queryset):
+        for entry in queryset:
+            long_term.entry_delete(entry=entry, actor=_actor(request), cause=Cause.ADMIN)
+
+
+def _actor(request) -> str:
+    return f"admin {request.user.get_username()}"
 
 
 @admin.register(HeatEvent)

@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
 from memory_engine.api.tokens import token_create
-from memory_engine.models import MemoryUser, Page
+from memory_engine.models import LongTermEntry, MemoryUser, Page
 from playground import settings as project_settings
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
@@ -99,3 +99,21 @@ def test_stored_html_is_escaped_in_the_admin(admin_client, filled):
 
 def test_the_admin_is_for_staff_only(client, filled):
     assert client.get(reverse("admin:memory_engine_page_changelist")).status_code == 302
+
+
+def test_an_admin_edit_or_delete_is_recorded_and_retrieval_sees_it_at_once(admin_client, memory, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    url = reverse("admin:memory_engine_longtermentry_change", args=[entry.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: form.initial.get(name, "") for name in form.fields} | {"value": "surgeon"}
+    data |= {"versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0"}
+    assert admin_client.post(url, data).status_code == 302
+    last = entry.versions.order_by("-at", "-pk").first()
+    assert (last.before, last.after, last.cause, last.actor) == ("nurse", "surgeon", "admin", "admin admin")
+    found = memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False)
+    assert [i.text for i in found.profile] == ["occupation: surgeon"]
+    delete = reverse("admin:memory_engine_longtermentry_delete", args=[entry.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
+    entry.refresh_from_db()
+    assert entry.status == "deleted" and entry.versions.order_by("-at", "-pk").first().cause == "admin"
+    assert memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False).profile == []
