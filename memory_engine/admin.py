@@ -1,7 +1,13 @@
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from memory_engine import long_term
 from memory_engine.api.tokens import token_revoke
+from memory_engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.models import (
     ApiToken,
     Assistant,
@@ -53,9 +59,34 @@ class AssistantAdmin(admin.ModelAdmin):
 
 @admin.register(MemorySpace)
 class MemorySpaceAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "stm_capacity", "mtm_capacity", "heat_threshold", "last_seq", "vector_version"]
+    list_display = ["__str__", "stm_capacity", "mtm_capacity", "heat_threshold", "last_seq", "timeline"]
     list_select_related = ["user", "assistant"]
-    readonly_fields = ["last_seq", "vector_version", "embedding_model", "thread_summary"]
+    search_fields = ["user__external_id", "assistant__external_id"]
+    readonly_fields = ["last_seq", "vector_version", "embedding_model", "thread_summary", "timeline"]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.heat_timeline_view)
+        return [path("<int:space_id>/heat/", view, name="memory_engine_memoryspace_heat"), *super().get_urls()]
+
+    @admin.display(description="heat timeline")
+    def timeline(self, space):
+        return format_html('<a href="{}">chart</a>', reverse("admin:memory_engine_memoryspace_heat", args=[space.pk]))
+
+    def heat_timeline_view(self, request, space_id: int):
+        space = get_object_or_404(MemorySpace.objects.select_related("user", "assistant"), pk=space_id)
+        if not self.has_view_permission(request, space):
+            raise PermissionDenied
+        events = (
+            HeatEvent.objects.filter(space=space).order_by("at", "pk").values_list("session_id", "at", "heat", "cause")
+        )
+        svg = heat_timeline_svg([Point(*row) for row in events], space.heat_threshold)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Heat timeline: {space}",
+            "space": space,
+            "svg": svg,
+        }
+        return TemplateResponse(request, "admin/memory_engine/heat_timeline.html", context)
 
 
 @admin.register(Page)

@@ -117,3 +117,18 @@ def test_another_account_cannot_open_the_chat_page(browser, live_server, ann, dj
     assert response.status == 404
     api = browser.request.get(f"{live_server.url}/api/v1/users/alice/")
     assert api.status == 404
+
+
+def test_the_heat_timeline_is_drawn_from_real_data_for_staff(browser, live_server, ann, django_user_model, screenshots):
+    django_user_model.objects.create_superuser("sam", password="pw-sam-12345")
+    space_id = MemoryUser.objects.get(external_id="alice").spaces.get().pk
+    browser.goto(f"{live_server.url}/admin/login/?next=/admin/memory_engine/memoryspace/{space_id}/heat/")
+    browser.fill("#id_username", "sam")
+    browser.fill("#id_password", "pw-sam-12345")
+    browser.click("input[type=submit]")
+    chart = browser.locator("svg.heat-timeline")
+    chart.wait_for()
+    assert chart.locator("polyline.session").count() >= 1
+    assert chart.locator("text.event.promoted").count() >= 1
+    assert chart.locator("line.threshold").count() == 1
+    browser.screenshot(path=str(screenshots / "heat-timeline.png"), full_page=True)
