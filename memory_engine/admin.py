@@ -1,9 +1,12 @@
-from django.contrib import admin
+import difflib
+
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from memory_engine import long_term
 from memory_engine.api.tokens import token_revoke
@@ -130,6 +133,50 @@ class LongTermEntryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
+    def get_readonly_fields(self, request, obj=None):
+        return [*self.readonly_fields, "history"]
+
+    @admin.display(description="history")
+    def history(self, entry):
+        url = reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])
+        return format_html('<a href="{}">every version, with diffs and revert</a>', url)
+
+    def get_urls(self):
+        versions = self.admin_site.admin_view(self.versions_view)
+        revert = self.admin_site.admin_view(self.revert_view)
+        return [
+            path("<int:entry_id>/versions/", versions, name="memory_engine_longtermentry_versions"),
+            path("<int:entry_id>/versions/<int:version_id>/revert/", revert, name="memory_engine_longtermentry_revert"),
+            *super().get_urls(),
+        ]
+
+    def versions_view(self, request, entry_id: int):
+        entry = get_object_or_404(LongTermEntry.objects.select_related("space__user", "space__assistant"), pk=entry_id)
+        if not self.has_view_permission(request, entry):
+            raise PermissionDenied
+        versions = entry.versions.prefetch_related("source_pages").order_by("at", "pk")
+        rows = [(version, word_diff(version.before, version.after)) for version in versions]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"History of {entry.kind} entry {entry.pk}",
+            "entry": entry,
+            "rows": rows,
+            "can_revert": self.has_change_permission(request, entry),
+        }
+        return TemplateResponse(request, "admin/memory_engine/entry_versions.html", context)
+
+    def revert_view(self, request, entry_id: int, version_id: int):
+        entry = get_object_or_404(LongTermEntry, pk=entry_id)
+        if request.method != "POST" or not self.has_change_permission(request, entry):
+            raise PermissionDenied
+        version = get_object_or_404(EntryVersion, pk=version_id, entry=entry)
+        try:
+            long_term.entry_revert(entry=entry, version=version, actor=_actor(request), cause=Cause.ADMIN)
+            messages.success(request, f"Entry {entry.pk} is back to: {version.after}")
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        return redirect("admin:memory_engine_longtermentry_versions", entry_id=entry.pk)
+
     def save_model(self, request, obj, form, change):
         if change and "value" in form.changed_data:
             long_term.entry_edit(
@@ -146,6 +193,21 @@ class LongTermEntryAdmin(admin.ModelAdmin):
 
 def _actor(request) -> str:
     return f"admin {request.user.get_username()}"
+
+
+def word_diff(before: str | None, after: str | None) -> str:
+    """The change from `before` to `after`, word by word, as HTML: removed words in <del>, added in
+    <ins>, everything escaped."""
+    old, new = (before or "").split(), (after or "").split()
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(format_html("{}", " ".join(old[i1:i2])))
+        if op in ("delete", "replace"):
+            parts.append(format_html("<del>{}</del>", " ".join(old[i1:i2])))
+        if op in ("insert", "replace"):
+            parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
+    return mark_safe(" ".join(parts))  # noqa: S308 - every part was escaped by format_html
 
 
 @admin.register(HeatEvent)

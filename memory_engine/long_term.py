@@ -391,6 +391,38 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
     return entry
 
 
+def entry_revert(
+    *, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN
+) -> LongTermEntry:
+    """Give the entry the value it had after `version` again, active (an entry that was deleted,
+    superseded or evicted comes back), re-embedding a knowledge entry; recorded as a new version, and
+    seen by retrieval at once. Reverting to the value it has, while active, records nothing. Raises
+    ValueError for a version of another entry, one that left no value (a deletion), or a profile
+    attribute that another active entry now holds."""
+    if version.entry_id != entry.pk:
+        raise ValueError(f"version {version.pk} is not a version of entry {entry.pk}")
+    if version.after is None:
+        raise ValueError(f"version {version.pk} left no value to revert to")
+    value = version.after
+    vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
+    with transaction.atomic():
+        space = lock_space(entry.space_id)
+        entry.refresh_from_db()
+        if entry.value == value and entry.status == Status.ACTIVE:
+            return entry
+        rival = LongTermEntry.objects.filter(space=space, kind=Kind.PROFILE, key=entry.key, status=Status.ACTIVE)
+        if entry.kind == Kind.PROFILE and rival.exclude(pk=entry.pk).exists():
+            raise ValueError(f"another entry now holds the attribute {entry.key!r}: edit that one instead")
+        before = entry.value if entry.status == Status.ACTIVE else None
+        entry.value, entry.status, entry.superseded_by = value, Status.ACTIVE, None
+        if vector is not None:
+            entry.embedding = to_bytes(vector)
+        entry.vector_version = begin_vector_write(space)
+        entry.save()
+        _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+    return entry
+
+
 def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
     """Mark an entry deleted (its history stays) and drop it from retrieval. Safe to repeat."""
     with transaction.atomic():

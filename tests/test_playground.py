@@ -4,6 +4,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
+from memory_engine import long_term
+from memory_engine.admin import word_diff
 from memory_engine.api.tokens import token_create
 from memory_engine.models import LongTermEntry, MemoryUser, Page
 from playground import settings as project_settings
@@ -117,3 +119,36 @@ def test_an_admin_edit_or_delete_is_recorded_and_retrieval_sees_it_at_once(admin
     entry.refresh_from_db()
     assert entry.status == "deleted" and entry.versions.order_by("-at", "-pk").first().cause == "admin"
     assert memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False).profile == []
+
+
+def test_the_entry_history_shows_each_version_as_a_diff_and_reverts_to_one(admin_client, memory, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    long_term.entry_edit(entry=entry, value="night <b>nurse</b>", actor="api token x")
+    long_term.entry_delete(entry=entry, actor="api token x")
+    page = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
+    assert "<del>nurse</del>" in page and "<ins>night &lt;b&gt;nurse&lt;/b&gt;</ins>" in page
+    assert page.count('class="version"') == 3 and "api token x" in page and "#1" in page  # the source page
+    first = entry.versions.order_by("at", "pk").first()
+    revert = reverse("admin:memory_engine_longtermentry_revert", args=[entry.pk, first.pk])
+    assert admin_client.get(revert).status_code == 403  # changes only by POST
+    assert admin_client.post(revert).status_code == 302
+    entry.refresh_from_db()
+    assert (entry.status, entry.value) == ("active", "nurse")
+    last = entry.versions.order_by("-at", "-pk").first()
+    assert (last.before, last.after, last.cause) == (None, "nurse", "admin")
+    found = memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False)
+    assert [i.text for i in found.profile] == ["occupation: nurse"]
+
+
+def test_a_word_diff_escapes_what_it_shows():
+    assert word_diff("likes tea", "likes <i>coffee</i>") == "likes <del>tea</del> <ins>&lt;i&gt;coffee&lt;/i&gt;</ins>"
+    assert word_diff(None, "new") == "<ins>new</ins>"
+
+
+def test_reverting_a_deleted_attribute_that_another_entry_now_holds_is_refused(memory, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    long_term.entry_delete(entry=entry, actor="test")
+    long_term.profile_entry_add(space=filled, attribute="occupation", value="pilot", actor="test")
+    with pytest.raises(ValueError, match="another entry now holds"):
+        long_term.entry_revert(entry=entry, version=entry.versions.order_by("at", "pk").first(), actor="test")
+    assert LongTermEntry.objects.filter(key="occupation", status="active").get().value == "pilot"
