@@ -2,6 +2,7 @@ import difflib
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -10,6 +11,8 @@ from django.utils.safestring import mark_safe
 
 from memory_engine import long_term
 from memory_engine.api.tokens import token_revoke
+from memory_engine.consolidation import request_retry
+from memory_engine.export import user_export
 from memory_engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.models import (
     ApiToken,
@@ -23,15 +26,34 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.spaces import space_delete, user_memory_delete
 
 Cause = EntryVersion.Cause
 
 
 @admin.register(MemoryUser)
 class MemoryUserAdmin(admin.ModelAdmin):
+    """Deleting a memory user (after Django's confirmation page, which lists what goes) removes all of
+    its memory through the engine: every space's rows, history, heat timeline, runs and index files."""
+
     list_display = ["external_id", "display_name", "owner", "created_at"]
     search_fields = ["external_id", "display_name"]
     list_select_related = ["owner"]
+    actions = ["export_json"]
+
+    def delete_model(self, request, obj):
+        user_memory_delete(user=obj)
+
+    def delete_queryset(self, request, queryset):
+        for user in queryset:
+            user_memory_delete(user=user)
+
+    @admin.action(description="Export the selected users' memory as JSON")
+    def export_json(self, request, queryset):
+        document = {"users": [user_export(user=user) for user in queryset.order_by("external_id")]}
+        response = JsonResponse(document, json_dumps_params={"indent": 2, "ensure_ascii": False})
+        response["Content-Disposition"] = 'attachment; filename="memoryos-export.json"'
+        return response
 
 
 @admin.register(ApiToken)
@@ -65,6 +87,14 @@ class MemorySpaceAdmin(admin.ModelAdmin):
     list_display = ["__str__", "stm_capacity", "mtm_capacity", "heat_threshold", "last_seq", "timeline"]
     list_select_related = ["user", "assistant"]
     search_fields = ["user__external_id", "assistant__external_id"]
+
+    def delete_model(self, request, obj):
+        space_delete(space=obj)
+
+    def delete_queryset(self, request, queryset):
+        for space in queryset:
+            space_delete(space=space)
+
     readonly_fields = ["last_seq", "vector_version", "embedding_model", "thread_summary", "timeline"]
 
     def get_urls(self):
@@ -220,5 +250,15 @@ class HeatEventAdmin(admin.ModelAdmin):
 class ConsolidationRunAdmin(admin.ModelAdmin):
     list_display = ["started_at", "space", "kind", "status", "attempts", "pages_moved", "llm_calls", "duration_ms"]
     list_filter = ["status", "kind"]
-    search_fields = ["error", "task_id"]
+    search_fields = ["error", "task_id", "space__user__external_id"]
     readonly_fields = [field.name for field in ConsolidationRun._meta.fields]
+    actions = ["retry"]
+
+    @admin.action(description="Retry the selected failed runs")
+    def retry(self, request, queryset):
+        """Consolidate each failed run's space again, without waiting out the failure cooldown: in a
+        worker (or here, when consolidation is inline)."""
+        spaces = {run.space for run in queryset.filter(status=ConsolidationRun.Status.FAILED).select_related("space")}
+        for space in spaces:
+            request_retry(space)
+        messages.info(request, f"Consolidation asked again for {len(spaces)} space(s).")

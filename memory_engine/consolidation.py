@@ -269,13 +269,16 @@ def _fail(run: ConsolidationRun, error: str, *, status: str) -> None:
 # --- Asking for a job -------------------------------------------------------------------------------
 
 
-def enqueue(space_id: int) -> bool:
+def enqueue(space_id: int, *, retry_now: bool = False) -> bool:
     """Send a consolidation task for the space. False (logged) when the broker cannot be reached:
-    the turn is stored all the same, and the periodic sweep finds the work once the broker is back."""
+    the turn is stored all the same, and the periodic sweep finds the work once the broker is back.
+    With `retry_now`, promotion does not wait out the cooldown after a failed job."""
     from memory_engine.tasks import consolidate_space
 
     try:
-        consolidate_space.apply_async(args=[space_id], retry=False)
+        consolidate_space.apply_async(
+            args=[space_id], kwargs={"retry_now": retry_now} if retry_now else {}, retry=False
+        )
         return True
     except Exception as exc:  # kombu raises several connection error types
         logger.warning("consolidation of space %s not queued (%s); the sweep will pick it up", space_id, exc)
@@ -290,6 +293,15 @@ def request_consolidation(space: MemorySpace) -> None:
         run_consolidation(space.pk)  # right here: the caller asked to wait for it
     else:
         transaction.on_commit(lambda: enqueue(space.pk))
+
+
+def request_retry(space: MemorySpace) -> None:
+    """Consolidate the space again after a failed job, without waiting out the failure cooldown: in a
+    worker once the current transaction commits, or right now when MEMORYOS_CONSOLIDATION is "inline"."""
+    if settings.MEMORYOS["CONSOLIDATION"] == "inline":
+        run_consolidation(space.pk, retry_now=True)
+    else:
+        transaction.on_commit(lambda: enqueue(space.pk, retry_now=True))
 
 
 def retry_backoff(attempt: int) -> float:

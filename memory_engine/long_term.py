@@ -391,9 +391,7 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
     return entry
 
 
-def entry_revert(
-    *, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN
-) -> LongTermEntry:
+def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN) -> LongTermEntry:
     """Give the entry the value it had after `version` again, active (an entry that was deleted,
     superseded or evicted comes back), re-embedding a knowledge entry; recorded as a new version, and
     seen by retrieval at once. Reverting to the value it has, while active, records nothing. Raises

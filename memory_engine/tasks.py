@@ -20,14 +20,18 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name="memory_engine.consolidate_space", bind=True)
-def consolidate_space(self, space_id: int) -> str:
+def consolidate_space(self, space_id: int, retry_now: bool = False) -> str:
     """Consolidate a space if it has work and no other worker holds it. Idempotent: a repeated or
     duplicated delivery finds nothing pending (or the space busy) and does nothing. Transient LLM
     failures retry with doubling backoff up to MEMORYOS_CONSOLIDATION_MAX_RETRIES."""
     max_retries = settings.MEMORYOS["CONSOLIDATION_MAX_RETRIES"]
     attempt = self.request.retries + 1
     outcome, _ = run_consolidation(
-        space_id, task_id=self.request.id or "", attempt=attempt, final_attempt=self.request.retries >= max_retries
+        space_id,
+        task_id=self.request.id or "",
+        attempt=attempt,
+        final_attempt=self.request.retries >= max_retries,
+        retry_now=retry_now,
     )
     if outcome == Outcome.RETRY:
         raise self.retry(countdown=retry_backoff(attempt), max_retries=max_retries)

@@ -1,14 +1,18 @@
 """The project shell: settings from the environment, the home page, the admin pages."""
 
+import json
+
 import pytest
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
 from memory_engine import long_term
 from memory_engine.admin import word_diff
 from memory_engine.api.tokens import token_create
-from memory_engine.models import LongTermEntry, MemoryUser, Page
+from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page
 from playground import settings as project_settings
+from tests.fake_llm_server import status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
 
@@ -152,3 +156,43 @@ def test_reverting_a_deleted_attribute_that_another_entry_now_holds_is_refused(m
     with pytest.raises(ValueError, match="another entry now holds"):
         long_term.entry_revert(entry=entry, version=entry.versions.order_by("at", "pk").first(), actor="test")
     assert LongTermEntry.objects.filter(key="occupation", status="active").get().value == "pilot"
+
+
+def test_deleting_a_memory_user_in_the_admin_removes_all_of_its_memory_only(admin_client, memory, filled, bob_space):
+    memory.add_memory(user_id="bob", assistant_id="helper", user_input="I sail.", agent_response="Nice!")
+    folder = settings.MEMORYOS["INDEX_DIR"] / f"space-{filled.pk}"
+    memory.retrieve(user_id="alice", assistant_id="helper", query="cat")
+    assert folder.exists()
+    alice = MemoryUser.objects.get(external_id="alice")
+    url = reverse("admin:memory_engine_memoryuser_delete", args=[alice.pk])
+    assert "Are you sure" in admin_client.get(url).content.decode()  # the confirmation comes first
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert not MemoryUser.objects.filter(external_id="alice").exists()
+    assert not Page.objects.filter(space_id=filled.pk).exists() and not folder.exists()
+    assert Page.objects.filter(space=bob_space).count() == 1
+
+
+def test_the_admin_exports_a_users_memory_as_json(admin_client, filled):
+    alice = MemoryUser.objects.get(external_id="alice")
+    changelist = reverse("admin:memory_engine_memoryuser_changelist")
+    response = admin_client.post(changelist, {"action": "export_json", "_selected_action": [alice.pk]})
+    assert response["Content-Disposition"] == 'attachment; filename="memoryos-export.json"'
+    document = json.loads(response.content)
+    assert [u["user"]["id"] for u in document["users"]] == ["alice"]
+    assert document["users"][0]["spaces"][0]["entries"][0]["history"]
+
+
+def test_a_failed_consolidation_run_is_retried_from_the_admin(admin_client, memory, alice_space, fake_llm):
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 1.5
+    alice_space.save()
+    fake_llm.responder = lambda request: status(400)  # refused: a permanent failure
+    add_turns(memory, CAT_TALK[:2])
+    failed = ConsolidationRun.objects.filter(space=alice_space, status="failed")
+    assert failed.exists()
+    fake_llm.responder = lambda request: extraction(profile=[("occupation", "nurse", 1)])
+    changelist = reverse("admin:memory_engine_consolidationrun_changelist")
+    admin_client.post(changelist, {"action": "retry", "_selected_action": [failed.first().pk]})
+    latest = ConsolidationRun.objects.filter(space=alice_space).order_by("-started_at", "-pk").first()
+    assert latest.status == "succeeded" and latest.sessions_promoted >= 1
+    assert LongTermEntry.objects.filter(space=alice_space, key="occupation", status="active").exists()
