@@ -132,3 +132,25 @@ def test_the_heat_timeline_is_drawn_from_real_data_for_staff(browser, live_serve
     assert chart.locator("text.event.promoted").count() >= 1
     assert chart.locator("line.threshold").count() == 1
     browser.screenshot(path=str(screenshots / "heat-timeline.png"), full_page=True)
+
+
+def test_changing_a_parameter_in_the_page_changes_the_memory(browser, live_server, ann, fake_llm):
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Sure.")
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '2'")
+    browser.click("#parameters-panel summary")
+    browser.fill("input[name=stm_capacity]", "5")
+    browser.click("#parameters button[type=submit]")
+    browser.wait_for_selector("#parameters-status >> text=saved")
+    assert MemoryUser.objects.get(external_id="alice").spaces.get().stm_capacity == 5
+    short_term = browser.locator("#short-term li")
+    before = short_term.count()
+    browser.fill("#query", "One more thing.")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Sure.")
+    browser.wait_for_function(f"document.querySelectorAll('#short-term li').length === {before + 1}")
+    browser.fill("input[name=heat_alpha]", "10000000")  # the page allows it, the API refuses it
+    browser.click("#parameters button[type=submit]")
+    browser.wait_for_selector("#parameters-status >> text=out of range")
+    assert MemoryUser.objects.get(external_id="alice").spaces.get().heat_alpha == 1.0

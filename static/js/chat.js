@@ -114,6 +114,7 @@
       call("runs/?page_size=5"),
     ]);
     const c = space.counts;
+    showParameters(space.parameters);
     const counts = [["short-term", c.short_term_pages], ["mid-term", c.mid_term_pages], ["sessions", c.active_sessions],
       ["profile", c.profile_entries], ["knowledge", c.user_knowledge + c.assistant_knowledge]];
     $("counts").replaceChildren(...counts.flatMap(([name, n]) => [el("dt", null, name), el("dd", null, n)]));
@@ -142,6 +143,29 @@
     if (busy) polling = setTimeout(refresh, 2000);
   }
 
+  // --- Parameters ---------------------------------------------------------------------------------
+
+  function showParameters(parameters) {
+    for (const input of $("parameters").querySelectorAll("input")) {
+      if (document.activeElement !== input) input.value = parameters[input.name];
+    }
+  }
+
+  async function saveParameters(event) {
+    event.preventDefault();
+    const changes = {};
+    for (const input of $("parameters").querySelectorAll("input")) changes[input.name] = Number(input.value);
+    try {
+      const space = await call("", { method: "PATCH", body: JSON.stringify(changes) });
+      showParameters(space.parameters);
+      $("parameters-status").textContent = "saved";
+      refresh();
+    } catch (error) {
+      $("parameters-status").textContent = error.message;
+    }
+  }
+
+  $("parameters").addEventListener("submit", saveParameters);
   $("ask").addEventListener("submit", send);
   $("query").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) send(event);
