@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -12,7 +13,7 @@ from django.utils.safestring import mark_safe
 from memory_engine import long_term
 from memory_engine.api.tokens import token_revoke
 from memory_engine.consolidation import request_retry
-from memory_engine.export import user_export
+from memory_engine.export import space_counts, space_sizes, user_export
 from memory_engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.models import (
     ApiToken,
@@ -40,6 +41,13 @@ class MemoryUserAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "display_name"]
     list_select_related = ["owner"]
     actions = ["export_json"]
+    readonly_fields = ["memory"]
+
+    @admin.display(description="memory, tier by tier")
+    def memory(self, user):
+        spaces = MemorySpace.objects.filter(user=user).select_related("assistant").order_by("assistant__external_id")
+        rows = [(space, space_counts(space=space), space_sizes(space=space)) for space in spaces]
+        return render_to_string("admin/memory_engine/user_memory.html", {"rows": rows})
 
     def delete_model(self, request, obj):
         user_memory_delete(user=obj)

@@ -5,7 +5,8 @@ Vectors are left out: they are derived from the text and the model named in each
 `manage.py rebuild_indexes --reembed` makes them again. Reads only; safe to repeat.
 """
 
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Prefetch, Sum
+from django.db.models.functions import Length
 
 from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
 
@@ -172,3 +173,22 @@ def space_counts(*, space: MemorySpace) -> dict[str, int]:
         "user_knowledge": entries.get(LongTermEntry.Kind.USER_KNOWLEDGE, 0),
         "assistant_knowledge": entries.get(LongTermEntry.Kind.ASSISTANT_KNOWLEDGE, 0),
     }
+
+
+def space_sizes(*, space: MemorySpace) -> dict[str, int]:
+    """How big the space is: characters of turn text and of long-term values, stored vectors, and the
+    bytes of its index files on this machine."""
+    from memory_engine import index  # here: index imports the engine's modules
+
+    text = Page.objects.filter(space=space).aggregate(
+        n=Sum(Length("user_input") + Length("agent_response"), default=0)
+    )["n"]
+    values = LongTermEntry.objects.filter(space=space).aggregate(n=Sum(Length("value"), default=0))["n"]
+    vectors = (
+        Page.objects.filter(space=space, embedding__isnull=False).count()
+        + MidTermSession.objects.filter(space=space).count()
+        + LongTermEntry.objects.filter(space=space, embedding__isnull=False).count()
+    )
+    folder = index.index_dir(space.pk)
+    files = sum(f.stat().st_size for f in folder.glob("*.faiss")) if folder.exists() else 0
+    return {"turn_text_chars": text, "long_term_chars": values, "vectors": vectors, "index_file_bytes": files}

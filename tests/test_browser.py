@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from memory_engine.models import MemoryUser, Page
+from memory_engine.models import LongTermEntry, MemoryUser, Page
 from tests.fake_llm_server import reply
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
@@ -154,3 +154,24 @@ def test_changing_a_parameter_in_the_page_changes_the_memory(browser, live_serve
     browser.click("#parameters button[type=submit]")
     browser.wait_for_selector("#parameters-status >> text=out of range")
     assert MemoryUser.objects.get(external_id="alice").spaces.get().heat_alpha == 1.0
+
+
+def test_an_admin_edit_shows_in_the_entrys_diff_history(browser, live_server, ann, django_user_model, screenshots):
+    django_user_model.objects.create_superuser("sam", password="pw-sam-12345")
+    entry = LongTermEntry.objects.get(space__user__external_id="alice", key="occupation")
+    browser.goto(f"{live_server.url}/admin/login/?next=/admin/memory_engine/longtermentry/{entry.pk}/change/")
+    browser.fill("#id_username", "sam")
+    browser.fill("#id_password", "pw-sam-12345")
+    browser.click("input[type=submit]")
+    browser.fill("#id_value", "paediatric nurse")
+    browser.click("input[name=_continue]")
+    browser.click("text=every version, with diffs and revert")
+    rows = browser.locator("#versions tr.version")
+    rows.last.wait_for()
+    assert rows.count() == 2
+    last = rows.last
+    assert last.locator("ins").inner_text() == "paediatric" and "admin sam" in last.inner_text()
+    assert "admin edit" in last.inner_text()
+    browser.screenshot(path=str(screenshots / "profile-history.png"), full_page=True)
+    entry.refresh_from_db()
+    assert entry.value == "paediatric nurse"

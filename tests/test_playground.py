@@ -196,3 +196,17 @@ def test_a_failed_consolidation_run_is_retried_from_the_admin(admin_client, memo
     latest = ConsolidationRun.objects.filter(space=alice_space).order_by("-started_at", "-pk").first()
     assert latest.status == "succeeded" and latest.sessions_promoted >= 1
     assert LongTermEntry.objects.filter(space=alice_space, key="occupation", status="active").exists()
+
+
+def test_the_admin_shows_each_users_tiers_at_a_glance_with_sizes(admin_client, memory, filled):
+    alice = MemoryUser.objects.get(external_id="alice")
+    memory.retrieve(user_id="alice", assistant_id="helper", query="cat")  # index files written
+    page = admin_client.get(reverse("admin:memory_engine_memoryuser_change", args=[alice.pk])).content.decode()
+    row = page[page.index('<table class="user-memory">') :].replace("\n", "").replace(" ", "")
+    assert "<td>1</td><td>3</td><td>0</td>" in row  # short-term, mid-term, archived pages
+    turn_text = sum(len(p.user_input) + len(p.agent_response) for p in Page.objects.filter(space=filled))
+    assert f"{turn_text}chars" in row and "KB</td>" in row
+    for link in ("?space__id__exact=", "/heat/"):
+        start = page.index("href=", page.index(link) - 120)
+        url = page[start + 6 : page.index('"', start + 6)].replace("&amp;", "&")
+        assert admin_client.get(url).status_code == 200, url
