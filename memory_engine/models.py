@@ -314,3 +314,30 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}... for {self.memory_user_id} ({self.name or 'unnamed'})"
+
+
+class ImportJob(models.Model):
+    """A conversation being imported into a space, turn by turn, with progress. The turns wait in
+    `turns`; `done` says how many are stored, so a job taken over after a crash goes on from there."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="imports")
+    source = models.CharField(max_length=200, help_text="Where the turns came from, e.g. 'LoCoMo conv-26'.")
+    turns = models.JSONField(help_text="[{user_input, agent_response, timestamp}], in order.")
+    total = models.PositiveIntegerField()
+    done = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"

@@ -63,3 +63,11 @@ def load_embedding_model_on_start(**kwargs) -> None:
 def sweep_on_start(**kwargs) -> None:
     """A worker that starts (again) first looks for work left behind."""
     sweep_pending.delay()
+
+
+@shared_task(name="memory_engine.run_import")
+def run_import(job_id: int) -> None:
+    """Import a conversation (imports.import_run); a repeated delivery goes on from where it stopped."""
+    from memory_engine.imports import import_run
+
+    import_run(job_id)

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
+from memory_engine.imports import locomo_sample_ids
 from memory_engine.models import MemorySpace, Page
 from memory_engine.spaces import assistant_create, owned_user_create, space_get
 
@@ -68,4 +69,4 @@ def chat(request, user_id: str, assistant_id: str):
     )
     if space is None:
         raise Http404("no such memory space of yours")
-    return render(request, "memory_engine/chat.html", {"space": space})
+    return render(request, "memory_engine/chat.html", {"space": space, "locomo_samples": locomo_sample_ids()})

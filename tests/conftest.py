@@ -6,7 +6,7 @@ import pytest
 from memory_engine import index
 from memory_engine.memoryos import MemoryOS
 
-pytest_plugins = ["tests.conftest_llm"]
+pytest_plugins = ["tests.conftest_llm", "tests.conftest_worker"]
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ sign in, chat, see the memory change; stored HTML stays text.
 Screenshots go to the test's temporary folder; to refresh the ones in the README, run
 `SCREENSHOTS_DIR=docs/screenshots scripts/test tests/test_browser.py`."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -175,3 +176,33 @@ def test_an_admin_edit_shows_in_the_entrys_diff_history(browser, live_server, an
     browser.screenshot(path=str(screenshots / "profile-history.png"), full_page=True)
     entry.refresh_from_db()
     assert entry.value == "paediatric nurse"
+
+
+def test_an_import_fills_the_tiers_in_a_worker_with_progress(
+    browser, live_server, ann, fake_llm, start_worker, screenshots, tmp_path
+):
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("ok")
+    start_worker()
+    transcript = tmp_path / "transcript.json"
+    turns = [{"user_input": f"We talked about gardening, part {i}.", "agent_response": "Lovely."} for i in range(10)]
+    transcript.write_text(json.dumps(turns))
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#messages .bubble.user")
+    browser.click("#import-panel summary")
+    browser.evaluate(
+        """() => { window.importStates = []; const status = document.querySelector('#import-status');
+        new MutationObserver(() => window.importStates.push(status.textContent))
+          .observe(status, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    browser.set_input_files("input[name=transcript]", str(transcript))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_function(
+        "document.querySelector('#import-status').textContent.includes('succeeded')", timeout=90_000
+    )
+    states = browser.evaluate("window.importStates")
+    assert states[0] == "transcript: 0 / 10 turns · queued"  # the request returned before the work
+    assert states[-1] == "transcript: 10 / 10 turns · succeeded"
+    browser.wait_for_function("Number(document.querySelector('#counts dd:nth-of-type(2)').textContent) > 3")
+    browser.screenshot(path=str(screenshots / "import.png"), full_page=True)
+    assert Page.objects.filter(space__user__external_id="alice", user_input__startswith="We talked").count() == 10

@@ -7,6 +7,7 @@ from memory_engine.export import SPACE_PARAMETERS
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
+    ImportJob,
     LongTermEntry,
     MemorySpace,
     MemoryUser,
@@ -65,6 +66,18 @@ class KnowledgeIn(serializers.Serializer):
 
 class EntryEditIn(serializers.Serializer):
     value = serializers.CharField(max_length=2000)
+
+
+class ImportIn(serializers.Serializer):
+    transcript = serializers.ListField(
+        child=serializers.DictField(), required=False, help_text="[{user_input, agent_response, timestamp?}]"
+    )
+    locomo_sample = serializers.CharField(required=False, help_text="A sample of the bundled LoCoMo dev split.")
+
+    def validate(self, attrs):
+        if ("transcript" in attrs) == ("locomo_sample" in attrs):
+            raise serializers.ValidationError("give either a transcript or a locomo_sample")
+        return attrs
 
 
 class SpaceParametersIn(serializers.ModelSerializer):
@@ -155,6 +168,12 @@ class ConsolidationRunOut(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+
+class ImportJobOut(serializers.ModelSerializer):
+    class Meta:
+        model = ImportJob
+        fields = ["id", "source", "total", "done", "status", "error", "created_at", "finished_at"]
 
 
 class EntryOut(serializers.ModelSerializer):

@@ -4,6 +4,8 @@ the caller may not see."""
 
 from django.conf import settings
 from django.db.models import Prefetch
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -18,11 +20,13 @@ from memory_engine.api.errors import PayloadTooLarge
 from memory_engine.api.parsers import UnicodeJSONParser
 from memory_engine.api.throttling import CallerRateThrottle, ChatRateThrottle
 from memory_engine.export import space_export, user_export
+from memory_engine.imports import import_start, locomo_turns, transcript_turns
 from memory_engine.llm import get_llm
 from memory_engine.memoryos import reply, turn_add
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
+    ImportJob,
     LongTermEntry,
     MemorySpace,
     MemoryUser,
@@ -217,6 +221,38 @@ class SessionsView(MemoryApiView):
         sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
         sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
         return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+class ImportsView(MemoryApiView):
+    @extend_schema(responses=s.ImportJobOut(many=True), summary="Imports into the space, newest first")
+    def get(self, request, user_id, assistant_id):
+        jobs = ImportJob.objects.filter(space=space_for(request, user_id, assistant_id)).defer("turns")
+        return self.page_of(jobs.order_by("-created_at", "-pk"), s.ImportJobOut)
+
+    @extend_schema(
+        request=s.ImportIn,
+        responses={202: s.ImportJobOut},
+        summary="Import a conversation (a transcript or a LoCoMo sample), turn by turn, with progress",
+    )
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.ImportIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        if "transcript" in data:
+            turns, source = transcript_turns(data["transcript"]), "transcript"
+        else:
+            turns, source = locomo_turns(data["locomo_sample"]), f"LoCoMo {data['locomo_sample']}"
+        job = import_start(space=space, turns=turns, source=source)
+        return Response(s.ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportView(MemoryApiView):
+    @extend_schema(responses=s.ImportJobOut, summary="An import's progress")
+    def get(self, request, user_id, assistant_id, job_id):
+        space = space_for(request, user_id, assistant_id)
+        if not 0 < job_id < 2**63:
+            raise Http404("no such import")
+        job = get_object_or_404(ImportJob.objects.defer("turns"), space=space, pk=job_id)
+        return Response(s.ImportJobOut(job).data)
 
 
 RUN_STATUS = OpenApiParameter("status", str, enum=list(ConsolidationRun.Status.values))

@@ -165,6 +165,51 @@
     }
   }
 
+  // --- Import ------------------------------------------------------------------------------------
+
+  function showImport(job) {
+    $("import-progress").hidden = false;
+    $("import-bar").max = job.total;
+    $("import-bar").value = job.done;
+    $("import-status").textContent = `${job.source}: ${job.done} / ${job.total} turns · ${job.status}` +
+      (job.error ? ` · ${job.error}` : "");
+  }
+
+  async function watchImport(job) {
+    showImport(job);
+    if (job.status === "succeeded") {
+      $("messages").replaceChildren();
+      loadHistory();
+    }
+    if (job.status === "queued" || job.status === "running") {
+      setTimeout(() => call(`imports/${job.id}/`).then(watchImport).catch((error) => {
+        $("import-status").textContent = error.message;
+      }), 1000);
+    }
+    refresh();
+  }
+
+  async function startImport(event) {
+    event.preventDefault();
+    const form = $("import");
+    const file = form.transcript.files[0];
+    let body;
+    try {
+      body = file ? { transcript: JSON.parse(await file.text()) } : { locomo_sample: form.locomo_sample.value };
+    } catch (error) {
+      $("import-progress").hidden = false;
+      $("import-status").textContent = `not a JSON file: ${error.message}`;
+      return;
+    }
+    try {
+      await watchImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
+    } catch (error) {
+      $("import-progress").hidden = false;
+      $("import-status").textContent = error.message;
+    }
+  }
+
+  $("import").addEventListener("submit", startImport);
   $("parameters").addEventListener("submit", saveParameters);
   $("ask").addEventListener("submit", send);
   $("query").addEventListener("keydown", (event) => {

@@ -1,0 +1,95 @@
+"""Importing a conversation into a space: checked before anything is stored, turn by turn with
+consolidation, progress on record, and a retry that goes on from where it stopped."""
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from memory_engine.api.tokens import token_create
+from memory_engine.errors import MemoryInputError
+from memory_engine.imports import import_run, locomo_turns, transcript_turns
+from memory_engine.models import ImportJob, MemoryUser, Page
+from tests.memory_helpers import CAT_TALK, nothing_extracted
+
+URL = "/api/v1/users/alice/spaces/helper/imports/"
+TRANSCRIPT = [
+    {"user_input": u, "agent_response": a, "timestamp": f"2026-10-0{i + 1}T10:00:00+00:00"}
+    for i, (u, a) in enumerate(CAT_TALK)
+]
+
+
+@pytest.fixture
+def alice(memory, fake_llm):
+    cache.clear()
+    fake_llm.responder = nothing_extracted
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def test_a_transcript_is_imported_turn_by_turn_and_consolidated(alice, alice_space):
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    job = alice.post(URL, {"transcript": TRANSCRIPT}, format="json")
+    assert job.status_code == 202
+    assert (job.data["status"], job.data["done"], job.data["total"]) == ("succeeded", 3, 3)  # inline here
+    pages = list(Page.objects.filter(space=alice_space).order_by("seq"))
+    assert [p.user_input for p in pages] == [u for u, _ in CAT_TALK]
+    assert pages[0].timestamp.day == 1 and pages[0].tier == "mid"  # consolidated as it went
+    assert alice.get(URL + f"{job.data['id']}/").data["done"] == 3
+    assert alice.get(URL).data["results"][0]["source"] == "transcript"
+
+
+def test_a_locomo_sample_is_imported_as_the_evaluation_maps_it():
+    turns = locomo_turns("conv-26")
+    assert len(turns) == 215 and turns[0]["user_input"].startswith("Hey Mel!")
+    with pytest.raises(MemoryInputError, match="no LoCoMo sample"):
+        locomo_turns("conv-999")
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({}, "either a transcript or a locomo_sample"),
+        ({"transcript": TRANSCRIPT, "locomo_sample": "conv-26"}, "either a transcript or a locomo_sample"),
+        ({"transcript": []}, "non-empty list"),
+        ({"transcript": [{"user_input": "", "agent_response": " "}]}, "turn 1 is empty"),
+        ({"transcript": [{"user_input": "hi", "timestamp": "yesterday"}]}, "not ISO 8601"),
+        ({"transcript": [{"user_input": "x" * 9000}]}, "the limit is"),
+        ({"locomo_sample": "conv-999"}, "no LoCoMo sample"),
+    ],
+)
+def test_a_bad_import_is_refused_before_anything_is_stored(alice, body, message):
+    answer = alice.post(URL, body, format="json")
+    assert answer.status_code in (400, 413) and message in str(answer.data)
+    assert not Page.objects.exists() and not ImportJob.objects.exists()
+
+
+def test_an_interrupted_import_goes_on_from_where_it_stopped(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    job = ImportJob.objects.create(space=alice_space, source="t", turns=transcript_turns(TRANSCRIPT), total=3)
+    import_run(job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.done) == ("succeeded", 3)
+    job.status, job.done = "running", 2  # as if a worker died after the second turn, and delivered again
+    job.save()
+    Page.objects.filter(space=alice_space, seq=3).delete()
+    import_run(job.pk)
+    assert list(Page.objects.filter(space=alice_space).values_list("user_input", flat=True).order_by("seq")) == [
+        u for u, _ in CAT_TALK
+    ]
+    import_run(job.pk)  # finished: nothing more
+    assert Page.objects.filter(space=alice_space).count() == 3
+
+
+def test_another_users_imports_are_out_of_sight(alice, bob_space):
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
+    bob = APIClient()
+    bob.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    job = bob.post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json")
+    assert alice.get(f"/api/v1/users/bob/spaces/helper/imports/{job.data['id']}/").status_code == 404
+    assert (
+        alice.post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json").status_code
+        == 404
+    )
