@@ -8,6 +8,7 @@ Vectors are left out: they are derived from the text and the model named in each
 from django.db.models import Count, Prefetch, Sum
 from django.db.models.functions import Length
 
+from memory_engine import index
 from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
 
 EXPORT_FORMAT = "memoryos-export-1"
@@ -178,8 +179,6 @@ def space_counts(*, space: MemorySpace) -> dict[str, int]:
 def space_sizes(*, space: MemorySpace) -> dict[str, int]:
     """How big the space is: characters of turn text and of long-term values, stored vectors, and the
     bytes of its index files on this machine."""
-    from memory_engine import index  # here: index imports the engine's modules
-
     text = Page.objects.filter(space=space).aggregate(
         n=Sum(Length("user_input") + Length("agent_response"), default=0)
     )["n"]

@@ -134,7 +134,7 @@ def _retrieve_memory(space, query, relationship_with_user, style_hint, max_resul
         "query": query,
         "relationship_with_user": relationship_with_user,
         "style_hint": style_hint,
-        "user_profile": {i.text.split(": ", 1)[0]: i.text.split(": ", 1)[-1] for i in found.profile},
+        "user_profile": long_term.user_profile(space),
         "short_term_memory": items["short_term"],
         "retrieved_pages": items["pages"],
         "retrieved_user_knowledge": items["user_knowledge"],

@@ -3,7 +3,8 @@ rows. Neither writes anything: the views call the engine's services."""
 
 from rest_framework import serializers
 
-from memory_engine.export import SPACE_PARAMETERS
+from memory_engine.consolidation import has_pending_work
+from memory_engine.export import SPACE_PARAMETERS, space_counts
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -212,9 +213,6 @@ class SpaceOut(serializers.ModelSerializer):
         return {name: getattr(space, name) for name in SPACE_PARAMETERS}
 
     def get_counts(self, space) -> dict:
-        from memory_engine.consolidation import has_pending_work
-        from memory_engine.export import space_counts
-
         return {**space_counts(space=space), "consolidation_pending": has_pending_work(space)}
 
 

@@ -69,8 +69,8 @@ class MemoryApiView(APIView):
         token = getattr(self.request.user, "token", None)
         return f"api token {token.prefix}" if token is not None else f"api account {self.request.user}"
 
-    def valid(self, serializer_class, data=None, **kwargs) -> dict:
-        serializer = serializer_class(data=self.request.data if data is None else data, **kwargs)
+    def valid(self, serializer_class) -> dict:
+        serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
 
@@ -107,7 +107,7 @@ class UsersView(MemoryApiView):
         if getattr(request.user, "token", None) is not None:
             raise PermissionDenied("a token acts for its own memory user only; sign in to create users")
         data = self.valid(s.MemoryUserIn)
-        if MemoryUser.objects.filter(external_id=data["user_id"]).exists():
+        if MemoryUser.objects.filter(external_id=data["user_id"]).exists():  # even if the account owns it
             raise ValidationError({"user_id": ["this user id is taken"]})
         user = owned_user_create(owner=request.user, user_id=data["user_id"], display_name=data["display_name"])
         return Response(s.MemoryUserOut(user).data, status=status.HTTP_201_CREATED)

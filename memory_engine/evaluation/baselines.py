@@ -5,6 +5,8 @@ for a question: the last k turns (newest first), Okapi BM25, and dense all-MiniL
 memory, no tiers: one flat index over the whole conversation, built once per conversation.
 """
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from memory_engine.embeddings import get_embedder
@@ -14,15 +16,15 @@ from memory_engine.locomo import Turn, turn_document
 __all__ = ["BM25Turns", "DenseTurns", "LastTurns", "TurnRanker"]
 
 
-class TurnRanker:
+class TurnRanker(ABC):
     name = ""
 
     def __init__(self, turns: list[Turn]) -> None:
         self.turns = turns
 
+    @abstractmethod
     def rank(self, question: str, depth: int) -> list[str]:
         """The ids of the `depth` best turns for `question`, best first."""
-        raise NotImplementedError
 
 
 class LastTurns(TurnRanker):
