@@ -241,7 +241,7 @@ def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> l
     wanted = [eid for ranking in rankings for eid, _ in ranking]
     profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
     rows = list(
-        LongTermEntry.objects.filter(profile | Q(pk__in=wanted)).defer("embedding").prefetch_related(_SOURCE_PAGE_IDS)
+        LongTermEntry.objects.filter(profile | Q(pk__in=wanted)).defer("embedding").prefetch_related(_SOURCE_PAGES)
     )
     by_id = {entry.pk: entry for entry in rows}
     out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
@@ -263,8 +263,8 @@ def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
     )
 
 
-# An entry's provenance needs only the ids of its source pages, not their text and vectors.
-_SOURCE_PAGE_IDS = Prefetch("source_pages", queryset=Page.objects.only("id"))
+# An entry's provenance needs only the ids and turn numbers of its source pages, not their text and vectors.
+_SOURCE_PAGES = Prefetch("source_pages", queryset=Page.objects.only("id", "seq").order_by("seq"))
 
 
 def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
@@ -279,6 +279,7 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
             "entry_id": entry.pk,
             "key": entry.key,
             "source_page_ids": sorted(page.pk for page in entry.source_pages.all()),  # prefetched
+            "source_pages": [{"page_id": page.pk, "seq": page.seq} for page in entry.source_pages.all()],
             "updated_at": entry.updated_at.isoformat(),
         },
     )

@@ -74,7 +74,7 @@ def bobs_memory() -> tuple:
 # --- Isolation -------------------------------------------------------------------------------------
 
 
-def every_endpoint(entry_id: int):
+def every_endpoint(entry_id: int, page_id: int):
     space = SPACE.format(user="bob")
     return [
         ("get", "/api/v1/users/bob/", None),
@@ -86,9 +86,13 @@ def every_endpoint(entry_id: int):
         ("get", space + "export/", None),
         ("get", space + "turns/", None),
         ("post", space + "turns/", {"user_input": "hi", "agent_response": "hello"}),
+        ("get", space + f"turns/{page_id}/", None),
         ("post", space + "chat/", {"query": "what is my dog called?"}),
         ("post", space + "retrieve/", {"query": "dog"}),
         ("get", space + "sessions/", None),
+        ("get", space + "runs/", None),
+        ("get", space + "imports/", None),
+        ("post", space + "imports/", {"transcript": [{"user_input": "hi", "agent_response": "hello"}]}),
         ("get", space + "profile/", None),
         ("post", space + "profile/", {"key": "occupation", "value": "thief"}),
         ("get", space + f"profile/{entry_id}/", None),
@@ -107,9 +111,10 @@ def every_endpoint(entry_id: int):
 def test_a_token_never_reaches_another_users_memory_on_any_endpoint(filled, alice, fake_llm):
     fake_llm.responder = lambda request: reply("Rex!")
     before, calls = bobs_memory(), len(fake_llm.requests)
+    page_id = Page.objects.filter(space__user__external_id="bob").first().pk
     for kind in ("profile", "user_knowledge"):
         entry_id = entry_of("bob", kind).pk
-        for method, url, body in every_endpoint(entry_id):
+        for method, url, body in every_endpoint(entry_id, page_id):
             response = getattr(alice, method)(url, body, format="json")
             assert response.status_code == 404, (method, url, response.status_code)
     assert bobs_memory() == before
@@ -196,6 +201,17 @@ def test_a_failing_llm_gets_a_clear_error_and_stores_nothing(filled, alice, fake
     assert Page.objects.count() == pages
 
 
+def test_one_turn_is_read_by_its_id_in_its_own_space_only(filled, alice):
+    base = SPACE.format(user="alice") + "turns/"
+    first = Page.objects.filter(space__user__external_id="alice").order_by("seq").first()
+    turn = alice.get(base + f"{first.pk}/")
+    assert turn.status_code == 200
+    assert (turn.data["seq"], turn.data["user_input"], turn.data["tier"]) == (first.seq, first.user_input, first.tier)
+    bobs = Page.objects.filter(space__user__external_id="bob").first().pk
+    assert alice.get(base + f"{bobs}/").status_code == 404  # bob's turn under alice's own URL
+    assert alice.get(base + f"{2**63}/").status_code == 404
+
+
 def test_retrieve_gives_scored_items_with_provenance(filled, alice):
     found = alice.post(
         SPACE.format(user="alice") + "retrieve/", {"query": "Milo the cat", "top_pages": 2}, format="json"
@@ -204,6 +220,8 @@ def test_retrieve_gives_scored_items_with_provenance(filled, alice):
     assert len(found.data["pages"]) <= 2
     fact = found.data["user_knowledge"][0]
     assert "Milo" in fact["text"] and fact["provenance"]["source_page_ids"]
+    sources = Page.objects.filter(pk__in=fact["provenance"]["source_page_ids"]).order_by("seq")
+    assert fact["provenance"]["source_pages"] == [{"page_id": page.pk, "seq": page.seq} for page in sources]
     assert found.data["profile"][0]["text"] == "occupation: nurse"
 
 

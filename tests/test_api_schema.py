@@ -43,13 +43,19 @@ def alice(connections_kept_open, memory, alice_space, fake_llm):
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Noted.")
     alice_space.stm_capacity = 2
     alice_space.save()
-    add_turns(memory, CAT_TALK)
+    page = add_turns(memory, CAT_TALK)[0]
     profile = long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
     fact = long_term.knowledge_entry_add(
         space=alice_space, kind="user_knowledge", topic="pet", fact="The user has a cat named Milo", actor="test"
     )
     _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
-    return secret, {"user_id": "alice", "assistant_id": "helper", "profile": profile.pk, "knowledge": fact.pk}
+    return secret, {
+        "user_id": "alice",
+        "assistant_id": "helper",
+        "profile": profile.pk,
+        "knowledge": fact.pk,
+        "page_id": page.pk,
+    }
 
 
 _alternate = itertools.count()

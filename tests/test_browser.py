@@ -13,9 +13,10 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from memory_engine.models import LongTermEntry, MemoryUser, Page
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.retriever import retrieve
 from tests.fake_llm_server import reply
-from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
+from tests.memory_helpers import CAT_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -35,7 +36,13 @@ def browser(monkeypatch):
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = chromium.new_page(viewport={"width": 1280, "height": 860})
         dialogs = []
-        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.accept_dialogs = False  # a test sets it to answer OK to the page's confirmations
+
+        def answer(dialog):
+            dialogs.append(dialog.message)
+            dialog.accept() if page.accept_dialogs else dialog.dismiss()
+
+        page.on("dialog", answer)
         page.dialogs = dialogs
         yield page
         chromium.close()
@@ -85,7 +92,7 @@ def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.click("text=Open")
     browser.wait_for_selector("#messages .bubble.user")
-    assert browser.locator("#profile dd").first.inner_text() == "nurse"
+    assert browser.locator("#profile dd .value").first.inner_text() == "nurse"
 
     browser.fill("#query", "What is my cat called?")
     browser.click("#send")
@@ -99,6 +106,84 @@ def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(
 
     stored = Page.objects.filter(space__user__external_id="alice").order_by("-seq").first()
     assert (stored.user_input, stored.agent_response) == ("What is my cat called?", "Your cat is called Milo.")
+
+
+def test_what_it_used_links_to_the_turns_it_came_from(browser, live_server, ann, alice_space, memory, fake_llm):
+    MemorySpace.objects.filter(pk=alice_space.pk).update(stm_capacity=40)  # no consolidation of the small talk
+    add_turns(memory, [(f"Small talk number {i}.", "Mm-hm.") for i in range(32)], start=days_ago(1))
+    fake_llm.responder = lambda request: (
+        nothing_extracted() if "response_format" in request else reply("Your cat is called Milo.")
+    )
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#messages .bubble.user")
+    assert browser.locator("#messages .bubble", has_text="I'm a nurse").count() == 0  # older than the page shows
+
+    browser.fill("#query", "What is my cat called?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Your cat is called Milo.")
+    used = browser.locator(".bubble.assistant details.used").last
+    used.locator("summary").click()
+
+    # The fact came from the first turn, which is not in the conversation shown: it is quoted in place.
+    fact = used.locator(".used-item.kind-user_knowledge", has_text="cat named Milo")
+    source = LongTermEntry.objects.get(space=alice_space, kind="user_knowledge", status="active").source_pages.get()
+    link = fact.locator("a.source-link")
+    assert link.inner_text() == f"turn #{source.seq}"
+    link.click()
+    quote = fact.locator(".source-quote")
+    quote.wait_for()
+    assert f"turn #{source.seq}" in quote.inner_text() and f"User: {source.user_input}" in quote.inner_text()
+
+    # A recent turn it used is in the conversation: the link scrolls to it and highlights both bubbles.
+    recent = used.locator(".used-item.kind-short_term a.source-link").last
+    page_id = recent.get_attribute("data-page")
+    browser.locator("#messages").evaluate("list => { list.scrollTop = list.scrollHeight; }")
+    recent.click()
+    turn = browser.locator(f'#messages .bubble[data-page="{page_id}"]')
+    assert turn.count() == 2
+    assert "flash" in turn.first.get_attribute("class") and "flash" in turn.last.get_attribute("class")
+    assert turn.first.inner_text() == Page.objects.get(pk=page_id).user_input
+    browser.wait_for_function(
+        """id => { const list = document.querySelector('#messages').getBoundingClientRect();
+        const turn = document.getElementById('turn-' + id).getBoundingClientRect();
+        return turn.top >= list.top && turn.bottom <= list.bottom; }""",
+        arg=page_id,
+    )
+
+
+def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser, live_server, ann, memory):
+    add_turns(memory, [("I fly planes for a living.", "Exciting!")], user="bob")
+    bobs = Page.objects.filter(space__user__external_id="bob").count()
+    fact = LongTermEntry.objects.get(space__user__external_id="alice", kind="user_knowledge", status="active")
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    item = browser.locator("#knowledge li", has_text="cat named Milo")
+    item.wait_for()
+
+    item.locator("button.forget").click()  # the confirmation is dismissed: nothing changes
+    assert browser.dialogs[-1].startswith("Forget “The user has a cat named Milo”?")
+    fact.refresh_from_db()
+    assert fact.status == "active" and item.count() == 1
+
+    browser.accept_dialogs = True
+    item.locator("button.forget").click()
+    item.wait_for(state="detached")
+    fact.refresh_from_db()
+    assert fact.status == "deleted"
+    assert fact.versions.order_by("pk").last().actor == "api account ann"
+    assert fact.versions.order_by("pk").last().cause == EntryVersion.Cause.API
+    space = MemorySpace.objects.get(user__external_id="alice")
+    assert fact.pk not in [i.id for i in retrieve(space, "What is my cat called?").user_knowledge]
+
+    browser.click("#danger-panel summary")
+    browser.click("#delete-space")
+    browser.wait_for_url(f"{live_server.url}/")
+    assert "Delete all of alice with helper's memory?" in browser.dialogs[-1]
+    assert "No memory yet" in browser.locator("main").inner_text()
+    assert not MemorySpace.objects.filter(user__external_id="alice").exists()
+    assert not Page.objects.filter(space__user__external_id="alice").exists()
+    assert Page.objects.filter(space__user__external_id="bob").count() == bobs
 
 
 def test_stored_html_is_shown_as_text_and_never_runs(browser, live_server, ann):
@@ -204,5 +289,7 @@ def test_an_import_fills_the_tiers_in_a_worker_with_progress(
     assert states[0] == "transcript: 0 / 10 turns · queued"  # the request returned before the work
     assert states[-1] == "transcript: 10 / 10 turns · succeeded"
     browser.wait_for_function("Number(document.querySelector('#counts dd:nth-of-type(2)').textContent) > 3")
+    browser.wait_for_selector("#messages .bubble.user >> text=We talked about gardening, part 9.")
+    browser.locator("#import-progress").scroll_into_view_if_needed()
     browser.screenshot(path=str(screenshots / "import.png"), full_page=True)
     assert Page.objects.filter(space__user__external_id="alice", user_input__startswith="We talked").count() == 10

@@ -17,6 +17,7 @@ urlpatterns = [
     path(space, views.SpaceView.as_view(), name="api-space"),
     path(space + "export/", views.SpaceExportView.as_view(), name="api-space-export"),
     path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
+    path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),

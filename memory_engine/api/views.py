@@ -178,6 +178,20 @@ class TurnsView(MemoryApiView):
         return Response(s.PageOut(page).data, status=status.HTTP_201_CREATED)
 
 
+def _row_in(space: MemorySpace, queryset, row_id: int):
+    """The space's row with this id; 404 when there is none (or the id is beyond any database's ids)."""
+    if not 0 < row_id < 2**63:
+        raise Http404(f"no such {queryset.model._meta.verbose_name}")
+    return get_object_or_404(queryset, space=space, pk=row_id)
+
+
+class TurnView(MemoryApiView):
+    @extend_schema(responses=s.PageOut, summary="One stored turn, in whatever tier it is")
+    def get(self, request, user_id, assistant_id, page_id):
+        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        return Response(s.PageOut(page).data)
+
+
 class ChatView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, ChatRateThrottle]
 
@@ -248,10 +262,7 @@ class ImportsView(MemoryApiView):
 class ImportView(MemoryApiView):
     @extend_schema(responses=s.ImportJobOut, summary="An import's progress")
     def get(self, request, user_id, assistant_id, job_id):
-        space = space_for(request, user_id, assistant_id)
-        if not 0 < job_id < 2**63:
-            raise Http404("no such import")
-        job = get_object_or_404(ImportJob.objects.defer("turns"), space=space, pk=job_id)
+        job = _row_in(space_for(request, user_id, assistant_id), ImportJob.objects.defer("turns"), job_id)
         return Response(s.ImportJobOut(job).data)
 
 

@@ -35,42 +35,106 @@
 
   // --- Conversation ------------------------------------------------------------------------------
 
-  function bubble(role, text) {
+  function bubble(role, text, pageId) {
     const item = el("li", `bubble ${role}`);
     item.append(el("div", "text", text));
     $("messages").append(item);
+    if (pageId) markTurn(item, pageId);
     item.scrollIntoView({ block: "end" });
     return item;
   }
 
-  function describe(item) {
+  // Both bubbles of a stored turn carry its page id; the first is the anchor "What it used" links to.
+  function markTurn(item, pageId) {
+    item.dataset.page = pageId;
+    if (!document.getElementById(`turn-${pageId}`)) item.id = `turn-${pageId}`;
+  }
+
+  function turnLink(pageId, seq) {
+    const link = el("a", "source-link", `turn #${seq}`);
+    link.href = `#turn-${pageId}`;
+    link.dataset.page = pageId;
+    return link;
+  }
+
+  function provenance(item) {
     const p = item.provenance || {};
-    if (item.kind === "page" || item.kind === "short_term") return `turn #${p.seq} · session ${p.session_id ?? "—"}`;
-    const pages = (p.source_page_ids || []).join(", ");
-    return `entry ${p.entry_id}${p.key ? ` · ${p.key}` : ""}${pages ? ` · from pages ${pages}` : ""}`;
+    const line = el("div", "provenance muted");
+    if (item.kind === "page" || item.kind === "short_term") {
+      line.append(turnLink(p.page_id, p.seq), ` · session ${p.session_id ?? "—"}`);
+      return line;
+    }
+    line.append(`entry ${p.entry_id}${p.key ? ` · ${p.key}` : ""}`);
+    (p.source_pages || []).forEach((source, i) => line.append(i ? ", " : " · from ", turnLink(source.page_id, source.seq)));
+    return line;
   }
 
   function usedPanel(retrieval) {
     const details = el("details", "used");
-    const items = [...retrieval.pages, ...retrieval.profile, ...retrieval.user_knowledge, ...retrieval.assistant_knowledge];
+    const items = [...retrieval.pages, ...retrieval.profile, ...retrieval.user_knowledge, ...retrieval.assistant_knowledge,
+      ...retrieval.short_term];
     details.append(el("summary", null, `What it used: ${retrieval.pages.length} pages, ${retrieval.profile.length} profile, ` +
-      `${retrieval.user_knowledge.length + retrieval.assistant_knowledge.length} knowledge · ${retrieval.tokens_used} tokens`));
+      `${retrieval.user_knowledge.length + retrieval.assistant_knowledge.length} knowledge, ` +
+      `${retrieval.short_term.length} recent turns · ${retrieval.tokens_used} tokens`));
     const list = el("ol", "used-list");
     for (const item of items) {
-      const row = el("li", `used-item ${item.kind}`);
-      row.append(el("span", "kind", item.kind.replace("_", " ")), el("span", "score", item.score.toFixed(3)));
-      row.append(el("div", "used-text", item.text), el("div", "muted", describe(item)));
+      const row = el("li", `used-item kind-${item.kind}`);
+      const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
+      row.append(el("span", "kind", item.kind.replace("_", " ")), el("span", "score", score));
+      row.append(el("div", "used-text", item.text), provenance(item));
       list.append(row);
     }
     details.append(list);
+    details.addEventListener("toggle", () => {
+      if (details.open) details.scrollIntoView({ block: "nearest" });
+    });
     return details;
+  }
+
+  function flash(nodes) {
+    for (const node of nodes) {
+      node.classList.remove("flash");
+      void node.offsetWidth; // restart the animation
+      node.classList.add("flash");
+    }
+  }
+
+  // A source link goes to its turn in the conversation; a turn older than the conversation shown is
+  // fetched and quoted under the link instead.
+  async function showSource(event) {
+    const link = event.target.closest("a.source-link");
+    if (!link) return;
+    event.preventDefault();
+    const pageId = link.dataset.page;
+    const shown = document.querySelectorAll(`#messages .bubble[data-page="${pageId}"]`);
+    if (shown.length) {
+      shown[0].scrollIntoView({ block: "center", behavior: "smooth" });
+      flash(shown);
+      return;
+    }
+    const row = link.closest(".used-item");
+    let quote = row.querySelector(`.source-quote[data-page="${pageId}"]`);
+    if (!quote) {
+      quote = el("blockquote", "source-quote");
+      quote.dataset.page = pageId;
+      row.append(quote);
+      try {
+        const turn = await call(`turns/${pageId}/`);
+        quote.append(el("div", "muted", `turn #${turn.seq} · ${turn.tier} · ${turn.timestamp.slice(0, 16).replace("T", " ")}`));
+        if (turn.user_input) quote.append(el("div", null, `User: ${turn.user_input}`));
+        if (turn.agent_response) quote.append(el("div", null, `Assistant: ${turn.agent_response}`));
+      } catch (error) {
+        quote.append(el("div", "error", `turn not found: ${error.message}`));
+      }
+    }
+    flash([quote]);
   }
 
   async function loadHistory() {
     const page = await call("turns/?newest=true&page_size=30");
     for (const turn of page.results.reverse()) {
-      if (turn.user_input) bubble("user", turn.user_input);
-      if (turn.agent_response) bubble("assistant", turn.agent_response);
+      if (turn.user_input) bubble("user", turn.user_input, turn.id);
+      if (turn.agent_response) bubble("assistant", turn.agent_response, turn.id);
     }
   }
 
@@ -81,16 +145,19 @@
     $("error").hidden = true;
     $("send").disabled = true;
     $("query").value = "";
-    bubble("user", query);
+    const asked = bubble("user", query);
     const pending = bubble("assistant pending", "Thinking…");
     try {
       const answer = await call("chat/", { method: "POST", body: JSON.stringify({ query }) });
       pending.classList.remove("pending");
       pending.querySelector(".text").textContent = answer.response;
       pending.append(usedPanel(answer.retrieval));
+      markTurn(asked, answer.page.id);
+      markTurn(pending, answer.page.id);
       refresh();
     } catch (error) {
       pending.remove();
+      asked.remove();
       $("query").value = query;
       $("error").textContent = error.message;
       $("error").hidden = false;
@@ -130,9 +197,17 @@
         el("div", "summary", s.summary));
       return item;
     }), "none yet");
-    const rows = Object.entries(profile.profile).flatMap(([key, value]) => [el("dt", null, key), el("dd", null, value)]);
+    const rows = profile.entries.flatMap((e) => {
+      const value = el("dd");
+      value.append(el("span", "value", e.value), forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`));
+      return [el("dt", null, e.key), value];
+    });
     $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
-    fill($("knowledge"), knowledge.results.map((e) => el("li", e.kind, e.value)), "nothing learnt yet");
+    fill($("knowledge"), knowledge.results.map((e) => {
+      const item = el("li", e.kind);
+      item.append(el("span", "value", e.value), forgetButton(e, `knowledge/${e.id}/`, e.value));
+      return item;
+    }), "nothing learnt yet");
     fill($("runs"), runs.results.map((r) => el("li", `run ${r.status}`,
       `${r.status} · ${r.pages_moved} moved · ${r.sessions_promoted} promoted · ${r.items_stored} stored${r.error ? ` · ${r.error}` : ""}`)), "none yet");
 
@@ -141,6 +216,41 @@
     $("consolidation").classList.toggle("busy", busy);
     clearTimeout(polling);
     if (busy) polling = setTimeout(refresh, 2000);
+  }
+
+  // --- Forgetting -------------------------------------------------------------------------------
+
+  // Deleting an entry keeps its history (an admin can revert it); retrieval stops using it at once.
+  function forgetButton(entry, path, text) {
+    const button = el("button", "forget", "×");
+    button.type = "button";
+    button.title = "Forget this";
+    button.setAttribute("aria-label", `Forget ${text}`);
+    button.addEventListener("click", async () => {
+      if (!window.confirm(`Forget “${text}”? Replies stop using it at once; its history is kept.`)) return;
+      button.disabled = true;
+      try {
+        await call(path, { method: "DELETE" });
+      } catch (error) {
+        $("error").textContent = error.message;
+        $("error").hidden = false;
+      }
+      refresh();
+    });
+    return button;
+  }
+
+  async function deleteSpace() {
+    const name = root.dataset.name;
+    if (!window.confirm(`Delete all of ${name}'s memory? Every turn, session, profile and knowledge entry, their ` +
+      "history and vectors go, and this cannot be undone.")) return;
+    try {
+      await call("", { method: "DELETE" });
+      window.location.assign(root.dataset.home);
+    } catch (error) {
+      $("error").textContent = error.message;
+      $("error").hidden = false;
+    }
   }
 
   // --- Parameters ---------------------------------------------------------------------------------
@@ -211,7 +321,9 @@
 
   $("import").addEventListener("submit", startImport);
   $("parameters").addEventListener("submit", saveParameters);
+  $("delete-space").addEventListener("click", deleteSpace);
   $("ask").addEventListener("submit", send);
+  $("messages").addEventListener("click", showSource);
   $("query").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) send(event);
   });
