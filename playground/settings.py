@@ -247,6 +247,10 @@ LOGGING = {
 # Defaults are the paper's values. Capacities and heat constants are the defaults of a new memory
 # space; each space keeps its own copy, which the playground lets you change.
 
+# Load the embedder and the offline LLM in the background when the process starts (scripts/play sets
+# it for the web server), so that the first reply does not wait for them.
+MEMORYOS_WARM_UP = envbool("MEMORYOS_WARM_UP", False)
+
 MEMORYOS = {
     "STM_CAPACITY": envint("MEMORYOS_STM_CAPACITY", 7),
     "MTM_CAPACITY": envint("MEMORYOS_MTM_CAPACITY", 200),

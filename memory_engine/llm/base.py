@@ -153,6 +153,10 @@ class LLM(ABC):
         with self._usage_lock:
             return Usage(self._calls, self._prompt_tokens, self._completion_tokens, self._invalid_answers)
 
+    def load(self) -> None:
+        """Get ready to answer (an in-process model loads its weights); nothing for a remote endpoint."""
+        return None
+
     def _count(self, completion: Completion | None, *, invalid: bool) -> None:
         with self._usage_lock:
             self._calls += 1

@@ -80,6 +80,9 @@ class OfflineLLM(LLM):
     def __repr__(self) -> str:
         return f"OfflineLLM(model={MODEL_FILE!r}, context={self.context}, threads={self.threads})"
 
+    def load(self) -> None:
+        self._server()
+
     def _server(self) -> Any:
         path = bundled_model_path()
         key = (str(path), self.context, self.threads)

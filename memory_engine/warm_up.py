@@ -1,0 +1,28 @@
+"""Load the models a reply needs (the embedder, and the offline LLM when it is the provider) before the
+first request, so that the first chat after a start answers as fast as the others instead of waiting
+for them to load. The web server does it in a background thread when MEMORYOS_WARM_UP is set."""
+
+import logging
+import threading
+import time
+
+from memory_engine.embeddings import get_embedder
+from memory_engine.llm import get_llm
+
+logger = logging.getLogger(__name__)
+
+
+def warm_up() -> float:
+    """Load the embedder and the LLM and embed one query; returns the seconds it took."""
+    start = time.perf_counter()
+    get_embedder().encode_one("warm up")
+    get_llm().load()
+    seconds = time.perf_counter() - start
+    logger.info("models loaded in %.1f s", seconds)
+    return seconds
+
+
+def warm_up_in_background() -> threading.Thread:
+    thread = threading.Thread(target=warm_up, name="memoryos-warm-up", daemon=True)
+    thread.start()
+    return thread
