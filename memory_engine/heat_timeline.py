@@ -55,11 +55,12 @@ def heat_timeline_svg(points: list[Point], threshold: float, *, sessions_shown: 
             f'<text x="{LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end" font-size="11" fill="#6b7385">'
             f"{value:.1f}</text>"
         )
+    time_format = "%Y-%m-%d %H:%M" if span >= 3600 else "%Y-%m-%d %H:%M:%S"  # a short span needs seconds
     for fraction, anchor in ((0, "start"), (1, "end")):
         at = datetime.fromtimestamp(start + span * fraction, tz=points[0].at.tzinfo)
         parts.append(
             f'<text x="{LEFT + inner_w * fraction:.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}" font-size="11" '
-            f'fill="#6b7385">{escape(at.strftime("%Y-%m-%d %H:%M"))}</text>'
+            f'fill="#6b7385">{escape(at.strftime(time_format))}</text>'
         )
     parts.append(
         f'<line class="threshold" x1="{LEFT}" y1="{y(threshold):.1f}" x2="{LEFT + inner_w}" y2="{y(threshold):.1f}" '

@@ -16,7 +16,7 @@ from django.db import connections
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.retriever import retrieve
 from tests.fake_llm_server import reply
-from tests.memory_helpers import CAT_TALK, add_turns, days_ago, extraction, nothing_extracted
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -205,7 +205,15 @@ def test_another_account_cannot_open_the_chat_page(browser, live_server, ann, dj
     assert api.status == 404
 
 
-def test_the_heat_timeline_is_drawn_from_real_data_for_staff(browser, live_server, ann, django_user_model, screenshots):
+def test_the_heat_timeline_is_drawn_from_real_data_for_staff(
+    browser, live_server, ann, memory, django_user_model, screenshots
+):
+    # Two topics; questions about them heat their sessions (visits) until they are promoted.
+    add_turns(memory, COOKING_TALK, start=days_ago(2))
+    questions = ["What is my cat called?", "Which curry could I cook?", "Where does Milo sleep?", "Rice or naan?"]
+    for i, question in enumerate(questions * 2):
+        memory.retrieve(user_id="alice", assistant_id="helper", query=question)
+        add_turns(memory, [(question, "Let me think.")], start=days_ago(1 - i / 100))
     django_user_model.objects.create_superuser("sam", password="pw-sam-12345")
     space_id = MemoryUser.objects.get(external_id="alice").spaces.get().pk
     browser.goto(f"{live_server.url}/admin/login/?next=/admin/memory_engine/memoryspace/{space_id}/heat/")
@@ -214,8 +222,8 @@ def test_the_heat_timeline_is_drawn_from_real_data_for_staff(browser, live_serve
     browser.click("input[type=submit]")
     chart = browser.locator("svg.heat-timeline")
     chart.wait_for()
-    assert chart.locator("polyline.session").count() >= 1
-    assert chart.locator("text.event.promoted").count() >= 1
+    assert chart.locator("polyline.session").count() >= 2
+    assert chart.locator("text.event.promoted").count() >= 2
     assert chart.locator("line.threshold").count() == 1
     browser.screenshot(path=str(screenshots / "heat-timeline.png"), full_page=True)
 

@@ -30,6 +30,13 @@ def test_each_session_is_a_line_with_its_promotions_and_evictions_marked():
     assert 'data-session="1" points="56.0,' in svg  # the earliest point is at the left edge
 
 
+def test_the_time_axis_shows_seconds_only_for_a_span_under_an_hour():
+    short = heat_timeline_svg([Point(1, at(0), 1.0, "created"), Point(1, at(0.5), 2.0, "retrieved")], 5.0)
+    assert ">2026-11-01 00:00:00<" in short and ">2026-11-01 00:00:30<" in short
+    long = heat_timeline_svg([Point(1, at(0), 1.0, "created"), Point(1, at(90), 2.0, "retrieved")], 5.0)
+    assert ">2026-11-01 00:00<" in long and ">2026-11-01 01:30<" in long
+
+
 def test_the_hottest_sessions_are_shown_and_an_empty_timeline_says_so():
     points = [Point(sid, at(sid), float(sid), "created") for sid in range(1, 12)]
     svg = heat_timeline_svg(points, 3.0, sessions_shown=3)
