@@ -152,6 +152,7 @@
       pending.classList.remove("pending");
       pending.querySelector(".text").textContent = answer.response;
       pending.append(usedPanel(answer.retrieval));
+      pending.scrollIntoView({ block: "end" });
       markTurn(asked, answer.page.id);
       markTurn(pending, answer.page.id);
       refresh();
