@@ -6,6 +6,7 @@ Nobody reaches anyone else's memory: every endpoint is tried with the wrong user
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.test import Client
 from rest_framework.test import APIClient
 
 from memory_engine.api.tokens import token_create, token_revoke
@@ -144,6 +145,23 @@ def test_a_playground_account_sees_the_memory_users_it_owns_and_may_create_them(
     assert client.get("/api/v1/users/alice/").status_code == 404
     taken = client.post("/api/v1/users/", {"user_id": "alice"}, format="json")
     assert taken.status_code == 400 and "user_id" in taken.data
+
+
+def test_a_signed_in_session_must_send_the_csrf_token_and_without_it_nothing_is_stored(memory, alice_space):
+    account = get_user_model().objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account)
+    browser = Client(enforce_csrf_checks=True)
+    browser.login(username="ann", password="pw-ann-12345")
+    url = SPACE.format(user="alice") + "turns/"
+    turn = {"user_input": "Remember my locker code.", "agent_response": "Noted."}
+    forged = browser.post(url, turn, content_type="application/json")
+    assert forged.status_code == 403 and "CSRF" in forged.json()["detail"]
+    assert not Page.objects.filter(user_input=turn["user_input"]).exists()
+    page = browser.get("/chat/alice/helper/")  # the page hands its script the token
+    token = page.context["csrf_token"]
+    sent = browser.post(url, turn, content_type="application/json", HTTP_X_CSRFTOKEN=str(token))
+    assert sent.status_code == 201
+    assert Page.objects.filter(user_input=turn["user_input"]).count() == 1
 
 
 def test_a_token_cannot_create_users(alice):
