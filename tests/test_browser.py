@@ -131,8 +131,8 @@ def test_what_it_used_links_to_the_turns_it_came_from(browser, live_server, ann,
     link = fact.locator("a.source-link")
     assert link.inner_text() == f"turn #{source.seq}"
     link.click()
-    quote = fact.locator(".source-quote")
-    quote.wait_for()
+    quote = fact.locator(".source-quote:not(.loading)")
+    quote.wait_for()  # the turn is fetched from the API first
     assert f"turn #{source.seq}" in quote.inner_text() and f"User: {source.user_input}" in quote.inner_text()
 
     # A recent turn it used is in the conversation: the link scrolls to it and highlights both bubbles.

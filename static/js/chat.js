@@ -115,17 +115,20 @@
     const row = link.closest(".used-item");
     let quote = row.querySelector(`.source-quote[data-page="${pageId}"]`);
     if (!quote) {
-      quote = el("blockquote", "source-quote");
+      quote = el("blockquote", "source-quote loading");
       quote.dataset.page = pageId;
+      quote.append(el("div", "muted", "loading…"));
       row.append(quote);
       try {
         const turn = await call(`turns/${pageId}/`);
-        quote.append(el("div", "muted", `turn #${turn.seq} · ${turn.tier} · ${turn.timestamp.slice(0, 16).replace("T", " ")}`));
-        if (turn.user_input) quote.append(el("div", null, `User: ${turn.user_input}`));
-        if (turn.agent_response) quote.append(el("div", null, `Assistant: ${turn.agent_response}`));
+        const lines = [el("div", "muted", `turn #${turn.seq} · ${turn.tier} · ${turn.timestamp.slice(0, 16).replace("T", " ")}`)];
+        if (turn.user_input) lines.push(el("div", null, `User: ${turn.user_input}`));
+        if (turn.agent_response) lines.push(el("div", null, `Assistant: ${turn.agent_response}`));
+        quote.replaceChildren(...lines);
       } catch (error) {
-        quote.append(el("div", "error", `turn not found: ${error.message}`));
+        quote.replaceChildren(el("div", "error", `turn not found: ${error.message}`));
       }
+      quote.classList.remove("loading");
     }
     flash([quote]);
   }
