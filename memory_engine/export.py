@@ -39,6 +39,7 @@ def _page(page: Page) -> dict:
         "session_id": page.session_id,
         "user_input": page.user_input,
         "agent_response": page.agent_response,
+        "reply_withheld": page.reply_withheld,
         "timestamp": _time(page.timestamp),
         "meta": page.meta,
         "keywords": page.keywords,

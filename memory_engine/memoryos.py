@@ -18,7 +18,7 @@ from datetime import datetime
 from memory_engine import generator, long_term
 from memory_engine.consolidation import request_consolidation, run_consolidation
 from memory_engine.errors import InvalidTurn
-from memory_engine.llm import LLM, get_llm
+from memory_engine.llm import LLM, LLMDegenerateAnswer, get_llm
 from memory_engine.models import Assistant, ConsolidationRun, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.retriever import Retrieval, retrieve
 from memory_engine.short_term import clean_turn_text, page_store
@@ -126,10 +126,19 @@ def turn_add(
     timestamp: datetime | None = None,
     meta: dict | None = None,
     consolidate: bool = True,
+    reply_withheld: bool = False,
 ) -> Page:
     """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
-    moves it makes due. Raises InvalidTurn for bad text; then nothing is stored. Not idempotent."""
-    page = page_store(space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta)
+    moves it makes due (`reply_withheld`: see page_store). Raises InvalidTurn for bad text; then nothing
+    is stored. Not idempotent."""
+    page = page_store(
+        space=space,
+        user_input=user_input,
+        agent_response=agent_response,
+        timestamp=timestamp,
+        meta=meta,
+        reply_withheld=reply_withheld,
+    )
     if consolidate:
         request_consolidation(space)
     return page
@@ -139,15 +148,36 @@ def reply(
     *, space: MemorySpace, query: str, llm: LLM, timestamp: datetime | None = None, consolidate: bool = True
 ) -> generator.Response:
     """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
-    Raises InvalidTurn for a bad query and LLMError when the LLM gives no valid answer; then nothing is
-    stored."""
+
+    A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
+    the reply marked withheld, and the response carries generator.FALLBACK_REPLY. Raises InvalidTurn for
+    a bad query and LLMError when the LLM gives no usable answer; then nothing is stored.
+    """
     query = _clean_query(query)
     retrieval = retrieve(space, query)
-    completion = generator.generate(space, retrieval, llm=llm)
+    try:
+        completion = generator.generate(space, retrieval, llm=llm)
+    except LLMDegenerateAnswer as failed:
+        text, withheld, why, spent = generator.FALLBACK_REPLY, True, failed.problem, failed
+    else:
+        text, withheld, why, spent = completion.text, False, completion.retried_because, completion
     page = turn_add(
-        space=space, user_input=query, agent_response=completion.text, timestamp=timestamp, consolidate=consolidate
+        space=space,
+        user_input=query,
+        agent_response="" if withheld else text,
+        timestamp=timestamp,
+        consolidate=consolidate,
+        reply_withheld=withheld,
     )
-    return generator.Response(text=completion.text, page=page, retrieval=retrieval, completion=completion)
+    return generator.Response(
+        text=text,
+        page=page,
+        retrieval=retrieval,
+        prompt_tokens=spent.prompt_tokens,
+        completion_tokens=spent.completion_tokens,
+        withheld=withheld,
+        retried_because=why,
+    )
 
 
 def _clean_query(query: str) -> str:

@@ -135,6 +135,11 @@ class Page(models.Model):
     embedding = models.BinaryField(null=True, blank=True)
     analyzed = models.BooleanField(default=False, help_text="Already mined for long-term memory.")
     vector_version = models.BigIntegerField(default=0)
+    # The assistant's reply to this turn degenerated (a loop, the prompt echoed) and was not kept: the
+    # user's words are memory, the reply is not, so it is never indexed, summarised or promoted.
+    reply_withheld = models.BooleanField(
+        default=False, help_text="The assistant's reply was degenerate; only the user's words were kept."
+    )
 
     class Meta:
         constraints = [

@@ -43,9 +43,12 @@ def page_store(
     agent_response: str,
     timestamp: datetime | None = None,
     meta: dict | None = None,
+    reply_withheld: bool = False,
 ) -> Page:
     """Append a turn to the space's short-term memory and return its page.
 
+    With `reply_withheld`, the assistant's reply was degenerate: the page keeps the user's words only
+    (an `agent_response` is refused) and is marked, so the reply never becomes memory.
     Raises InvalidTurn (nothing stored) for an empty turn, text over MEMORYOS_MAX_TURN_CHARS, broken
     unicode or a NUL. Not idempotent: each call stores a new page; pages are numbered 1, 2, 3... per
     space in the order their transactions commit.
@@ -54,8 +57,13 @@ def page_store(
     agent_response = clean_turn_text(agent_response, "agent_response")
     if not user_input.strip() and not agent_response.strip():
         raise InvalidTurn("the turn is empty: give a user_input, an agent_response or both")
+    if reply_withheld and agent_response:
+        raise InvalidTurn("a turn whose reply is withheld keeps no agent_response")
     if meta is not None and not isinstance(meta, dict):
         raise InvalidTurn("meta must be a JSON object")
+    if meta and _holds_nul(meta):
+        # PostgreSQL's jsonb cannot store U+0000; refused here for every database alike.
+        raise InvalidTurn("meta contains a NUL character")
     if timestamp is None:
         timestamp = timezone.now()
     elif timezone.is_naive(timestamp):
@@ -71,9 +79,27 @@ def page_store(
             agent_response=agent_response,
             timestamp=timestamp,
             meta=meta or {},
+            reply_withheld=reply_withheld,
         )
     space.last_seq = locked.last_seq
     return page
+
+
+def _holds_nul(value: object) -> bool:
+    """Whether a NUL character is anywhere in a JSON value's keys or strings (walked without recursion,
+    so a deeply nested value cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def short_term_pages(space: MemorySpace) -> QuerySet[Page]:

@@ -297,6 +297,18 @@ MEMORYOS = {
     "LLM_TIMEOUT_SECONDS": envfloat("MEMORYOS_LLM_TIMEOUT_SECONDS", 60.0),
     "LLM_MAX_RETRIES": envint("MEMORYOS_LLM_MAX_RETRIES", 2),
     "LLM_MAX_TOKENS": envint("MEMORYOS_LLM_MAX_TOKENS", 512),
+    # The offline model: "smollm2-135m" (bundled), "gemma3-270m" (optional package) or a .gguf file path.
+    "OFFLINE_LLM_MODEL": envstr("MEMORYOS_OFFLINE_LLM_MODEL", "smollm2-135m"),
     "OFFLINE_LLM_THREADS": envint("MEMORYOS_OFFLINE_LLM_THREADS", 2),
     "OFFLINE_LLM_CONTEXT": envint("MEMORYOS_OFFLINE_LLM_CONTEXT", 4096),
+    # Chat replies (llm/sampling.py): greedy decoding with repetition penalties, so a demo and a test
+    # see the same replies, and a cap sized for a chat answer. Chosen with `manage.py bench_chat_quality`
+    # (docs/benchmarks.md). The repeat penalty is llama.cpp's and is not sent to OpenAI-compatible APIs.
+    "CHAT_MAX_TOKENS": envint("MEMORYOS_CHAT_MAX_TOKENS", 160),
+    "CHAT_TEMPERATURE": envfloat("MEMORYOS_CHAT_TEMPERATURE", 0.0),
+    "CHAT_TOP_P": envfloat("MEMORYOS_CHAT_TOP_P", 0.9),
+    "CHAT_REPEAT_PENALTY": envfloat("MEMORYOS_CHAT_REPEAT_PENALTY", 1.15),
+    "CHAT_FREQUENCY_PENALTY": envfloat("MEMORYOS_CHAT_FREQUENCY_PENALTY", 0.2),
+    "CHAT_PRESENCE_PENALTY": envfloat("MEMORYOS_CHAT_PRESENCE_PENALTY", 0.0),
+    "CHAT_SEED": envint("MEMORYOS_CHAT_SEED", 42),
 }

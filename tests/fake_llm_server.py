@@ -8,12 +8,18 @@ Each request to `POST /v1/chat/completions` consumes the next scripted step. Whe
 empty, `server.responder(request_json)` (if set) chooses the step; with neither, the server answers
 500 "unscripted request", which the SDK retries and the engine sees as LLMUnavailable.
 `server.requests` records every parsed request body, in order.
+
+A request with `"stream": true` gets a reply step as server-sent events, one chunk per word (as
+OpenAI streams tokens), then the finish reason, the usage when `stream_options.include_usage` asks for
+it, and `data: [DONE]`. `server.streams` records, per streamed reply, how many word chunks it had to
+send, how many it sent, and whether the client hung up before the end.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -40,13 +46,37 @@ class Step:
     body: bytes | None = None
     seconds: float = 0.0
     then: Step | None = None
+    chunk_seconds: float = 0.0  # pause between streamed chunks, as a model takes time per token
+
+
+@dataclass
+class StreamRecord:
+    """What one streamed reply did: `sent` of `total` word chunks went out; `hung_up` when the client
+    closed the connection before the end."""
+
+    total: int
+    sent: int = 0
+    hung_up: bool = False
 
 
 def reply(
-    text: str, *, finish_reason: str = "stop", usage: tuple[int, int] | None = None, include_usage: bool = True
+    text: str,
+    *,
+    finish_reason: str = "stop",
+    usage: tuple[int, int] | None = None,
+    include_usage: bool = True,
+    chunk_seconds: float = 0.0,
 ) -> Step:
-    """A normal chat completion whose message content is `text`."""
-    return Step("reply", text=text, finish_reason=finish_reason, usage=usage, include_usage=include_usage)
+    """A normal chat completion whose message content is `text` (streamed word by word, `chunk_seconds`
+    apart, when the request asks for a stream)."""
+    return Step(
+        "reply",
+        text=text,
+        finish_reason=finish_reason,
+        usage=usage,
+        include_usage=include_usage,
+        chunk_seconds=chunk_seconds,
+    )
 
 
 def reply_json(obj: Any, **kwargs: Any) -> Step:
@@ -99,6 +129,7 @@ class FakeLLMServer:
         self.requests: list[dict] = []
         self.responder: Callable[[dict], Step] | None = None
         self.unscripted_requests = 0
+        self.streams: list[StreamRecord] = []
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -165,6 +196,15 @@ class FakeLLMServer:
             self.unscripted_requests += 1
         return None
 
+    def usage_of(self, step: Step, request_json: dict) -> dict:
+        if step.usage is not None:
+            prompt, completion = step.usage
+        else:
+            messages = request_json.get("messages") or []
+            prompt = sum(_word_count(m.get("content", "")) for m in messages if isinstance(m, dict))
+            completion = _word_count(step.text)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
     def completion_body(self, step: Step, request_json: dict) -> dict:
         """The JSON body of a chat completion for a reply step, in OpenAI's shape."""
         body: dict[str, Any] = {
@@ -181,18 +221,20 @@ class FakeLLMServer:
             ],
         }
         if step.include_usage:
-            if step.usage is not None:
-                prompt, completion = step.usage
-            else:
-                messages = request_json.get("messages") or []
-                prompt = sum(_word_count(m.get("content", "")) for m in messages if isinstance(m, dict))
-                completion = _word_count(step.text)
-            body["usage"] = {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
+            body["usage"] = self.usage_of(step, request_json)
         return body
+
+    def chunk(self, request_json: dict, delta: dict, finish_reason: str | None = None, **extra: Any) -> bytes:
+        """One server-sent event of a streamed chat completion."""
+        body = {
+            "id": "chatcmpl-stream",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": request_json.get("model", self.model),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}] if delta is not None else [],
+            **extra,
+        }
+        return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -233,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             assert step.then is not None
             self._play(step.then, request_json)
+        elif step.kind == "reply" and request_json.get("stream"):
+            self._stream(step, request_json)
         elif step.kind == "reply":
             self._send(200, self.fake.completion_body(step, request_json))
         elif step.kind == "status":
@@ -245,6 +289,33 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
         else:
             raise ValueError(f"unknown step kind {step.kind!r}")
+
+    def _stream(self, step: Step, request_json: dict) -> None:
+        fake = self.fake
+        pieces = re.findall(r"\s*\S+", step.text) or [step.text]
+        record = StreamRecord(total=len(pieces))
+        fake.streams.append(record)
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.wfile.write(fake.chunk(request_json, {"role": "assistant", "content": ""}))
+            for piece in pieces:
+                if step.chunk_seconds and fake._stopping.wait(step.chunk_seconds):
+                    return
+                self.wfile.write(fake.chunk(request_json, {"content": piece}))
+                self.wfile.flush()
+                record.sent += 1
+            self.wfile.write(fake.chunk(request_json, {}, step.finish_reason))
+            wants_usage = (request_json.get("stream_options") or {}).get("include_usage")
+            if wants_usage and step.include_usage:
+                self.wfile.write(fake.chunk(request_json, None, usage=fake.usage_of(step, request_json)))
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            record.hung_up = True
 
     def _send(self, code: int, body: dict) -> None:
         self._send_bytes(code, json.dumps(body).encode())

@@ -211,6 +211,16 @@ def test_chat_answers_from_memory_and_stores_the_exchange(filled, alice, fake_ll
     assert "Milo" in str(prompt["messages"])
 
 
+def test_a_reply_that_degenerates_twice_answers_honestly_and_keeps_only_the_users_words(filled, alice, fake_llm):
+    loops = iter([reply("Milo Milo Milo Milo " * 50), reply("I am a cat, I am a cat, I am a cat, I am a cat")])
+    fake_llm.responder = lambda request: next(loops) if "response_format" not in request else nothing_extracted()
+    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What is my cat called?"}, format="json")
+    assert answer.status_code == 200 and answer.data["reply_withheld"] is True
+    assert "couldn't put together a proper answer" in answer.data["response"]
+    turn = alice.get(SPACE.format(user="alice") + f"turns/{answer.data['page']['id']}/").data
+    assert (turn["user_input"], turn["agent_response"], turn["reply_withheld"]) == ("What is my cat called?", "", True)
+
+
 def test_a_failing_llm_gets_a_clear_error_and_stores_nothing(filled, alice, fake_llm):
     fake_llm.responder = lambda request: status(500)
     pages = Page.objects.count()

@@ -3,8 +3,9 @@
 import pytest
 
 from memory_engine.errors import InvalidTurn
+from memory_engine.generator import FALLBACK_REPLY
 from memory_engine.llm import LLMInvalidAnswer, LLMUnavailable
-from memory_engine.models import HeatEvent, Page
+from memory_engine.models import HeatEvent, MemoryUser, Page
 from tests.fake_llm_server import reply, slow, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
@@ -41,7 +42,11 @@ def test_the_reply_is_built_from_every_tier_and_the_exchange_is_stored(memory, r
     assert "You are Helper" in system and "A friendly assistant." in system
     assert "occupation: nurse" in system
     assert "The user has a cat named Milo" in system
-    assert "Milo" in system.split("## Relevant past conversation")[1]
+    # The memory is labelled system content; the user's earlier words are quoted and attributed.
+    about_user = system.split("What you know about the user:")[1].split("What you know about yourself:")[0]
+    assert "occupation: nurse" in about_user
+    assert "The user has a cat named Milo" in about_user
+    assert 'the user said: "I\'m a nurse and I have a cat named Milo."' in about_user
     # Short-term memory as real chat turns, then the query last.
     assert messages[1] == {"role": "user", "content": COOKING_TALK[1][0]}
     assert messages[-1] == {"role": "user", "content": "What is my cat called?"}
@@ -76,3 +81,66 @@ def test_an_oversized_query_is_refused_before_any_work(memory, remembered, fake_
     assert fake_llm.requests == []
     assert HeatEvent.objects.count() == events
     assert Page.objects.count() == 6
+
+
+LOOP = "Milo is a cat and Milo is a cat and Milo is a cat and " * 60
+
+
+def test_the_reply_is_asked_with_chat_settings_as_a_stream(memory, remembered, fake_llm):
+    fake_llm.script(reply("Your cat is called Milo."))
+    memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
+    request = fake_llm.requests[0]
+    assert request["stream"] is True
+    assert request["max_tokens"] == 160 and request["temperature"] == 0.0 and request["seed"] == 42
+    assert request["frequency_penalty"] > 0 and "\nUser:" in request["stop"]
+    assert "repeat_penalty" not in request  # llama.cpp's own: not an OpenAI field
+
+
+def test_a_looping_reply_is_stopped_mid_stream_and_asked_again_with_stronger_settings(memory, remembered, fake_llm):
+    fake_llm.script(reply(LOOP, chunk_seconds=0.005), reply("Your cat is called Milo."))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
+    assert response.text == "Your cat is called Milo." and not response.withheld
+    assert "repeats" in response.retried_because
+    # The client hung up long before the 720 words of the loop were sent.
+    first = fake_llm.streams[0]
+    assert first.hung_up or first.sent < first.total
+    assert first.sent < first.total / 2
+    retry = fake_llm.requests[1]
+    assert retry["temperature"] > 0 and retry["seed"] != fake_llm.requests[0]["seed"]
+    assert retry["frequency_penalty"] > fake_llm.requests[0]["frequency_penalty"]
+    assert response.page.agent_response == "Your cat is called Milo."
+
+
+def test_a_reply_that_degenerates_twice_is_never_stored_and_the_user_gets_an_honest_answer(
+    memory, remembered, fake_llm
+):
+    fake_llm.script(reply(LOOP), reply("What you know about the user: occupation: nurse"))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Tell me about Milo?")
+    assert response.withheld and response.text == FALLBACK_REPLY
+    page = Page.objects.get(pk=response.page.pk)
+    assert page.user_input == "Tell me about Milo?"  # the user's words are memory
+    assert page.agent_response == "" and page.reply_withheld  # the reply is not
+    assert not Page.objects.filter(agent_response__contains="Milo is a cat and").exists()
+
+    # The next prompt carries the user's words, not the failed reply, and keeps the roles alternating.
+    fake_llm.script(reply("Milo is your cat."))
+    memory.get_response(user_id="alice", assistant_id="helper", query="And his favourite spot?")
+    messages = fake_llm.requests[-1]["messages"]
+    assert "Milo is a cat and Milo" not in str(messages)
+    assert messages[-1] == {"role": "user", "content": "Tell me about Milo?\nAnd his favourite spot?"}
+    roles = [m["role"] for m in messages[1:]]
+    assert all(a != b for a, b in zip(roles, roles[1:], strict=False))
+
+
+def test_a_reply_that_speaks_as_the_user_is_asked_again(memory, remembered, fake_llm):
+    MemoryUser.objects.filter(external_id="alice").update(display_name="Alice")
+    fake_llm.script(reply("I'm Alice, a nurse with a cat."), reply("You're a nurse, and your cat is Milo."))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Who am I?")
+    assert "speaks as the user" in response.retried_because
+    assert response.text == "You're a nurse, and your cat is Milo."
+
+
+def test_a_reply_cut_off_at_the_cap_keeps_its_whole_sentences(memory, remembered, fake_llm):
+    fake_llm.script(reply("Your cat is Milo. He likes your scrubs. And he also", finish_reason="length"))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
+    assert response.text == "Your cat is Milo. He likes your scrubs."

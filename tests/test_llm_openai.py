@@ -157,8 +157,10 @@ def test_a_malformed_response_then_a_good_one_succeeds(fake_llm):
 def test_a_response_without_choices_is_an_invalid_answer(fake_llm):
     fake_llm.responder = lambda request: malformed(b'{"id": "chatcmpl-1", "object": "chat.completion"}')
 
+    with pytest.raises(LLMInvalidAnswer, match="without an answer"):
+        get_llm().chat(HELLO)  # a chat reply is read as a stream: this body holds no event at all
     with pytest.raises(LLMInvalidAnswer, match="no choices"):
-        get_llm().chat(HELLO)
+        get_llm().structured(HELLO, schema={"type": "object"}, schema_name="anything")
 
 
 def test_the_sdk_retries_a_500_and_the_call_succeeds(fake_llm):
@@ -281,13 +283,13 @@ def test_tokens_of_a_rejected_answer_still_count(fake_llm):
     assert (llm.prompt_tokens, llm.completion_tokens) == (14, 6)
 
 
-def test_a_response_without_usage_counts_zero_tokens(fake_llm):
-    fake_llm.script(reply("hi", include_usage=False))
+def test_a_response_without_usage_counts_zero_prompt_tokens_and_the_streamed_pieces(fake_llm):
+    fake_llm.script(reply("hi there", include_usage=False))
     llm = get_llm()
 
     completion = llm.chat(HELLO)
 
-    assert (completion.prompt_tokens, completion.completion_tokens) == (0, 0)
+    assert (completion.prompt_tokens, completion.completion_tokens) == (0, 2)
     assert llm.usage().calls == 1
 
 

@@ -57,6 +57,14 @@ def test_bad_turns_get_a_clear_error_and_change_nothing(memory, alice_space, use
     assert not Page.objects.exists()
 
 
+@pytest.mark.parametrize("meta", [{"note": "a\x00b"}, {"k\x00": 1}, {"deep": [[{"x": ["\x00"]}]]}])
+def test_a_nul_anywhere_in_meta_is_refused_on_every_database(memory, alice_space, meta):
+    # PostgreSQL's jsonb cannot hold U+0000: the API answered 500 for such a meta (found by schemathesis).
+    with pytest.raises(InvalidTurn, match="NUL"):
+        memory.add_memory(user_id="alice", assistant_id="helper", user_input="hi", agent_response="", meta=meta)
+    assert not Page.objects.exists()
+
+
 def test_a_naive_timestamp_is_refused(memory, alice_space):
     with pytest.raises(InvalidTurn, match="timezone"):
         memory.add_memory(

@@ -129,6 +129,7 @@ class PageOut(serializers.ModelSerializer):
             "meta",
             "keywords",
             "analyzed",
+            "reply_withheld",
         ]
 
 
@@ -241,6 +242,10 @@ class RetrievalOut(serializers.Serializer):
 
 class ChatOut(serializers.Serializer):
     response = serializers.CharField()
+    reply_withheld = serializers.BooleanField(
+        help_text="The model's reply degenerated twice: `response` is an apology, and the stored turn keeps "
+        "only the user's words."
+    )
     page = PageOut()
     retrieval = RetrievalOut()
     usage = serializers.DictField(child=serializers.IntegerField())

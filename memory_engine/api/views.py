@@ -200,16 +200,13 @@ class ChatView(MemoryApiView):
         data = self.valid(s.QueryIn)
         space = space_for(request, user_id, assistant_id, create=True)
         response = reply(space=space, query=data["query"], llm=get_llm())
-        usage = {
-            "prompt_tokens": response.completion.prompt_tokens,
-            "completion_tokens": response.completion.completion_tokens,
-        }
         return Response(
             {
                 "response": response.text,
+                "reply_withheld": response.withheld,
                 "page": s.PageOut(response.page).data,
                 "retrieval": response.retrieval.as_dict(),
-                "usage": usage,
+                "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
             }
         )
 

@@ -12,15 +12,21 @@ import threading
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Usage
+from .base import LLM, Completion, LLMDegenerateAnswer, LLMError, LLMInvalidAnswer, LLMUnavailable, Usage
+from .degeneration import ReplyGuard
+from .sampling import Sampling, chat_sampling
 
 __all__ = [
     "Completion",
     "LLM",
+    "LLMDegenerateAnswer",
     "LLMError",
     "LLMInvalidAnswer",
     "LLMUnavailable",
+    "ReplyGuard",
+    "Sampling",
     "Usage",
+    "chat_sampling",
     "forget_endpoint",
     "get_llm",
     "provider_name",
@@ -95,7 +101,7 @@ def get_llm() -> LLM:
     else:
         threads = int(conf["OFFLINE_LLM_THREADS"])
         context = int(conf["OFFLINE_LLM_CONTEXT"])
-        key = ("offline", threads, context, max_retries, max_tokens)
+        key = ("offline", conf["OFFLINE_LLM_MODEL"], threads, context, max_retries, max_tokens)
 
     llm = _instances.get(key)
     if llm is not None:
@@ -123,5 +129,5 @@ def _build(key: tuple) -> LLM:
         )
     from .offline import OfflineLLM
 
-    _, threads, context, max_retries, max_tokens = key
-    return OfflineLLM(threads=threads, context=context, max_retries=max_retries, max_tokens=max_tokens)
+    _, model, threads, context, max_retries, max_tokens = key
+    return OfflineLLM(model=model, threads=threads, context=context, max_retries=max_retries, max_tokens=max_tokens)

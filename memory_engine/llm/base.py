@@ -14,11 +14,15 @@ import logging
 import re
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 import jsonschema.exceptions
+
+from .degeneration import ReplyGuard
+from .sampling import Sampling
 
 logger = logging.getLogger(__name__)
 
@@ -30,13 +34,16 @@ class Completion:
     """One answer from the model, as text, with the token usage the provider reported (0 if none).
 
     `finish_reason` is "stop" for a complete answer and "length" when the answer was cut off at
-    max_tokens; None when the provider did not say.
+    max_tokens (a chat answer is then trimmed to its last full sentence), "stopped" when the guard
+    stopped it mid-way; None when the provider did not say. `retried_because` says why a first
+    answer was rejected as degenerate, when the one returned is the retry's.
     """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str | None = None
+    retried_because: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,18 @@ class LLMInvalidAnswer(LLMError):
     an error string, a malformed response) after bounded retries."""
 
     transient = False
+
+
+class LLMDegenerateAnswer(LLMInvalidAnswer):
+    """The model's chat answer degenerated (a loop, the prompt echoed, the user's role taken) twice:
+    once with the caller's settings and once more with stronger ones. `problem` says how."""
+
+    def __init__(self, message: str, *, problem: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        super().__init__(message)
+        self.problem = problem
+        # What the two rejected answers cost, as the provider reported it.
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
 
 
 # A JSON answer may come wrapped in a Markdown fence; that, and surrounding whitespace, is the only
@@ -173,52 +192,89 @@ class LLM(ABC):
         self,
         messages: list[Message],
         *,
-        max_tokens: int,
-        temperature: float,
+        sampling: Sampling,
         json_schema: dict | None,
         schema_name: str | None,
+        watch: Callable[[str], str | None] | None = None,
     ) -> Completion:
         """Send one request and return the model's answer unchecked.
 
         Raise LLMUnavailable for transport failures (after the provider's own bounded retries),
         LLMError for a refused request, LLMInvalidAnswer for a response that is not a chat completion.
-        When `json_schema` is given, ask the provider to constrain the answer to it.
+        When `json_schema` is given, ask the provider to constrain the answer to it. With `watch`, stream
+        the answer and call `watch(text_so_far)` as it grows; when it returns a reason, stop generating
+        there and return what was written with finish_reason "stopped".
         """
 
     # --- public calls ---------------------------------------------------------------------------
 
-    def chat(self, messages: list[Message], *, max_tokens: int | None = None, temperature: float = 0.3) -> Completion:
-        """Ask for a free-text answer and return it once it is non-empty and not an error string.
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        sampling: Sampling | None = None,
+        guard: ReplyGuard | None = None,
+    ) -> Completion:
+        """Ask for a free-text answer and return it once it is usable: not empty, not an error string,
+        not degenerate.
 
-        An unusable answer is asked again up to `max_retries` more times, then LLMInvalidAnswer.
-        Changes only the usage counters. Safe to repeat (each call is a new, billed request).
+        `sampling` defaults to greedy decoding with `max_tokens` (default: the instance's cap). The answer
+        streams past `guard` (default: a guard that knows no prompt, which still stops loops and role
+        markers): a degenerate answer is stopped where the guard sees it and asked once more with
+        `sampling.stronger()`; degenerate again, LLMDegenerateAnswer. An answer cut off at the token cap
+        is trimmed to its last full sentence. An empty or error-looking answer is asked again up to
+        `max_retries` more times, then LLMInvalidAnswer. Changes only the usage counters. Safe to repeat
+        (each call is a new, billed request).
         """
         _check_messages(messages)
-        limit = max_tokens or self.max_tokens
+        current = sampling or Sampling(max_tokens=max_tokens or self.max_tokens, temperature=temperature)
+        guard = guard or ReplyGuard()
+        invalid_attempts = 0
+        retried_because: str | None = None
         last_problem = ""
-        for attempt in range(1, self.max_retries + 2):
+        spent = [0, 0]  # prompt and completion tokens of rejected degenerate answers
+        while True:
             try:
                 completion = self._complete(
-                    messages, max_tokens=limit, temperature=temperature, json_schema=None, schema_name=None
+                    messages, sampling=current, json_schema=None, schema_name=None, watch=guard.streaming_problem
                 )
             except LLMInvalidAnswer as exc:
                 self._count(None, invalid=True)
                 last_problem = str(exc)
             else:
-                problem = _chat_problem(completion.text)
+                degenerate = guard.problem(completion.text) if completion.text.strip() else None
+                problem = degenerate or _chat_problem(completion.text)
                 self._count(completion, invalid=problem is not None)
                 if problem is None:
                     return Completion(
-                        completion.text.strip(),
+                        _whole_sentences(completion.text.strip(), cut_off=completion.finish_reason == "length"),
                         completion.prompt_tokens,
                         completion.completion_tokens,
                         completion.finish_reason,
+                        retried_because,
                     )
+                if degenerate:
+                    logger.warning("%s chat: degenerate answer (%s)", self.name, degenerate)
+                    spent = [spent[0] + completion.prompt_tokens, spent[1] + completion.completion_tokens]
+                    if retried_because is not None:
+                        raise LLMDegenerateAnswer(
+                            f"{self.name}: the answer degenerated twice ({retried_because}; then {degenerate})",
+                            problem=degenerate,
+                            prompt_tokens=spent[0],
+                            completion_tokens=spent[1],
+                        )
+                    retried_because = degenerate
+                    current = current.stronger()
+                    continue
                 last_problem = problem
-            logger.warning("%s chat: unusable answer on attempt %d: %s", self.name, attempt, last_problem)
-        raise LLMInvalidAnswer(
-            f"{self.name}: no usable chat answer after {self.max_retries + 1} attempts ({last_problem})"
-        )
+            invalid_attempts += 1
+            logger.warning("%s chat: unusable answer on attempt %d: %s", self.name, invalid_attempts, last_problem)
+            if invalid_attempts > self.max_retries:
+                raise LLMInvalidAnswer(
+                    f"{self.name}: no usable chat answer after {invalid_attempts} attempts ({last_problem})"
+                )
 
     def structured(
         self,
@@ -249,7 +305,10 @@ class LLM(ABC):
             temperature = _STRUCTURED_FIRST_TEMPERATURE if attempt == 1 else _STRUCTURED_RETRY_TEMPERATURE
             try:
                 completion = self._complete(
-                    messages, max_tokens=limit, temperature=temperature, json_schema=schema, schema_name=schema_name
+                    messages,
+                    sampling=Sampling(max_tokens=limit, temperature=temperature),
+                    json_schema=schema,
+                    schema_name=schema_name,
                 )
             except LLMInvalidAnswer as exc:
                 self._count(None, invalid=True)
@@ -285,6 +344,17 @@ def _chat_problem(text: str) -> str | None:
     if _ERROR_TEXT.match(text):
         return "answer looks like an error message"
     return None
+
+
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
+
+
+def _whole_sentences(text: str, *, cut_off: bool) -> str:
+    """`text` without the unfinished sentence an answer cut off at the token cap ends with. Pure."""
+    if not cut_off:
+        return text
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    return text[: ends[-1]] if ends else text + "…"
 
 
 def _structured_value(completion: Completion, validator: Any) -> tuple[dict, str | None]:

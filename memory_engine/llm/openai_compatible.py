@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 import openai
 
 from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Message
+from .sampling import Sampling
 
 # Status codes the SDK itself re-sends (with backoff) before giving up; once it gives up on one of
 # these, the failure is the service's state, not our request, so it is worth retrying later.
@@ -51,24 +55,66 @@ class OpenAICompatibleLLM(LLM):
         self,
         messages: list[Message],
         *,
-        max_tokens: int,
-        temperature: float,
+        sampling: Sampling,
         json_schema: dict | None,
         schema_name: str | None,
+        watch: Callable[[str], str | None] | None = None,
     ) -> Completion:
-        request: dict = {
-            "model": self.model,
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-        }
+        request: dict = {"model": self.model, "messages": messages, **_sampling_fields(sampling)}
         if json_schema is not None:
             request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": schema_name or "answer", "schema": json_schema, "strict": True},
             }
-        try:
+        if watch is not None:
+            return self._stream(request, watch)
+        with self._errors():
             response = self._client.chat.completions.create(**request)
+        return _completion_from_response(response, self.name)
+
+    def _stream(self, request: dict, watch: Callable[[str], str | None]) -> Completion:
+        """Stream the answer, asking `watch` after each piece; stop reading (which closes the connection,
+        so the server stops generating) when it objects."""
+        parts: list[str] = []
+        finish_reason: str | None = None
+        usage = None
+        chunks = 0
+        with self._errors():
+            stream = self._client.chat.completions.create(
+                **request, stream=True, stream_options={"include_usage": True}
+            )
+            try:
+                for chunk in _chunks(stream):
+                    usage = getattr(chunk, "usage", None) or usage
+                    choices = getattr(chunk, "choices", None) or []
+                    if not choices:
+                        continue
+                    delta = getattr(choices[0], "delta", None)
+                    piece = getattr(delta, "content", None)
+                    finish_reason = getattr(choices[0], "finish_reason", None) or finish_reason
+                    if isinstance(piece, str) and piece:
+                        chunks += 1
+                        parts.append(piece)
+                        if watch("".join(parts)):
+                            finish_reason = "stopped"
+                            break
+            finally:
+                stream.close()
+        if finish_reason is None and not parts:
+            raise LLMInvalidAnswer(f"{self.name}: the stream ended without an answer")
+        return Completion(
+            text="".join(parts),
+            prompt_tokens=_token_count(getattr(usage, "prompt_tokens", None)),
+            # A stream stopped early reports no usage: count the pieces received (about one token each).
+            completion_tokens=_token_count(getattr(usage, "completion_tokens", None)) or chunks,
+            finish_reason=finish_reason,
+        )
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Turn the SDK's exceptions into the boundary's three."""
+        try:
+            yield
         except openai.APITimeoutError as exc:
             raise LLMUnavailable(f"{self.name}: request timed out ({self.base_url})") from exc
         except openai.APIConnectionError as exc:
@@ -85,7 +131,33 @@ class OpenAICompatibleLLM(LLM):
             raise LLMInvalidAnswer(f"{self.name}: response body is not valid JSON") from exc
         except openai.OpenAIError as exc:
             raise LLMError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        return _completion_from_response(response, self.name)
+
+
+def _chunks(stream: object) -> Iterator[object]:
+    """The stream's chunks; a connection that breaks off mid-answer surfaces as the HTTP library's own
+    exception, not the SDK's, and is a transport failure like any other."""
+    try:
+        yield from stream  # type: ignore[misc]
+    except (openai.OpenAIError, LLMError):
+        raise
+    except Exception as exc:
+        raise LLMUnavailable(f"the answer stream broke off: {type(exc).__name__}: {str(exc):.120}") from exc
+
+
+def _sampling_fields(sampling: Sampling) -> dict:
+    """The OpenAI request fields for `sampling` (llama.cpp's repeat_penalty has no OpenAI equivalent)."""
+    fields: dict = {"max_tokens": sampling.max_tokens, "temperature": sampling.temperature}
+    if sampling.top_p < 1.0:
+        fields["top_p"] = sampling.top_p
+    if sampling.frequency_penalty:
+        fields["frequency_penalty"] = sampling.frequency_penalty
+    if sampling.presence_penalty:
+        fields["presence_penalty"] = sampling.presence_penalty
+    if sampling.seed is not None:
+        fields["seed"] = sampling.seed
+    if sampling.stop:
+        fields["stop"] = list(sampling.stop[:4])
+    return fields
 
 
 def _completion_from_response(response: object, provider: str) -> Completion:

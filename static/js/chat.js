@@ -7,6 +7,8 @@
   const api = root.dataset.api;
   const csrf = root.dataset.csrf;
   const $ = (id) => document.getElementById(id);
+  // Shown for a turn whose reply degenerated: the server kept the user's words and dropped the reply.
+  const WITHHELD = "(The assistant's reply went wrong and was not kept in memory.)";
 
   async function call(path, options = {}) {
     const response = await fetch(api + path, {
@@ -124,6 +126,7 @@
         const lines = [el("div", "muted", `turn #${turn.seq} · ${turn.tier} · ${turn.timestamp.slice(0, 16).replace("T", " ")}`)];
         if (turn.user_input) lines.push(el("div", null, `User: ${turn.user_input}`));
         if (turn.agent_response) lines.push(el("div", null, `Assistant: ${turn.agent_response}`));
+        if (turn.reply_withheld) lines.push(el("div", "muted", WITHHELD));
         quote.replaceChildren(...lines);
       } catch (error) {
         quote.replaceChildren(el("div", "error", `turn not found: ${error.message}`));
@@ -138,6 +141,7 @@
     for (const turn of page.results.reverse()) {
       if (turn.user_input) bubble("user", turn.user_input, turn.id);
       if (turn.agent_response) bubble("assistant", turn.agent_response, turn.id);
+      if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
     }
   }
 
@@ -154,6 +158,10 @@
       const answer = await call("chat/", { method: "POST", body: JSON.stringify({ query }) });
       pending.classList.remove("pending");
       pending.querySelector(".text").textContent = answer.response;
+      if (answer.reply_withheld) {
+        pending.classList.add("withheld");
+        pending.title = WITHHELD;
+      }
       pending.append(usedPanel(answer.retrieval));
       pending.scrollIntoView({ block: "end" });
       markTurn(asked, answer.page.id);

@@ -1,0 +1,114 @@
+"""The degeneration guard: tell a reply that has gone wrong while the model is still writing it.
+
+A small model degenerates in a few recognisable ways: it loops ("he was a little cat, and he was a
+little cat, ..."), echoes the prompt's scaffolding ("The user's profile: ..."), writes the user's side
+of the chat, gives the same canned line to every question, or speaks as the user ("I'm Sam"). The
+first three are visible while the answer streams, so generation stops there instead of running to the
+token cap; the last two are judged on the finished answer. Every function here is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+NGRAM_WORDS = 4
+# A 4-word sequence seen a third time is a loop: ordinary replies of a few sentences do not do that.
+MAX_NGRAM_REPEATS = 2
+# The same short unit ("ha", "!", "\n", "lol ") written this many times in a row is a loop too.
+MAX_UNIT_REPEATS = 8
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_UNIT_LOOP = re.compile(r"(.{1,30}?)\1{" + str(MAX_UNIT_REPEATS - 1) + ",}", re.DOTALL)
+# Chat-template tokens and a line that opens the user's (or a human's) turn: the model has left its
+# own role. Matched anywhere, in any model's reply.
+_ROLE_MARKERS = re.compile(
+    r"<\|im_(?:start|end)\|>|<(?:start|end)_of_turn>|<\|(?:user|assistant|system)\|>|^[ \t]*(?:user|human)[ \t]*:",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PUNCTUATION = re.compile(r"[^\w\s']+")
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, apostrophes kept inside words."""
+    return _WORD.findall(text.lower())
+
+
+def most_repeated_ngram(text: str, n: int = NGRAM_WORDS) -> tuple[str, int]:
+    """The `n`-word sequence that occurs most often in `text`, and how often ("", 0 when none)."""
+    tokens = words(text)
+    counts = Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    if not counts:
+        return "", 0
+    gram, count = counts.most_common(1)[0]
+    return " ".join(gram), count
+
+
+def loop_problem(text: str) -> str | None:
+    """Why `text` is a loop, or None: a 4-word sequence more than twice, or a unit repeated 8 times."""
+    gram, count = most_repeated_ngram(text)
+    if count > MAX_NGRAM_REPEATS:
+        return f"repeats {gram!r} {count} times"
+    match = _UNIT_LOOP.search(text)
+    if match and match.group(1).strip():
+        return f"repeats {match.group(1)[:20]!r} {len(match.group(0)) // len(match.group(1))} times in a row"
+    return None
+
+
+def _normal(text: str) -> str:
+    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+
+
+class ReplyGuard:
+    """Judges one chat reply.
+
+    `scaffolding`: labels of the prompt (section titles) that a reply must not echo.
+    `earlier_replies`: the assistant's recent replies to other messages; giving one of them again, word
+    for word, is the canned-line failure. `user_names`: names of the user; the reply must not claim one
+    as its own ("I'm Sam").
+    """
+
+    def __init__(
+        self,
+        *,
+        scaffolding: Iterable[str] = (),
+        earlier_replies: Iterable[str] = (),
+        user_names: Iterable[str] = (),
+    ) -> None:
+        self.scaffolding = [label.strip() for label in scaffolding if len(label.strip()) >= 8]
+        self.earlier_replies = {_normal(reply) for reply in earlier_replies if _normal(reply)}
+        names = [re.escape(name.strip()) for name in user_names if name and len(name.strip()) >= 2]
+        self._claims_name = (
+            re.compile(r"\b(?:i'm|i am|im|my name is|my name's|call me)\s+(?:" + "|".join(names) + r")\b", re.I)
+            if names
+            else None
+        )
+
+    def streaming_problem(self, text: str) -> str | None:
+        """Why the partial reply `text` has already gone wrong (a loop, the prompt or the user's turn
+        echoed), or None. Cheap enough to call after every streamed token."""
+        problem = loop_problem(text)
+        if problem:
+            return problem
+        marker = _ROLE_MARKERS.search(text)
+        if marker:
+            return f"writes a chat role marker {marker.group(0).strip()!r}"
+        lowered = text.lower()
+        for label in self.scaffolding:
+            if label.lower() in lowered:
+                return f"echoes the prompt's {label!r}"
+        return None
+
+    def problem(self, text: str) -> str | None:
+        """Why the finished reply `text` is degenerate, or None."""
+        problem = self.streaming_problem(text)
+        if problem:
+            return problem
+        if self._claims_name is not None:
+            claim = self._claims_name.search(text.replace("\u2019", "'"))
+            if claim:
+                return f"speaks as the user ({claim.group(0)!r})"
+        if _normal(text) in self.earlier_replies:
+            return "gives word for word a reply it gave to another message"
+        return None

@@ -1,0 +1,67 @@
+"""The chat-quality benchmark: its data, its measures, and one conversation through the reply path."""
+
+import pytest
+
+from memory_engine.evaluation import chat_quality
+from memory_engine.llm import get_llm
+from tests.fake_llm_server import reply
+from tests.memory_helpers import nothing_extracted
+
+
+def test_the_data_has_thirty_conversations_of_facts_small_talk_and_questions_some_across_sessions():
+    conversations = chat_quality.load_conversations()
+    assert len(conversations) >= 30
+    assert sum(len(c["sessions"]) > 1 for c in conversations) >= 10
+    for conversation in conversations:
+        turns = [t for s in conversation["sessions"] for t in s["turns"]]
+        said = " ".join(t["say"] for t in turns if "say" in t).lower()
+        for ask in (t for t in turns if "ask" in t):
+            assert ask["expect"] and any(alt.lower() in said for alt in ask["expect"]), ask
+
+
+def test_a_fact_counts_when_any_alternative_is_in_the_reply_as_a_word():
+    assert chat_quality.found("Your cat is called Biscuit.", ["Biscuit"])
+    assert chat_quality.found("It is on the 14th of March", ["March", "14"])
+    assert not chat_quality.found("You love opera.", ["oper"])
+
+
+def test_it_tells_when_the_assistant_speaks_as_the_user():
+    assert chat_quality.claims_identity("Hi! I'm Amara, nice to meet you.", "Amara", ["nurse"])
+    assert chat_quality.claims_identity("I work as a nurse in Leeds.", "Amara", ["nurse"])
+    assert chat_quality.claims_identity("I am a nurse.", "Amara", ["nurse"])
+    assert not chat_quality.claims_identity("You work as a nurse, Amara.", "Amara", ["nurse"])
+
+
+@pytest.mark.django_db
+def test_a_run_replays_a_conversation_and_measures_its_replies(fake_llm):
+    conversation = {
+        "id": "t1",
+        "user_name": "Amara",
+        "identity": ["nurse"],
+        "sessions": [
+            {"turns": [{"say": "Hi, I'm Amara. I have a cat named Biscuit."}, {"say": "Lovely weather."}]},
+            {
+                "days_after_previous": 3,
+                "turns": [
+                    {"ask": "What is my cat called?", "expect": ["Biscuit"]},
+                    {"ask": "My job?", "expect": ["x"]},
+                ],
+            },
+        ],
+    }
+    answers = iter(["Noted!", "Indeed.", "Your cat is Biscuit.", "I'm Amara, a nurse."])
+
+    def answer(request):
+        if "response_format" in request:
+            return nothing_extracted()
+        return reply(next(answers, "You are a nurse."))
+
+    fake_llm.responder = answer
+    result = chat_quality.run([conversation], llm=get_llm(), label="fake")
+    summary = result.summary()
+    assert summary["replies"] == 4 and summary["questions"] == 2
+    assert summary["fact recalled"] == 0.5
+    assert summary["at_cap"] == 0.0 and summary["looping (a 4-word sequence > 3 times)"] == 0.0
+    # "I'm Amara, a nurse." was refused by the guard (it claims the user's name) and asked again.
+    assert result.records[-1].retried and result.records[-1].text == "You are a nurse."
+    assert "fact recalled" in chat_quality.markdown([result])

@@ -1,0 +1,67 @@
+"""The degeneration guard judges replies without a model: loops, echoed scaffolding, role markers,
+claims to be the user, canned repeats."""
+
+import pytest
+
+from memory_engine.llm.degeneration import ReplyGuard, loop_problem, most_repeated_ngram
+
+# Replies the bundled model really gave before the guard (issue 13), and their like.
+LOOPS = [
+    "He was a little cat, and he was a little cat, and he was a little cat, and he was a little cat",
+    "The user's profile: The user's profile: The user's profile: The user's profile:",
+    "I'm glad to know that you're happy to help me with this. I'm glad to know that you're happy to help me "
+    "with that. I'm glad to know that you're happy to help me with everything.",
+    "hahahahahahahahahahahahaha",
+    "Sure!!!!!!!!!!!!!!!!!!!!",
+]
+FINE = [
+    "Your dog is called Pixel. Pixel is a lovely name for a beagle.",
+    "You work as a nurse in Lyon. That must keep you busy!",
+    "I don't know where your sister lives yet; you haven't told me.",
+    "Try oats with a banana about two hours before the run, and drink some water.",
+]
+
+
+@pytest.mark.parametrize("text", LOOPS)
+def test_it_calls_a_loop_a_loop(text):
+    assert loop_problem(text) is not None
+
+
+@pytest.mark.parametrize("text", FINE)
+def test_it_lets_ordinary_replies_through(text):
+    guard = ReplyGuard(scaffolding=["What you know about Sam"], user_names=["Sam"])
+    assert guard.streaming_problem(text) is None
+    assert guard.problem(text) is None
+
+
+def test_it_counts_the_most_repeated_four_words():
+    assert most_repeated_ngram("a b c d a b c d a b c d") == ("a b c d", 3)
+    assert most_repeated_ngram("too short") == ("", 0)
+
+
+def test_a_four_word_sequence_twice_is_still_fine_but_three_times_is_a_loop():
+    twice = "I love my dog. I love my dog very much."
+    assert loop_problem(twice) is None
+    assert "i love my dog" in loop_problem(twice + " I love my dog, truly.")
+
+
+def test_it_stops_at_the_prompts_scaffolding_and_chat_role_markers():
+    guard = ReplyGuard(scaffolding=["What you know about Sam"])
+    assert "echoes" in guard.streaming_problem("Sure. What you know about Sam: he")
+    assert "role marker" in guard.streaming_problem("Fine, thanks.\nUser: and you?")
+    assert "role marker" in guard.streaming_problem("Hello<|im_start|>user")
+    assert guard.streaming_problem("The user asked a good question.") is None
+
+
+def test_it_refuses_a_reply_that_claims_the_users_name():
+    guard = ReplyGuard(user_names=["Sam"])
+    assert "speaks as the user" in guard.problem("I'm Sam, a nurse in Lyon.")
+    assert "speaks as the user" in guard.problem("Hello! My name is sam.")
+    assert guard.problem("Hello Sam, nice to see you again.") is None
+    assert guard.problem("I'm Samuel's friend.") is None
+
+
+def test_it_refuses_the_same_words_it_gave_to_another_message():
+    guard = ReplyGuard(earlier_replies=["Pixel, my friend."])
+    assert "word for word" in guard.problem("pixel my friend")
+    assert guard.problem("Pixel is your dog, my friend.") is None
