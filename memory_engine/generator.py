@@ -114,26 +114,21 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
                 line += f" and you replied: {_quote(page.agent_response)}"
             known.append(line)
     about_user = USER_SECTION.format(user=user)
+    name = assistant.name or assistant.external_id
     if compact:
         recent = [pages[item.id].user_input for item in retrieval.short_term if pages[item.id].user_input]
         known += [f"{user} said: {_quote(text)}" for text in recent]
         known = _most_like(retrieval.query, known, COMPACT_LINES)
-        system = "\n\n".join(
-            [
-                COMPACT_SYSTEM.format(name=assistant.name or assistant.external_id, user=user),
-                f"{about_user}:\n{_bullets(known)}",
-            ]
-        )
+        instructions = COMPACT_SYSTEM.format(name=name, user=user)
+        sections = [instructions, f"{about_user}:\n{_bullets(known)}"]
     else:
-        system = "\n\n".join(
-            [
-                SYSTEM.format(
-                    name=assistant.name or assistant.external_id, user=user, persona=assistant.persona
-                ).strip(),
-                f"{about_user}:\n{_bullets(known)}",
-                f"{ASSISTANT_SECTION}:\n{_bullets([item.text for item in retrieval.assistant_knowledge])}",
-            ]
-        )
+        instructions = SYSTEM.format(name=name, user=user, persona=assistant.persona).strip()
+        sections = [
+            instructions,
+            f"{about_user}:\n{_bullets(known)}",
+            f"{ASSISTANT_SECTION}:\n{_bullets([item.text for item in retrieval.assistant_knowledge])}",
+        ]
+    system = "\n\n".join(sections)
     messages = [{"role": "system", "content": system}]
     earlier_replies: list[str] = []
     statements: list[str] = [item.text for item in retrieval.user_knowledge]
@@ -151,10 +146,9 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
                 earlier_replies.append(page.agent_response)
     _append(messages, "user", retrieval.query)
     statements += [pages[item.id].user_input for item in retrieval.pages if item.id in pages]
-    instructions = SYSTEM.format(name=assistant.name or assistant.external_id, user=user, persona="")
     guard = ReplyGuard(
-        # The section titles, and the opening words of each instruction line ("You are Helper, an
-        # assistant", "Reply to Sam's last message"), which a small model recites back.
+        # The section titles, and the opening words of each instruction line the prompt gave ("You are
+        # Helper, an assistant", "Reply to Sam's last message"), which a small model recites back.
         scaffolding=[about_user, ASSISTANT_SECTION, *(line[:30] for line in instructions.split("\n"))],
         earlier_replies=earlier_replies,
         user_names=_user_names(space, profile, statements),
