@@ -21,5 +21,13 @@ class InvalidTurn(MemoryInputError):
     """A turn that is empty, too long, or not valid text."""
 
 
-class TurnTooLong(InvalidTurn):
+class InputTooLarge(MemoryInputError):
+    """Input over one of the size limits (413 over HTTP)."""
+
+
+class TurnTooLong(InvalidTurn, InputTooLarge):
     """A turn or query longer than MEMORYOS_MAX_TURN_CHARS."""
+
+
+class InvalidEntry(MemoryInputError):
+    """A long-term entry's value or key that cannot be stored."""

@@ -279,6 +279,7 @@ class ConsolidationRun(models.Model):
         RETRYING = "retrying", "waiting to retry"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+        SUPERSEDED = "superseded", "done by another job"  # its retry found the work already done
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="consolidation_runs")
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CONSOLIDATE)

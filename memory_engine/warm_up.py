@@ -6,8 +6,8 @@ import logging
 import threading
 import time
 
-from memory_engine.embeddings import get_embedder
 from memory_engine.llm import get_llm
+from memory_engine.store.embeddings import get_embedder
 
 logger = logging.getLogger(__name__)
 

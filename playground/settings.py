@@ -6,9 +6,10 @@ The helpers below fail loudly on a malformed value instead of silently falling b
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
+
+from playground.databases import database_from_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -55,41 +56,6 @@ def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return raw
 
 
-def database_from_url(url: str, *, sqlite_synchronous: str = "normal") -> dict:
-    """Turn `sqlite:///path` or `postgres://user:pass@host:port/name` into a DATABASES entry."""
-    parsed = urlparse(url)
-    if parsed.scheme == "sqlite":
-        name = unquote(parsed.path[1:]) if parsed.path.startswith("/") else parsed.path
-        return {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": BASE_DIR / name if not Path(name).is_absolute() else name,
-            "OPTIONS": {
-                # IMMEDIATE makes a writing transaction take the lock at BEGIN, so concurrent
-                # writers queue for `timeout` seconds instead of failing with "database is locked".
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 30,
-                # Write-ahead log: a commit appends to the log instead of going through a rollback
-                # journal (3-4 fsyncs, ~15 ms a commit on these disks), and readers never block the
-                # writer. With synchronous=normal the log is fsynced at checkpoints, not at each commit:
-                # a power cut may lose the last commits (never corrupt the file); a crashed process
-                # loses nothing. SQLITE_SYNCHRONOUS=full fsyncs every commit.
-                "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous.upper()}",
-            },
-            "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
-        }
-    if parsed.scheme in ("postgres", "postgresql"):
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": unquote(parsed.path.lstrip("/")),
-            "USER": unquote(parsed.username or ""),
-            "PASSWORD": unquote(parsed.password or ""),
-            "HOST": parsed.hostname or "",
-            "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": 60,
-        }
-    raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")
-
-
 # --- Core -------------------------------------------------------------------------------------
 
 SECRET_KEY = envstr("SECRET_KEY", "dev-only-insecure-key-change-me")
@@ -107,6 +73,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # the docs page's scripts, served from here: no CDN
     "memory_engine",
+    "bench",  # benchmark and evaluation commands (bench/)
 ]
 
 MIDDLEWARE = [
@@ -197,7 +164,7 @@ CELERY_BEAT_SCHEDULE = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "memory_engine.api.tokens.ApiTokenAuthentication",
+        "memory_engine.interfaces.api.tokens.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -206,7 +173,7 @@ REST_FRAMEWORK = {
         "api": envstr("MEMORYOS_API_RATE", "600/min"),
         "chat": envstr("MEMORYOS_API_CHAT_RATE", "30/min"),
     },
-    "EXCEPTION_HANDLER": "memory_engine.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "memory_engine.interfaces.api.errors.exception_handler",
 }
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
 SPECTACULAR_SETTINGS = {
@@ -276,6 +243,7 @@ MEMORYOS = {
     "RETRIEVAL_CHAIN_WEIGHT": envfloat("MEMORYOS_RETRIEVAL_CHAIN_WEIGHT", 0.2),
     "RETRIEVAL_IGNORE_NAMES": envbool("MEMORYOS_RETRIEVAL_IGNORE_NAMES", True),
     "MAX_TURN_CHARS": envint("MEMORYOS_MAX_TURN_CHARS", 8000),
+    "MAX_META_BYTES": envint("MEMORYOS_MAX_META_BYTES", 16 * 1024),  # a turn's meta, as JSON
     "PROMOTION_PAGES_PER_CALL": envint("MEMORYOS_PROMOTION_PAGES_PER_CALL", 6),
     # "celery": a worker consolidates after each turn (the request never waits); "inline": the
     # process that stored the turn consolidates right away (no worker needed, slower requests).
@@ -311,4 +279,6 @@ MEMORYOS = {
     "CHAT_FREQUENCY_PENALTY": envfloat("MEMORYOS_CHAT_FREQUENCY_PENALTY", 0.2),
     "CHAT_PRESENCE_PENALTY": envfloat("MEMORYOS_CHAT_PRESENCE_PENALTY", 0.0),
     "CHAT_SEED": envint("MEMORYOS_CHAT_SEED", 42),
+    # A reply stops once it has said this many sentences (0: no limit), as the prompt asks for 1-3.
+    "CHAT_MAX_SENTENCES": envint("MEMORYOS_CHAT_MAX_SENTENCES", 3),
 }

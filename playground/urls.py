@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from memory_engine import views
+from memory_engine.interfaces import views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,5 +10,5 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
-    path("api/", include("memory_engine.api.urls")),
+    path("api/", include("memory_engine.interfaces.api.urls")),
 ]

@@ -14,7 +14,7 @@ import string
 import time
 from itertools import accumulate
 
-from memory_engine.lexical import BM25Index
+from memory_engine.store.lexical import BM25Index
 
 VOCABULARY_SIZE = 20_000
 QUERIES = 200

@@ -3,8 +3,10 @@ no memory space of his own. Nobody may see anyone else's memory."""
 
 import pytest
 
-from memory_engine import index
-from memory_engine.memoryos import MemoryOS
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.store import index
+from tests.memory_helpers import nothing_extracted
+from tests.processes import ROOT, database_url
 
 pytest_plugins = ["tests.conftest_llm", "tests.conftest_worker"]
 
@@ -37,3 +39,21 @@ def alice_space(memory):
 @pytest.fixture
 def bob_space(memory):
     return memory.space(user_id="bob", assistant_id="helper")
+
+
+@pytest.fixture
+def server_env(fake_llm, tmp_path):
+    """The environment of an MCP server process (manage.py mcp_server) on the test database, with the
+    scripted LLM and inline consolidation."""
+    fake_llm.responder = nothing_extracted
+    return {
+        "DATABASE_URL": database_url(),
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "test-key",
+        "MEMORYOS_LLM_MAX_RETRIES": "0",
+        "MEMORYOS_CONSOLIDATION": "inline",
+        "MEMORYOS_INDEX_DIR": str(tmp_path / "mcp-indexes"),
+        "PYTHONPATH": str(ROOT),
+    }

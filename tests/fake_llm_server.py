@@ -35,7 +35,7 @@ CHAT_PATH = "/v1/chat/completions"
 
 @dataclass(frozen=True)
 class Step:
-    """One scripted answer. Build it with reply/reply_json/status/slow/malformed/drop."""
+    """One scripted answer. Build it with reply/reply_json/status/slow/held/malformed/drop."""
 
     kind: str
     text: str = ""
@@ -46,6 +46,7 @@ class Step:
     body: bytes | None = None
     seconds: float = 0.0
     then: Step | None = None
+    gate: threading.Event | None = None
     chunk_seconds: float = 0.0  # pause between streamed chunks, as a model takes time per token
 
 
@@ -104,6 +105,12 @@ def slow(seconds: float, then: Step | None = None) -> Step:
     return Step("slow", seconds=seconds, then=then or reply("slow answer"))
 
 
+def held(gate: threading.Event, then: Step) -> Step:
+    """Answer with `then` once the test sets `gate`: the request stays in flight until then, so a test
+    can look at the system mid-call without guessing how long the call takes."""
+    return Step("held", gate=gate, then=then)
+
+
 def malformed(raw_bytes: bytes = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{') -> Step:
     """A 200 with a JSON content type whose body is `raw_bytes` (by default truncated JSON)."""
     return Step("malformed", body=raw_bytes)
@@ -150,7 +157,7 @@ class FakeLLMServer:
         return self
 
     def stop(self) -> None:
-        self._stopping.set()  # wakes handlers sleeping in slow() steps
+        self._stopping.set()  # wakes handlers sleeping in slow() and held() steps
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -274,6 +281,12 @@ class _Handler(BaseHTTPRequestHandler):
             if self.fake._stopping.wait(step.seconds):
                 return
             assert step.then is not None
+            self._play(step.then, request_json)
+        elif step.kind == "held":
+            assert step.gate is not None and step.then is not None
+            while not step.gate.wait(0.1):
+                if self.fake._stopping.is_set():
+                    return
             self._play(step.then, request_json)
         elif step.kind == "reply" and request_json.get("stream"):
             self._stream(step, request_json)

@@ -36,6 +36,35 @@ def wait_until(predicate: Callable[[], object], *, timeout: float, interval: flo
         time.sleep(interval)
 
 
+def wait_for(
+    predicate: Callable[[], object],
+    *,
+    progress: Callable[[], object],
+    what: str,
+    stall: float = 180.0,
+    limit: float = 900.0,
+    interval: float = 0.2,
+):
+    """Poll until `predicate()` is truthy and return its value. Fail when `progress()` (a snapshot of
+    the work, e.g. runs and tiers) has not changed for `stall` seconds, or after `limit` in all: a slow,
+    busy machine gets the time it needs while the work moves, and a stuck worker still fails."""
+    began = last_change = time.monotonic()
+    seen = progress()
+    while True:
+        value = predicate()
+        if value:
+            return value
+        now = time.monotonic()
+        current = progress()
+        if current != seen:
+            seen, last_change = current, now
+        if now - last_change > stall:
+            raise AssertionError(f"no progress for {stall:.0f}s waiting for {what}; the work stood at {seen!r}")
+        if now - began > limit:
+            raise AssertionError(f"timed out after {limit:.0f}s waiting for {what}; the work stood at {seen!r}")
+        time.sleep(interval)
+
+
 class RedisServer:
     """A redis-server of the test's own on a free port, which a test may stop and start again."""
 
@@ -134,10 +163,12 @@ class CeleryWorker:
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT, start_new_session=True
         )
+        # Ready means taking tasks with the embedding model loaded (tasks.load_embedding_model_on_start):
+        # on a busy machine loading it can take a minute or more.
         wait_until(
-            lambda: b" ready." in self.log.read_bytes() or self.process.poll() is not None,
-            timeout=90,
-            what=f"worker {self.name} to start",
+            lambda: b"taking tasks" in self.log.read_bytes() or self.process.poll() is not None,
+            timeout=600,
+            what=f"worker {self.name} to start and load its model",
         )
         assert self.process.poll() is None, self.log.read_text()[-3000:]
         return self

@@ -12,8 +12,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from memory_engine import long_term
-from memory_engine.api.tokens import token_create
+from memory_engine.engine import long_term
+from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import MemoryUser
 from playground.wsgi import application
 from tests.fake_llm_server import reply

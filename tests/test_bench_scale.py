@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from memory_engine.synthetic_chat import TOPICS, synthetic_pages, synthetic_queries
+from bench.synthetic_chat import TOPICS, synthetic_pages, synthetic_queries
 
 SIZES = [200, 500]
 CONSOLIDATION_PAGES = 8

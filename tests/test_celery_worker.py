@@ -4,16 +4,19 @@ Each worker has its own index folder (as a worker on another machine would), sha
 database, and calls the scripted OpenAI-compatible server over HTTP.
 """
 
+import threading
 import time
 
 import pytest
+from django.db.models import Count
 
-from memory_engine.consolidation import enqueue, spaces_with_pending_work
-from memory_engine.embeddings import get_embedder
+from memory_engine.jobs.consolidation import spaces_with_pending_work
+from memory_engine.jobs.tasks import enqueue
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
-from tests.fake_llm_server import reply, slow, status
+from memory_engine.store.embeddings import get_embedder
+from tests.fake_llm_server import held, reply, slow, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, write_concurrently
-from tests.processes import wait_until
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,8 +34,26 @@ def answers(extract, chat=None):
     return lambda request: extract if "response_format" in request else (chat or reply("Hello!"))
 
 
-def extraction_seen(fake_llm) -> bool:
-    return any("response_format" in r for r in fake_llm.requests)
+def extraction_calls(fake_llm) -> int:
+    return sum("response_format" in r for r in list(fake_llm.requests))
+
+
+# For tests that hold an LLM call open until they have seen what they look for: no timeout, retry or
+# lease expiry may fire meanwhile, however slow the machine.
+PATIENT = {"MEMORYOS_LLM_TIMEOUT_SECONDS": "600", "MEMORYOS_CONSOLIDATION_LEASE_SECONDS": "600"}
+
+
+def worker_progress(fake_llm) -> tuple:
+    """What moves while workers consolidate: the runs and their attempts, the pages in each tier, the
+    LLM requests made."""
+    runs = tuple(ConsolidationRun.objects.order_by("pk").values_list("pk", "status", "attempts"))
+    tiers = tuple(Page.objects.order_by("tier").values_list("tier").annotate(n=Count("pk")))
+    return runs, tiers, len(fake_llm.requests)
+
+
+def until(predicate, fake_llm, what: str):
+    """Wait for what the test needs while the workers make progress (tests.processes.wait_for)."""
+    return wait_for(predicate, progress=lambda: worker_progress(fake_llm), what=what)
 
 
 def settled() -> bool:
@@ -48,42 +69,44 @@ def assert_every_page_once_in_one_tier(space, count):
 
 
 def test_a_turn_is_answered_while_consolidation_is_still_running(memory, space, fake_llm, start_worker):
-    fake_llm.responder = answers(slow(4, extraction(profile=[("occupation", "nurse", 1)])), reply("Milo, I think."))
-    start_worker(MEMORYOS_LLM_TIMEOUT_SECONDS="10")
+    gate = threading.Event()
+    extract = held(gate, extraction(profile=[("occupation", "nurse", 1)]))
+    fake_llm.responder = answers(extract, reply("Milo, I think."))
+    start_worker(**PATIENT)
     get_embedder()  # a web process has its model loaded already
     add_turns(memory, CAT_TALK + [("ok", "ok")])
-    wait_until(lambda: extraction_seen(fake_llm), timeout=60, what="the worker to call the LLM")
+    until(lambda: extraction_calls(fake_llm) == 1, fake_llm, "the worker to call the LLM")
+    held_since = time.monotonic()
 
-    started = time.monotonic()
     response = memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
-    answered_in = time.monotonic() - started
     assert response.text == "Milo, I think."
-    assert ConsolidationRun.objects.filter(status="running").exists(), "consolidation finished before the reply"
-    assert answered_in < 4
+    assert ConsolidationRun.objects.filter(status="running").exists(), "the reply waited for consolidation"
 
-    wait_until(settled, timeout=60, what="consolidation to finish")
+    gate.set()
+    held_for = time.monotonic() - held_since
+    until(settled, fake_llm, "consolidation to finish")
     assert_every_page_once_in_one_tier(space, 5)
     assert Page.objects.filter(tier="short").count() == 1
     assert LongTermEntry.objects.get(kind="profile").value == "nurse"
     run = ConsolidationRun.objects.filter(status="succeeded", sessions_promoted__gte=1).get()
-    assert run.llm_calls >= 1 and run.duration_ms >= 4000
+    assert run.llm_calls >= 1 and run.duration_ms >= int(held_for * 1000)
     # This process has its own index files; the version stamped in the database tells it they are stale.
     found = memory.retrieve(user_id="alice", assistant_id="helper", query="Milo knocked my coffee", count_hits=False)
     assert "coffee" in found.pages[0].text
 
 
 def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, space, fake_llm, start_worker):
-    fake_llm.responder = answers(slow(60, extraction()))
-    worker = start_worker("w1")
+    fake_llm.responder = answers(held(threading.Event(), extraction()))  # never answered
+    worker = start_worker("w1", MEMORYOS_LLM_TIMEOUT_SECONDS="600")
     add_turns(memory, CAT_TALK + COOKING_TALK + [("ok", "ok")])
-    wait_until(lambda: extraction_seen(fake_llm), timeout=60, what="the worker to call the LLM")
+    until(lambda: extraction_calls(fake_llm), fake_llm, "the worker to call the LLM")
     worker.kill()
     assert_every_page_once_in_one_tier(space, 7)
     assert not LongTermEntry.objects.exists()
 
     fake_llm.responder = answers(extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     start_worker("w2")  # its start-up sweep finds the work the dead worker left
-    wait_until(settled, timeout=90, what="the restarted worker to finish the backlog")
+    until(settled, fake_llm, "the restarted worker to finish the backlog")
     assert_every_page_once_in_one_tier(space, 7)
     assert not Page.objects.filter(tier="mid", analyzed=False, session__heat__gte=3.5).exists()
     assert LongTermEntry.objects.filter(value="The user has a cat named Milo", status="active").count() == 1
@@ -103,7 +126,7 @@ def test_turns_are_stored_while_the_broker_is_down_and_consolidated_when_it_retu
 
     broker.start()
     start_worker()
-    wait_until(settled, timeout=60, what="the backlog to be consolidated")
+    until(settled, fake_llm, "the backlog to be consolidated")
     assert Page.objects.filter(tier="short").count() == 1
     assert_every_page_once_in_one_tier(space, 4)
 
@@ -122,8 +145,10 @@ def test_a_failing_llm_leaves_a_failed_job_on_record_and_loses_nothing(
     add_turns(memory, CAT_TALK + [("ok", "ok")])
     for _ in range(4):  # the job, and duplicates of it
         enqueue(space.pk)
-    run = wait_until(
-        lambda: ConsolidationRun.objects.filter(status="failed").first(), timeout=60, what="the job to fail"
+    run = until(
+        lambda: ConsolidationRun.objects.filter(status="failed").first(),
+        fake_llm,
+        "the job to fail",
     )
     assert run.attempts == attempts
     assert run.error
@@ -139,16 +164,21 @@ def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
 ):
     bob_space.stm_capacity, bob_space.heat_threshold = 1, 3.5
     bob_space.save()
-    fake_llm.responder = answers(slow(2, extraction()))
-    start_worker("w1")
-    start_worker("w2")
+    gate = threading.Event()
+    fake_llm.responder = answers(held(gate, extraction()))
+    start_worker("w1", **PATIENT)
+    start_worker("w2", **PATIENT)
     memory.consolidate_after_add = False
     add_turns(memory, CAT_TALK + [("ok", "ok")], user="alice")
     add_turns(memory, COOKING_TALK + [("ok", "ok")], user="bob")
     for _ in range(3):  # duplicated messages for both spaces
         enqueue(space.pk)
         enqueue(bob_space.pk)
-    wait_until(settled, timeout=90, what="both spaces to be consolidated")
+    # Each worker runs one task at a time, and one job's LLM calls follow one another: two calls in
+    # flight at once are two workers consolidating at once.
+    until(lambda: extraction_calls(fake_llm) == 2, fake_llm, "both workers to be calling the LLM")
+    gate.set()
+    until(settled, fake_llm, "both spaces to be consolidated")
 
     runs = list(ConsolidationRun.objects.order_by("started_at"))
     by_space = {s: [r for r in runs if r.space_id == s] for s in (space.pk, bob_space.pk)}
@@ -172,7 +202,7 @@ def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_or
     writers = [("alice", 1), ("alice", 2), ("bob", 1), ("bob", 2)]
     errors = write_concurrently(memory, writers, turns_each)
     assert errors == []
-    wait_until(settled, timeout=90, what="the worker to consolidate every turn")
+    until(settled, fake_llm, "the worker to consolidate every turn")
     for target in (space, bob_space):
         assert_every_page_once_in_one_tier(target, 2 * turns_each)
         texts = list(Page.objects.filter(space=target).order_by("seq").values_list("user_input", flat=True))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory_engine.evaluation import chat_quality
+from bench import chat_quality
 from memory_engine.llm import get_llm
 from tests.fake_llm_server import reply
 from tests.memory_helpers import nothing_extracted

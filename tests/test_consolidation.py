@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory_engine.consolidation import (
+from memory_engine.jobs.consolidation import (
     LeaseLost,
     Outcome,
     claim_space,
@@ -16,6 +16,7 @@ from memory_engine.consolidation import (
     run_consolidation,
     spaces_with_pending_work,
 )
+from memory_engine.jobs.tasks import sweep_pending
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
 from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
@@ -157,3 +158,34 @@ def test_a_retry_that_never_came_is_closed_as_failed_by_the_next_job(backlog, fa
     assert run_consolidation(backlog.pk, task_id="t-new")[0] == Outcome.DONE
     stale.refresh_from_db()
     assert stale.status == "failed" and "never came" in stale.error
+
+
+def test_a_retry_whose_work_another_job_did_closes_its_run(backlog, fake_llm):
+    fake_llm.script(status(503), status(503))
+    outcome, waiting = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    assert outcome == Outcome.RETRY
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
+    forced, _ = run_consolidation(backlog.pk, task_id="a-1", kind=ConsolidationRun.Kind.ANALYSIS)
+    assert forced == Outcome.DONE  # an admin's "analyse now" went ahead meanwhile
+
+    assert run_consolidation(backlog.pk, task_id="t-1", attempt=2, final_attempt=False)[0] == Outcome.NOTHING_TO_DO
+    waiting.refresh_from_db()
+    assert waiting.status == "superseded" and waiting.finished_at is not None  # not "waiting to retry" forever
+    assert waiting.error  # what went wrong on its attempt stays on record
+
+
+def test_the_sweep_closes_a_retry_that_never_came_when_no_work_is_left(backlog, fake_llm):
+    fake_llm.script(extraction())
+    assert run_consolidation(backlog.pk, task_id="t-done")[0] == Outcome.DONE
+    long_ago = timezone.now() - timedelta(hours=1)
+    stale = ConsolidationRun.objects.create(
+        space=backlog, status="retrying", task_id="t-lost", started_at=long_ago, finished_at=long_ago
+    )
+    recent = ConsolidationRun.objects.create(
+        space=backlog, status="retrying", task_id="t-soon", started_at=timezone.now(), finished_at=timezone.now()
+    )
+    assert sweep_pending() == 0  # nothing pending, nothing queued
+    stale.refresh_from_db()
+    recent.refresh_from_db()
+    assert stale.status == "failed" and "never came" in stale.error
+    assert recent.status == "retrying"  # its retry is still on its way

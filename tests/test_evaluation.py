@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from memory_engine.evaluation.baselines import BM25Turns, DenseTurns, LastTurns
-from memory_engine.evaluation.locomo_run import spread
-from memory_engine.evaluation.metrics import (
+from bench.baselines import BM25Turns, DenseTurns, LastTurns
+from bench.locomo_run import spread
+from bench.metrics import (
     answer_f1,
     bleu1,
     evidence_recall,
@@ -16,7 +16,7 @@ from memory_engine.evaluation.metrics import (
     normalize_answer,
     token_f1,
 )
-from memory_engine.locomo import iter_turns
+from memory_engine.jobs.locomo import iter_turns
 from memory_engine.models import Page
 from tests.fake_llm_server import reply
 from tests.memory_helpers import nothing_extracted

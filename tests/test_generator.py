@@ -2,8 +2,8 @@
 
 import pytest
 
+from memory_engine.engine.generator import FALLBACK_REPLY
 from memory_engine.errors import InvalidTurn
-from memory_engine.generator import FALLBACK_REPLY
 from memory_engine.llm import LLMInvalidAnswer, LLMUnavailable
 from memory_engine.models import HeatEvent, MemoryUser, Page
 from tests.fake_llm_server import reply, slow, status
@@ -144,3 +144,46 @@ def test_a_reply_cut_off_at_the_cap_keeps_its_whole_sentences(memory, remembered
     fake_llm.script(reply("Your cat is Milo. He likes your scrubs. And he also", finish_reason="length"))
     response = memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
     assert response.text == "Your cat is Milo. He likes your scrubs."
+
+
+def test_a_reply_stops_after_three_sentences_and_keeps_them_whole(memory, remembered, fake_llm):
+    rambling = "Your cat is Milo. He is 3.5 years old. Dr. Vet likes him! He sleeps a lot. " * 12
+    fake_llm.script(reply(rambling, chunk_seconds=0.005))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Tell me about my cat?")
+    # "3.5" and "Dr." end no sentence.
+    assert response.text == "Your cat is Milo. He is 3.5 years old. Dr. Vet likes him!"
+    assert response.page.agent_response == response.text and response.retried_because is None
+    stream = fake_llm.streams[0]
+    assert stream.sent < stream.total / 4  # generation stopped there: the client hung up
+
+
+def test_the_sentence_limit_follows_the_setting_and_zero_turns_it_off(memory, remembered, fake_llm, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "CHAT_MAX_SENTENCES": 0}
+    fake_llm.script(reply("One. Two. Three. Four. Five."))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Count to five?")
+    assert response.text == "One. Two. Three. Four. Five."
+    settings.MEMORYOS = {**settings.MEMORYOS, "CHAT_MAX_SENTENCES": 1}
+    fake_llm.script(reply("One. Two. Three."))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Count to three?")
+    assert response.text == "One."
+
+
+def test_the_compact_prompt_for_a_weak_model_names_no_one_and_keeps_three_lines(memory, remembered):
+    """A weak model named in its prompt ("talking with Alice") answered as Alice; it is told about "the
+    user", with the three closest things the user said and none of its own earlier replies. The guard
+    still knows the name."""
+    from memory_engine.engine.generator import build_prompt
+    from memory_engine.engine.retriever import retrieve
+
+    MemoryUser.objects.filter(external_id="alice").update(display_name="Alice")
+    remembered.refresh_from_db()
+    retrieval = retrieve(remembered, "What is my cat called?")
+    full = build_prompt(remembered, retrieval)
+    compact = build_prompt(remembered, retrieval, compact=True)
+
+    assert "Alice" in full.messages[0]["content"]
+    assert "Alice" not in str(compact.messages) and "the user" in compact.messages[0]["content"]
+    assert [m["role"] for m in compact.messages] == ["system", "user"]
+    assert compact.messages[-1]["content"] == "What is my cat called?"
+    assert compact.messages[0]["content"].count("\n- ") <= 3
+    assert compact.guard.problem("I'm Alice, and I have a cat.") is not None

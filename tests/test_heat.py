@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from memory_engine.heat import HeatParams, heat, is_hot, recency
+from memory_engine.engine.heat import HeatParams, heat, is_hot, recency
 
 
 def test_recency_is_one_for_a_session_visited_just_now():

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.urls import reverse
 
-from memory_engine.heat_timeline import Point, heat_timeline_svg
+from memory_engine.engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.models import HeatEvent
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 

@@ -5,9 +5,9 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from memory_engine.api.tokens import token_create
 from memory_engine.errors import MemoryInputError
-from memory_engine.imports import import_run, locomo_turns, transcript_turns
+from memory_engine.interfaces.api.tokens import token_create
+from memory_engine.jobs.imports import import_run, locomo_turns, transcript_turns
 from memory_engine.models import ImportJob, MemoryUser, Page
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
@@ -54,8 +54,8 @@ def test_a_locomo_sample_is_imported_as_the_evaluation_maps_it():
         ({}, "either a transcript or a locomo_sample"),
         ({"transcript": TRANSCRIPT, "locomo_sample": "conv-26"}, "either a transcript or a locomo_sample"),
         ({"transcript": []}, "non-empty list"),
-        ({"transcript": [{"user_input": "", "agent_response": " "}]}, "turn 1 is empty"),
-        ({"transcript": [{"user_input": "hi", "timestamp": "yesterday"}]}, "not ISO 8601"),
+        ({"transcript": [{"user_input": "", "agent_response": " "}]}, "turn 1: the turn is empty"),
+        ({"transcript": [{"user_input": "hi", "timestamp": "yesterday"}]}, "is not an ISO 8601 date and time"),
         ({"transcript": [{"user_input": "x" * 9000}]}, "the limit is"),
         ({"locomo_sample": "conv-999"}, "no LoCoMo sample"),
     ],

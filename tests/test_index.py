@@ -6,9 +6,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memory_engine import index
-from memory_engine.index import EmbeddingModelMismatch, dense_index, index_path, read_index_file
 from memory_engine.models import MemorySpace, Page
+from memory_engine.store import index, writes
+from memory_engine.store.embeddings import EmbeddingModelMismatch
+from memory_engine.store.index import dense_index, index_path, read_index_file
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extracted
 
 
@@ -160,7 +161,7 @@ def test_the_neighbourhood_of_a_page_follows_the_pages_that_are_in_mid_term(memo
     (first, _), (second, second_seq), (third, _) = mid[:3]
     assert index.page_neighbourhood(space, {second}) == {first: mid[0][1], second: second_seq, third: mid[2][1]}
     # Another process archives the middle page (as an eviction does): it leaves every neighbourhood.
-    version = index.begin_vector_write(space)
+    version = writes.begin_vector_write(space)
     Page.objects.filter(pk=second).update(tier=Page.Tier.ARCHIVED, vector_version=version)
     assert index.page_neighbourhood(space, {second}) == {}
     assert second not in index.page_neighbourhood(space, {first, third})

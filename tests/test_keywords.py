@@ -1,6 +1,6 @@
 import pytest
 
-from memory_engine.keywords import (
+from memory_engine.store.keywords import (
     STOPWORDS,
     content_tokens,
     extract_keywords,

@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 
-from memory_engine import lexical
-from memory_engine.keywords import content_tokens
-from memory_engine.lexical import BM25Index
+from memory_engine.store import lexical
+from memory_engine.store.keywords import content_tokens
+from memory_engine.store.lexical import BM25Index
 
 
 def build(docs: dict[int, str], **params: float) -> BM25Index:

@@ -10,8 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from memory_engine.lexical import BM25Index
-from memory_engine.locomo import (
+from memory_engine.jobs.locomo import (
     CATEGORY_NAMES,
     DEV_FILE,
     Turn,
@@ -20,6 +19,7 @@ from memory_engine.locomo import (
     load_samples,
     turn_document,
 )
+from memory_engine.store.lexical import BM25Index
 
 LOCOMO_DEV = DEV_FILE
 RETRIEVAL_CATEGORIES = (1, 2, 3, 4)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memory_engine import long_term
+from memory_engine.engine import long_term
+from memory_engine.engine.updater import ConsolidationReport, promote_hot_sessions
 from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MidTermSession, Page
-from memory_engine.updater import ConsolidationReport, promote_hot_sessions
 from tests.fake_llm_server import reply, reply_json, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
@@ -156,7 +156,7 @@ def test_force_mid_term_analysis_promotes_cold_sessions(memory, alice_space, fak
 
 
 def _pages(space, n):
-    from memory_engine.short_term import page_store
+    from memory_engine.engine.short_term import page_store
 
     return [page_store(space=space, user_input=f"turn {i}", agent_response="") for i in range(n)]
 
@@ -246,7 +246,7 @@ def test_a_near_duplicate_fact_is_merged_not_added_again(memory, hot_space, fake
 
 def test_a_contradicting_fact_supersedes_the_older_one_which_stays_in_history(alice_space):
     p1, p2 = _pages(alice_space, 2)
-    from memory_engine.embeddings import get_embedder
+    from memory_engine.store.embeddings import get_embedder
 
     embed = get_embedder().encode_one
     now = days_ago(0)
@@ -284,7 +284,7 @@ def test_knowledge_beyond_capacity_evicts_the_least_used(alice_space):
     alice_space.knowledge_capacity = 2
     alice_space.save()
     pages = _pages(alice_space, 3)
-    from memory_engine.embeddings import get_embedder
+    from memory_engine.store.embeddings import get_embedder
 
     facts = ["Alice plays the cello", "Alice grows tomatoes on her balcony", "Alice is learning Portuguese"]
     vectors = get_embedder().encode(facts)

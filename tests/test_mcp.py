@@ -16,10 +16,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memory_engine.api.tokens import token_create
+from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
-from tests.processes import ROOT, database_url, free_port, wait_until
+from tests.processes import ROOT, free_port, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,22 +34,6 @@ CURATION_TOOLS = {
     "entry_history",
     "export_memory",
 }
-
-
-@pytest.fixture
-def server_env(fake_llm, tmp_path):
-    fake_llm.responder = nothing_extracted
-    return {
-        "DATABASE_URL": database_url(),
-        "MEMORYOS_LLM_PROVIDER": "openai",
-        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
-        "MEMORYOS_LLM_MODEL": "fake-model",
-        "MEMORYOS_LLM_API_KEY": "test-key",
-        "MEMORYOS_LLM_MAX_RETRIES": "0",
-        "MEMORYOS_CONSOLIDATION": "inline",
-        "MEMORYOS_INDEX_DIR": str(tmp_path / "mcp-indexes"),
-        "PYTHONPATH": str(ROOT),
-    }
 
 
 @pytest.fixture
@@ -176,7 +160,7 @@ def http_server(server_env, tmp_path):
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_until(lambda: port_open(port), timeout=60, what="the MCP HTTP server")
+            wait_until(lambda: port_open(port), timeout=300, what="the MCP HTTP server")
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
             process.terminate()

@@ -8,11 +8,11 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memory_engine.heat import HeatParams, heat
-from memory_engine.mid_term import merge_score
+from memory_engine.engine.heat import HeatParams, heat
+from memory_engine.engine.mid_term import merge_score
+from memory_engine.engine.summaries import split_sentences
+from memory_engine.engine.updater import consolidate, continues_thread, eviction_order
 from memory_engine.models import HeatEvent, MidTermSession, Page
-from memory_engine.summaries import split_sentences
-from memory_engine.updater import consolidate, continues_thread, eviction_order
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 TRAVEL_TALK = [
@@ -138,8 +138,8 @@ def test_recency_uses_the_real_time_since_the_last_visit(memory, small_space):
     session.last_visit_at = timezone.now() - timedelta(seconds=small_space.recency_mu_seconds)
     session.save()
     memory.retrieve(user_id="alice", assistant_id="helper", query="cat", count_hits=False)
-    from memory_engine.mid_term import session_heat
-    from memory_engine.spaces import heat_params
+    from memory_engine.engine.heat import heat_params
+    from memory_engine.engine.mid_term import session_heat
 
     value = session_heat(session, heat_params(small_space), timezone.now())
     assert value == pytest.approx(session.n_visit + session.l_interaction + math.exp(-1), rel=1e-3)

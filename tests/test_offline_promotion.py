@@ -2,11 +2,11 @@
 
 import pytest
 
-from memory_engine import long_term
-from memory_engine.embeddings import get_embedder
-from memory_engine.long_term import FactItem, profile_from_statements
-from memory_engine.memoryos import MemoryOS
+from memory_engine.engine import long_term
+from memory_engine.engine.long_term import FactItem, profile_from_statements
+from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page
+from memory_engine.store.embeddings import get_embedder
 from tests.memory_helpers import add_turns
 
 Kind = LongTermEntry.Kind

@@ -7,11 +7,12 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
-from memory_engine import long_term
-from memory_engine.admin import word_diff
-from memory_engine.api.tokens import token_create
+from memory_engine.engine import long_term
+from memory_engine.interfaces.admin import word_diff
+from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page
 from playground import settings as project_settings
+from playground.databases import database_from_url
 from tests.fake_llm_server import status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
@@ -36,7 +37,7 @@ def test_unset_settings_take_their_defaults(monkeypatch):
 
 
 def test_database_urls_are_understood():
-    pg = project_settings.database_from_url("postgres://u:p%40ss@db.local:5433/mem")
+    pg = database_from_url("postgres://u:p%40ss@db.local:5433/mem")
     assert (pg["ENGINE"], pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
         "django.db.backends.postgresql",
         "mem",
@@ -45,9 +46,9 @@ def test_database_urls_are_understood():
         "db.local",
         "5433",
     )
-    assert project_settings.database_from_url("sqlite:////tmp/x.sqlite3")["NAME"] == "/tmp/x.sqlite3"
+    assert database_from_url("sqlite:////tmp/x.sqlite3")["NAME"] == "/tmp/x.sqlite3"
     with pytest.raises(ImproperlyConfigured, match="mysql"):
-        project_settings.database_from_url("mysql://x/y")
+        database_from_url("mysql://x/y")
 
 
 @pytest.fixture

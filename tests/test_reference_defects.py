@@ -23,10 +23,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memory_engine import index
-from memory_engine.memoryos import MemoryOS
+from memory_engine.engine.short_term import page_store
+from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import Page
-from memory_engine.short_term import page_store
+from memory_engine.store import index
 from tests.memory_helpers import CAT_TALK, add_turns, days_ago, nothing_extracted, write_concurrently
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from memory_engine.engine.retriever import chain_scores, match_scores, topic_query
 from memory_engine.models import HeatEvent, MemoryUser, MidTermSession
-from memory_engine.retriever import chain_scores, match_scores, topic_query
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 TRAVEL_TALK = [

@@ -3,9 +3,9 @@
 import pytest
 from django.utils import timezone
 
+from memory_engine.engine.short_term import short_term_pages
 from memory_engine.errors import InvalidTurn, MemoryInputError, UnknownAssistant, UnknownUser
 from memory_engine.models import MemorySpace, Page
-from memory_engine.short_term import short_term_pages
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extracted
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from memory_engine.summaries import extractive_summary, split_sentences, thread_summary
+from memory_engine.engine.summaries import extractive_summary, split_sentences, thread_summary
 
 GARDEN_PAGES = [
     "User: Yeah! I planted tomatoes and basil in the garden this weekend. "

@@ -3,8 +3,8 @@ the models to load."""
 
 import pytest
 
-from memory_engine.embeddings import get_embedder
 from memory_engine.llm import get_llm, offline
+from memory_engine.store.embeddings import get_embedder
 from memory_engine.warm_up import warm_up, warm_up_in_background
 
 

@@ -34,9 +34,10 @@ class Completion:
     """One answer from the model, as text, with the token usage the provider reported (0 if none).
 
     `finish_reason` is "stop" for a complete answer and "length" when the answer was cut off at
-    max_tokens (a chat answer is then trimmed to its last full sentence), "stopped" when the guard
-    stopped it mid-way; None when the provider did not say. `retried_because` says why a first
-    answer was rejected as degenerate, when the one returned is the retry's.
+    max_tokens (a chat answer is then trimmed to its last full sentence), "sentences" when a chat
+    answer was stopped at the sampling's `max_sentences`, "stopped" when the guard stopped it mid-way;
+    None when the provider did not say. `retried_because` says why a first answer was rejected as
+    degenerate, when the one returned is the retry's.
     """
 
     text: str
@@ -238,7 +239,7 @@ class LLM(ABC):
         while True:
             try:
                 completion = self._complete(
-                    messages, sampling=current, json_schema=None, schema_name=None, watch=guard.streaming_problem
+                    messages, sampling=current, json_schema=None, schema_name=None, watch=_watch(guard, current)
                 )
             except LLMInvalidAnswer as exc:
                 self._count(None, invalid=True)
@@ -248,13 +249,7 @@ class LLM(ABC):
                 problem = degenerate or _chat_problem(completion.text)
                 self._count(completion, invalid=problem is not None)
                 if problem is None:
-                    return Completion(
-                        _whole_sentences(completion.text.strip(), cut_off=completion.finish_reason == "length"),
-                        completion.prompt_tokens,
-                        completion.completion_tokens,
-                        completion.finish_reason,
-                        retried_because,
-                    )
+                    return _finished(completion, current, retried_because)
                 if degenerate:
                     logger.warning("%s chat: degenerate answer (%s)", self.name, degenerate)
                     spent = [spent[0] + completion.prompt_tokens, spent[1] + completion.completion_tokens]
@@ -347,6 +342,49 @@ def _chat_problem(text: str) -> str | None:
 
 
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
+# A sentence is complete once the next one has begun: "3." or "Dr." mid-stream is not an end yet.
+_NEXT_SENTENCE = re.compile(r"[.!?…][\"')\]]*\s+(?=\S)")
+ENOUGH_SENTENCES = "has said enough sentences"
+_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"}
+
+
+def _watch(guard: ReplyGuard, sampling: Sampling) -> Callable[[str], str | None]:
+    """What to watch a streamed chat answer for: the guard's problems, then the sentence limit."""
+
+    def watch(text: str) -> str | None:
+        problem = guard.streaming_problem(text)
+        if problem is None and sampling.max_sentences and _sentences_end(text, sampling.max_sentences):
+            return ENOUGH_SENTENCES
+        return problem
+
+    return watch
+
+
+def _sentences_end(text: str, count: int) -> int | None:
+    """Where the first `count` sentences of `text` end, once a sentence after them has begun; else
+    None. Pure."""
+    number = 0
+    for match in _NEXT_SENTENCE.finditer(text):
+        word = text[: match.start()].rsplit(None, 1)[-1].lower() if text[: match.start()].strip() else ""
+        if match.group(0)[0] == "." and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
+            continue  # "Dr. Vet", "J. Smith": not the end of a sentence
+        number += 1
+        if number == count:
+            return match.start() + len(match.group(0).rstrip())
+    return None
+
+
+def _finished(completion: Completion, sampling: Sampling, retried_because: str | None) -> Completion:
+    """The usable answer as the caller gets it: stripped, trimmed to its first `max_sentences`
+    sentences, or, cut off at the token cap, to its last whole sentence. Pure."""
+    text = completion.text.strip()
+    finish_reason = completion.finish_reason
+    end = _sentences_end(text, sampling.max_sentences) if sampling.max_sentences else None
+    if end is not None:
+        text, finish_reason = text[:end], "sentences"
+    else:
+        text = _whole_sentences(text, cut_off=finish_reason == "length")
+    return Completion(text, completion.prompt_tokens, completion.completion_tokens, finish_reason, retried_because)
 
 
 def _whole_sentences(text: str, *, cut_off: bool) -> str:

@@ -1,9 +1,10 @@
 """How a model is asked to generate: temperature, penalties, seed, stop sequences, token cap.
 
 Chat replies use `chat_sampling()` (from the MEMORYOS_CHAT_* settings): greedy decoding with repetition
-penalties and a cap sized for a chat reply, so the same conversation gets the same replies from one run
-to the next and a small model does not loop to the limit. `Sampling.stronger()` is the one retry the
-degeneration guard allows: harsher penalties, a little temperature and another fixed seed.
+penalties, a limit of a few sentences and a token cap sized for a chat reply, so the same conversation
+gets the same replies from one run to the next and a small model does not loop to the limit.
+`Sampling.stronger()` is the one retry the degeneration guard allows: harsher penalties, a little
+temperature and another fixed seed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Sampling:
     presence_penalty: float = 0.0
     seed: int | None = None
     stop: tuple[str, ...] = ()
+    max_sentences: int | None = None  # a chat reply stops once it has said this many sentences
 
     def stronger(self) -> Sampling:
         """The settings for a retry after a degenerate answer: steeper penalties against repeating,
@@ -57,4 +59,5 @@ def chat_sampling() -> Sampling:
         presence_penalty=float(conf["CHAT_PRESENCE_PENALTY"]),
         seed=int(conf["CHAT_SEED"]),
         stop=CHAT_STOP,
+        max_sentences=int(conf["CHAT_MAX_SENTENCES"]) or None,
     )

@@ -3,9 +3,9 @@ once; `api_token list [alice]`; `api_token revoke <prefix>`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine.api.tokens import token_create, token_revoke
+from memory_engine.interfaces.api.tokens import token_create, token_revoke
 from memory_engine.models import ApiToken
-from memory_engine.spaces import user_create
+from memory_engine.store.spaces import user_create
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ or `manage.py mcp_server --transport http --port 8001` (streamable HTTP at /mcp,
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine.mcp_server import build_server
+from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import external_id_validator
 
 

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine.index import EmbeddingModelMismatch, rebuild_space_indexes, reembed_space
 from memory_engine.models import MemorySpace
+from memory_engine.store.embeddings import EmbeddingModelMismatch
+from memory_engine.store.index import rebuild_space_indexes, reembed_space
 
 
 class Command(BaseCommand):

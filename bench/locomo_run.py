@@ -1,0 +1,329 @@
+"""The LoCoMo evaluation run: each conversation goes through the real engine, then every question is asked.
+
+speaker_a speaks as the user and speaker_b as the assistant (as the reference's evaluation did): a
+speaker_a turn and the speaker_b turn after it make one page, stored with `short_term.page_store` and
+consolidated inline after each page (short-term -> mid-term -> long-term, the LLM promoting hot
+sessions), exactly as a chat would be, only without a worker in between.
+
+For each question every method ranks the conversation's dialogue turns:
+- the memory: the items `retrieve` returns (mid-term pages and knowledge entries, best fused score
+  first); a page places its one or two turns, a knowledge entry places the turn its statement came
+  from. Short-term pages and the profile are always in the prompt whatever the question: they are not
+  ranked, and neither counted against k nor credited;
+- the plain baselines over all turns (baselines.py).
+Recall@k counts the first k distinct turns of each ranking. With an LLM, each method's context also
+answers the question briefly, and the answer is scored with LoCoMo's F1 and BLEU-1.
+
+Retrieval here does not count hits (`count_hits=False`), so asking never changes the memory and the
+result does not depend on the order of the questions.
+"""
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
+from memory_engine.engine import updater
+from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
+from memory_engine.engine.short_term import page_store
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.jobs.locomo import LocomoPage, Turn, clean_evidence, iter_pages, iter_turns
+from memory_engine.llm import LLM, LLMError
+from memory_engine.models import LongTermEntry, MemorySpace, Page
+from memory_engine.store import index
+
+logger = logging.getLogger(__name__)
+
+MEMORY = "MemoryOS"
+FULL_CONVERSATION = "full conversation"
+KS = (5, 10, 25)
+ANSWER_K = 10  # the baselines answer from their top 10 turns
+ASSISTANT_ID = "locomo-eval"
+Progress = Callable[[str, int, int], None]  # (label, done, total)
+
+
+@dataclass
+class IngestStats:
+    pages: int = 0
+    turns: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    pages_moved: int = 0
+    sessions_promoted: int = 0
+    items_stored: int = 0
+    items_rejected: int = 0
+    errors: list[str] = field(default_factory=list)
+    store_ms: list[float] = field(default_factory=list)  # storing the turn (the request path)
+    add_ms: list[float] = field(default_factory=list)  # storing it and consolidating inline
+    seconds: float = 0.0
+
+
+@dataclass
+class QuestionResult:
+    sample_id: str
+    number: int
+    category: int
+    question: str
+    answer: str
+    evidence: list[str]
+    ranked: dict[str, list[str]]  # method -> turn ids, best first
+    turn_tokens: dict[str, dict[int, int]]  # method -> k -> tokens of its first k turns
+    memory_context_tokens: int  # the memory's whole default prompt context for this question
+    answers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SampleResult:
+    sample_id: str
+    user: str
+    assistant: str
+    ingest: IngestStats
+    questions: list[QuestionResult]
+    tiers: dict[str, int]
+    sessions: int
+    knowledge: dict[str, int]
+
+
+def ingest_conversation(
+    sample: dict[str, Any],
+    *,
+    user_id: str,
+    assistant_id: str,
+    llm: LLM | None,
+    promote: bool = True,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> tuple[MemorySpace, list[LocomoPage], IngestStats]:
+    """Store the sample's conversation as pages in a fresh space (an existing one of that user and
+    assistant is deleted first, with its index files), consolidating after each page. Returns the space,
+    the pages in order (page seq i is pages[i - 1]) and what it cost. Safe to repeat: each run starts over.
+    """
+    conversation = sample["conversation"]
+    memory = MemoryOS(consolidate=False)
+    memory.create_user(user_id, display_name=conversation["speaker_a"])
+    memory.create_assistant(
+        assistant_id, name=conversation["speaker_b"], persona=f"You are {conversation['speaker_b']}."
+    )
+    space = memory.space(user_id=user_id, assistant_id=assistant_id)
+    if space.last_seq:
+        index.forget_space(space.pk, delete_files=True)
+        space.delete()
+        space = memory.space(user_id=user_id, assistant_id=assistant_id)
+
+    pages = list(iter_pages(sample))[:limit]
+    stats = IngestStats(pages=len(pages), turns=sum(len(p.dia_ids) for p in pages))
+    usage_before = llm.usage() if llm is not None else None
+    started = time.perf_counter()
+    for number, page in enumerate(pages, start=1):
+        before = time.perf_counter()
+        page_store(
+            space=space,
+            user_input=page.user_input,
+            agent_response=page.agent_response,
+            timestamp=page.timestamp,
+            meta={"dia_ids": page.dia_ids},
+        )
+        stats.store_ms.append((time.perf_counter() - before) * 1000)
+        report = updater.consolidate(space, llm=llm, promote=promote and llm is not None)
+        stats.add_ms.append((time.perf_counter() - before) * 1000)
+        stats.errors += report.errors
+        stats.pages_moved += report.pages_moved
+        stats.sessions_promoted += report.sessions_promoted
+        stats.items_stored += report.items_stored
+        stats.items_rejected += len(report.items_rejected)
+        if progress:
+            progress(f"{sample['sample_id']} ingest pages", number, len(pages))
+    stats.seconds = time.perf_counter() - started
+    if llm is not None:
+        used = llm.usage() - usage_before
+        stats.llm_calls, stats.prompt_tokens, stats.completion_tokens = (
+            used.calls,
+            used.prompt_tokens,
+            used.completion_tokens,
+        )
+    space.refresh_from_db()
+    return space, pages, stats
+
+
+def _page_turns(pages: list[LocomoPage]) -> dict[int, tuple[str | None, str | None]]:
+    """page seq -> (the user's turn id, the assistant's turn id); either may be missing."""
+    turns = {}
+    for seq, page in enumerate(pages, start=1):
+        ids = list(page.dia_ids)
+        user = ids.pop(0) if page.user_input else None
+        assistant = ids.pop(0) if page.agent_response else None
+        turns[seq] = (user, assistant)
+    return turns
+
+
+def memory_ranking(space: MemorySpace, question: str, page_turns: dict, depth: int) -> list[str]:
+    """The turns the memory places in the context for `question`, best first (see the module doc)."""
+    found = retrieve(space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, count_hits=False)
+    items = sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
+    seq_of = dict(Page.objects.filter(space=space).values_list("id", "seq"))
+    ranked: list[str] = []
+    for item in items:
+        for turn in _item_turns(item, seq_of, page_turns):
+            if turn and turn not in ranked:
+                ranked.append(turn)
+    return ranked
+
+
+def _item_turns(item: Item, seq_of: dict[int, int], page_turns: dict) -> list[str | None]:
+    if item.kind == "page":
+        return list(page_turns[seq_of[item.id]])
+    side = 0 if item.kind == LongTermEntry.Kind.USER_KNOWLEDGE else 1
+    return [page_turns[seq_of[pid]][side] for pid in item.provenance["source_page_ids"] if pid in seq_of]
+
+
+def _turn_line(turn: Turn) -> str:
+    return f"[{turn.session_datetime}] {turn.speaker}: {turn.text}"
+
+
+def _tokens_of_first(ranked: list[str], text_of: dict[str, str], ks: tuple[int, ...]) -> dict[int, int]:
+    return {k: sum(estimate_tokens(text_of[t]) for t in ranked[:k]) for k in ks}
+
+
+def memory_context_text(retrieval: Retrieval, user: str, assistant: str) -> str:
+    """The memory's context as the answering prompt shows it: profile, knowledge, past and recent pages."""
+
+    def page_line(item: Item) -> str:
+        when = item.provenance.get("timestamp", "")[:10]
+        text = item.text.replace("User: ", f"{user}: ").replace("Assistant: ", f"{assistant}: ")
+        return f"[{when}] {text}"
+
+    lines = [f"{user}'s profile: {i.text}" for i in retrieval.profile]
+    lines += [f"{user} said: {i.text}" for i in retrieval.user_knowledge]
+    lines += [f"{assistant} said: {i.text}" for i in retrieval.assistant_knowledge]
+    lines += [page_line(i) for i in retrieval.pages]
+    lines += [page_line(i) for i in retrieval.short_term]
+    return "\n".join(lines)
+
+
+ANSWER_SYSTEM = (
+    "You answer questions about a long conversation between {a} and {b}, using only the context given. "
+    "Answer with a short phrase (a few words, a name, a date), not a sentence. Dates in brackets say when "
+    "something was said. If the context does not contain the answer, answer: Not mentioned in the conversation."
+)
+
+
+def answer_question(llm: LLM, *, context: str, question: str, a: str, b: str) -> str:
+    """One short answer from `context`; an LLM failure is recorded as an empty answer (scores 0)."""
+    messages = [
+        {"role": "system", "content": ANSWER_SYSTEM.format(a=a, b=b)},
+        {"role": "user", "content": f"Context:\n{context}\n\nQuestion: {question}\nShort answer:"},
+    ]
+    try:
+        return llm.chat(messages, max_tokens=32, temperature=0.0).text.strip()
+    except LLMError as error:
+        logger.warning("answering %r failed: %s", question, error)
+        return ""
+
+
+def _fit_tail(lines: list[str], max_tokens: int) -> str:
+    """The newest lines that fit `max_tokens` (the whole conversation when it fits)."""
+    kept, used = [], 0
+    for line in reversed(lines):
+        cost = estimate_tokens(line) + 1
+        if used + cost > max_tokens:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(reversed(kept))
+
+
+def spread(count: int, limit: int | None) -> set[int]:
+    """`limit` question numbers (1-based) spread evenly over `count`, all of them when limit is None.
+    LoCoMo lists questions grouped by category, so the first N would be one or two categories. Pure."""
+    if limit is None or limit >= count:
+        return set(range(1, count + 1))
+    return {1 + (j * count) // limit for j in range(limit)}
+
+
+def evaluate_sample(
+    sample: dict[str, Any],
+    *,
+    llm: LLM | None,
+    answer: bool = False,
+    answer_limit: int | None = None,
+    full_context_tokens: int = 100_000,
+    promote: bool = True,
+    ks: tuple[int, ...] = KS,
+    limit_pages: int | None = None,
+    limit_questions: int | None = None,
+    progress: Progress | None = None,
+) -> SampleResult:
+    """Ingest one LoCoMo sample into a fresh space and ask all its questions with every method.
+
+    Changes the database: the space of user "locomo-eval-<sample_id>" and assistant "locomo-eval" is
+    replaced. `answer` needs `llm`; `answer_limit` answers only N questions spread over the sample (all
+    still get recall). The full-conversation baseline keeps the newest turns that fit `full_context_tokens`.
+    """
+    conversation = sample["conversation"]
+    a, b = conversation["speaker_a"], conversation["speaker_b"]
+    space, pages, stats = ingest_conversation(
+        sample,
+        user_id=f"locomo-eval-{sample['sample_id']}".lower(),
+        assistant_id=ASSISTANT_ID,
+        llm=llm,
+        promote=promote,
+        limit=limit_pages,
+        progress=progress,
+    )
+    ingested = {turn for page in pages for turn in page.dia_ids}
+    turns = [t for t in iter_turns(sample) if t.dia_id in ingested]
+    text_of = {t.dia_id: _turn_line(t) for t in turns}
+    rankers: list[TurnRanker] = [LastTurns(turns), BM25Turns(turns), DenseTurns(turns)]
+    page_turns = _page_turns(pages)
+    depth = max(ks)
+    full_context = _fit_tail([text_of[t.dia_id] for t in turns], full_context_tokens)
+
+    results = []
+    qas = sample["qa"][:limit_questions]
+    to_answer = spread(len(qas), answer_limit)
+    for number, qa in enumerate(qas, start=1):
+        question = qa["question"]
+        ranked = {ranker.name: ranker.rank(question, depth) for ranker in rankers}
+        ranked[MEMORY] = memory_ranking(space, question, page_turns, depth)
+        default = retrieve(space, question, count_hits=False)
+        result = QuestionResult(
+            sample_id=sample["sample_id"],
+            number=number,
+            category=int(qa["category"]),
+            question=question,
+            answer=str(qa.get("answer", "")),  # some answers are integers; category 5 usually has none
+            evidence=clean_evidence(qa.get("evidence", []), ingested),
+            ranked={name: r[:depth] for name, r in ranked.items()},
+            turn_tokens={name: _tokens_of_first(r, text_of, ks) for name, r in ranked.items()},
+            memory_context_tokens=default.tokens_used,
+        )
+        if answer and llm is not None and number in to_answer:
+            contexts = {
+                MEMORY: memory_context_text(default, a, b),
+                BM25Turns.name: "\n".join(text_of[t] for t in ranked[BM25Turns.name][:ANSWER_K]),
+                FULL_CONVERSATION: full_context,
+            }
+            for method, context in contexts.items():
+                result.answers[method] = answer_question(llm, context=context, question=question, a=a, b=b)
+        results.append(result)
+        if progress:
+            progress(f"{sample['sample_id']} questions", number, len(qas))
+
+    tiers = {tier: Page.objects.filter(space=space, tier=tier).count() for tier in Page.Tier.values}
+    knowledge = {
+        kind: LongTermEntry.objects.filter(space=space, kind=kind, status=LongTermEntry.Status.ACTIVE).count()
+        for kind in LongTermEntry.Kind.values
+    }
+    return SampleResult(
+        sample_id=sample["sample_id"],
+        user=a,
+        assistant=b,
+        ingest=stats,
+        questions=results,
+        tiers=tiers,
+        sessions=space.sessions.filter(status="active").count(),
+        knowledge=knowledge,
+    )

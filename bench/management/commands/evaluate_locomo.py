@@ -1,0 +1,114 @@
+"""Evaluate the memory on LoCoMo beside plain baselines (see bench/).
+
+    manage.py evaluate_locomo                          # the whole dev split, offline stack
+    manage.py evaluate_locomo --samples conv-26 --answer --answer-limit 50
+    manage.py evaluate_locomo --limit-pages 40 --limit-questions 30 --no-llm   # a quick smoke run
+
+Writes <out>/locomo.json (every question, every ranking), <out>/locomo.md (the tables) and
+<out>/locomo.png (recall@10 per category and method), and prints the markdown. Deterministic given its
+arguments: retrieval during the questions does not count hits, and the LLM answers at temperature 0.
+"""
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from bench import report
+from bench.locomo_run import KS, evaluate_sample
+from bench.progress import ProgressBar
+from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.llm import get_llm
+
+
+class Command(BaseCommand):
+    help = "Ingest LoCoMo conversations through the engine, ask every question, compare with plain baselines."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file (default: the dev split)")
+        parser.add_argument("--samples", nargs="*", default=None, help="sample ids (default: all in the file)")
+        parser.add_argument("--out", default="var/eval", help="folder for locomo.json, locomo.md, locomo.png")
+        parser.add_argument("--limit-pages", type=int, default=None, help="ingest only the first N pages")
+        parser.add_argument("--limit-questions", type=int, default=None, help="ask only the first N questions")
+        parser.add_argument("--no-llm", action="store_true", help="no LLM: no promotion to long-term, no answers")
+        parser.add_argument("--answer", action="store_true", help="answer questions with the LLM and score them")
+        parser.add_argument(
+            "--answer-limit",
+            type=int,
+            default=None,
+            help="answer only N questions per sample, spread over its categories",
+        )
+        parser.add_argument(
+            "--full-context-tokens",
+            type=int,
+            default=None,
+            help="token cap of the full-conversation baseline (default: 3000 for the offline LLM, else none)",
+        )
+
+    def handle(
+        self,
+        *args,
+        file,
+        samples,
+        out,
+        limit_pages,
+        limit_questions,
+        no_llm,
+        answer,
+        answer_limit,
+        full_context_tokens,
+        **options,
+    ):
+        if answer and no_llm:
+            raise CommandError("--answer needs an LLM; drop --no-llm")
+        try:
+            chosen = load_samples(file)
+        except (OSError, ValueError) as error:
+            raise CommandError(f"cannot read LoCoMo samples from {file}: {error}") from error
+        if samples:
+            missing = set(samples) - {s["sample_id"] for s in chosen}
+            if missing:
+                raise CommandError(f"no sample(s) {', '.join(sorted(missing))} in {file}")
+            chosen = [s for s in chosen if s["sample_id"] in samples]
+        llm = None if no_llm else get_llm()
+        if full_context_tokens is None:
+            full_context_tokens = 3000 if llm is not None and llm.weak else 10**7
+
+        started = time.perf_counter()
+        results = []
+        for sample in chosen:
+            results.append(
+                evaluate_sample(
+                    sample,
+                    llm=llm,
+                    answer=answer,
+                    answer_limit=answer_limit,
+                    full_context_tokens=full_context_tokens,
+                    limit_pages=limit_pages,
+                    limit_questions=limit_questions,
+                    progress=ProgressBar(self.stderr),
+                )
+            )
+        summary = report.summarise(results, KS)
+        meta = {
+            "command": "manage.py evaluate_locomo " + shlex.join(sys.argv[2:]),
+            "file": file,
+            "llm": llm.name if llm is not None else "none (no promotion, no answers)",
+            "seconds": time.perf_counter() - started,
+            "full_context_tokens": full_context_tokens,
+            "retrieval": {
+                name: settings.MEMORYOS[name]
+                for name in ("RETRIEVAL_LEXICAL_WEIGHT", "RETRIEVAL_CHAIN_WEIGHT", "RETRIEVAL_IGNORE_NAMES")
+            },
+        }
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        text = report.markdown(summary, results, KS, meta)
+        (folder / "locomo.md").write_text(text, encoding="utf-8")
+        report.write_json(folder / "locomo.json", summary, results, meta)
+        report.write_chart(folder / "locomo.png", summary)
+        self.stdout.write(text)
+        self.stdout.write(f"wrote {folder / 'locomo.md'}, {folder / 'locomo.json'}, {folder / 'locomo.png'}")

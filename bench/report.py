@@ -1,0 +1,163 @@
+"""The evaluation's report: figures per method and category, as JSON, a markdown table and a PNG chart.
+
+Recall is averaged over questions that have evidence; "1-4" pools categories 1-4 (category 5,
+adversarial, is reported apart, as LoCoMo's README asks). Pure functions except the two writers.
+"""
+
+import json
+import platform
+from dataclasses import asdict
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from bench.locomo_run import MEMORY, SampleResult
+from bench.metrics import bleu1, evidence_recall, locomo_answer_score
+from memory_engine.jobs.locomo import CATEGORY_NAMES
+
+GROUPS: list[tuple[str, tuple[int, ...]]] = [
+    *((f"{c} {CATEGORY_NAMES[c]}", (c,)) for c in (1, 2, 3, 4)),
+    ("1-4 all", (1, 2, 3, 4)),
+    ("5 adversarial", (5,)),
+]
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(mean(values), 4) if values else None
+
+
+def summarise(samples: list[SampleResult], ks: tuple[int, ...]) -> dict[str, Any]:
+    """Figures per method and per category group: recall@k, tokens of the top-k turns, the memory's
+    context tokens, and (where answers exist) LoCoMo F1 and BLEU-1."""
+    questions = [q for s in samples for q in s.questions]
+    methods = list(questions[0].ranked) if questions else []
+    answered_methods = sorted({m for q in questions for m in q.answers})
+    out: dict[str, Any] = {"questions": len(questions), "recall": {}, "turn_tokens": {}, "answers": {}}
+    for method in methods:
+        out["recall"][method] = {}
+        out["turn_tokens"][method] = {}
+        for group, categories in GROUPS:
+            chosen = [q for q in questions if q.category in categories and q.evidence]
+            out["recall"][method][group] = {
+                "n": len(chosen),
+                **{f"@{k}": _mean([evidence_recall(q.evidence, q.ranked[method], k) for q in chosen]) for k in ks},
+            }
+        pooled = [q for q in questions if q.category in (1, 2, 3, 4)]
+        out["turn_tokens"][method] = {f"@{k}": _mean([q.turn_tokens[method][k] for q in pooled]) for k in ks}
+    out["memory_context_tokens"] = _mean([q.memory_context_tokens for q in questions])
+    for method in answered_methods:
+        out["answers"][method] = {}
+        for group, categories in GROUPS:
+            chosen = [q for q in questions if q.category in categories and method in q.answers]
+            out["answers"][method][group] = {
+                "n": len(chosen),
+                "f1": _mean([locomo_answer_score(q.answers[method], q.answer, q.category) for q in chosen]),
+                "bleu1": _mean([bleu1(q.answers[method], q.answer) for q in chosen if q.category != 5]),
+            }
+    return out
+
+
+def machine() -> dict[str, str]:
+    import os
+
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": str(os.cpu_count()),
+        "processor": platform.processor() or platform.machine(),
+    }
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int, ...], meta: dict) -> str:
+    """A readable report: what ran, recall tables per k, tokens, answer scores and ingestion costs."""
+    lines = [
+        "# LoCoMo evaluation",
+        "",
+        f"Command: `{meta['command']}`  ",
+        f"File: `{meta['file']}`; samples: {', '.join(s.sample_id for s in samples)}; "
+        f"questions: {summary['questions']}; LLM: {meta['llm']}; wall clock {meta['seconds']:.0f} s.  ",
+        "Retrieval settings: " + ", ".join(f"{k}={v}" for k, v in meta.get("retrieval", {}).items()) + ".",
+        "",
+    ]
+    groups = [g for g, _ in GROUPS]
+    for k in ks:
+        lines += [f"## Evidence recall@{k} (distinct dialogue turns)", ""]
+        lines += ["| method | " + " | ".join(groups) + " |", "| --- |" + " --- |" * len(groups)]
+        for method, by_group in summary["recall"].items():
+            name = f"**{method}**" if method == MEMORY else method
+            lines.append(f"| {name} | " + " | ".join(_cell(by_group[g][f"@{k}"]) for g in groups) + " |")
+        lines.append("")
+    counts = next(iter(summary["recall"].values()), {})
+    lines.append("Questions with evidence: " + ", ".join(f"{g} {counts[g]['n']}" for g in groups) + ".")
+    lines += ["", "## Context tokens per question (categories 1-4)", ""]
+    lines += ["| method | " + " | ".join(f"top {k} turns" for k in ks) + " |", "| --- |" + " --- |" * len(ks)]
+    for method, by_k in summary["turn_tokens"].items():
+        lines.append(f"| {method} | " + " | ".join(f"{by_k[f'@{k}']:.0f}" for k in ks) + " |")
+    lines += [
+        "",
+        f"The memory's whole default prompt context (short-term, profile, knowledge, pages, 2,000-token budget) "
+        f"averaged {summary['memory_context_tokens']:.0f} tokens per question.",
+        "",
+    ]
+    if summary["answers"]:
+        lines += ["## Answers: LoCoMo F1 (category 5: share answered 'not mentioned') and BLEU-1", ""]
+        lines += ["| method | " + " | ".join(groups) + " |", "| --- |" + " --- |" * len(groups)]
+        for method, by_group in summary["answers"].items():
+            cells = [
+                f"{_cell(by_group[g]['f1'])} / {_cell(by_group[g]['bleu1'])} (n={by_group[g]['n']})" for g in groups
+            ]
+            lines.append(f"| {method} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["## Ingestion through the engine", ""]
+    lines += [
+        "| sample | pages | turns | LLM calls | calls/turn | prompt tok | completion tok | rejected | errors | "
+        "seconds | short/mid/archived pages | sessions | user / assistant knowledge |",
+        "| --- |" + " --- |" * 12,
+    ]
+    for s in samples:
+        i = s.ingest
+        lines.append(
+            f"| {s.sample_id} | {i.pages} | {i.turns} | {i.llm_calls} | {i.llm_calls / max(i.turns, 1):.3f} | "
+            f"{i.prompt_tokens} | {i.completion_tokens} | {i.items_rejected} | {len(i.errors)} | {i.seconds:.0f} | "
+            f"{s.tiers.get('short', 0)}/{s.tiers.get('mid', 0)}/{s.tiers.get('archived', 0)} | {s.sessions} | "
+            f"{s.knowledge.get('user_knowledge', 0)} / {s.knowledge.get('assistant_knowledge', 0)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_json(path: Path, summary: dict, samples: list[SampleResult], meta: dict) -> None:
+    payload = {"meta": meta, "machine": machine(), "summary": summary, "samples": [asdict(s) for s in samples]}
+    path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_chart(path: Path, summary: dict, k: int = 10) -> None:
+    """A grouped bar chart: recall@k per category group, one bar per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = [g for g, _ in GROUPS if not g.startswith("5")]
+    methods = list(summary["recall"])
+    width = 0.8 / max(len(methods), 1)
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    for i, method in enumerate(methods):
+        values = [summary["recall"][method][g][f"@{k}"] or 0.0 for g in groups]
+        positions = [x + (i - (len(methods) - 1) / 2) * width for x in range(len(groups))]
+        bars = ax.bar(positions, values, width, label=method)
+        if method == MEMORY:
+            for bar in bars:
+                bar.set_edgecolor("black")
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(f"evidence recall@{k} (turns)")
+    ax.set_title(f"LoCoMo evidence recall@{k}: memory vs plain retrievers")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

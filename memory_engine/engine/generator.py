@@ -1,0 +1,188 @@
+"""The generation module: a prompt built from every tier, one guarded LLM call.
+
+The prompt keeps the roles clear, because a small model otherwise speaks as the user: the system message
+says who the assistant is and how to answer, then gives the memory as labelled content ("What you know
+about Sam": the profile, the facts, what Sam said in earlier conversations; "What you know about
+yourself"); the recent conversation follows as real user and assistant turns, and the user's new message
+comes last, as the user's. Memory written in the user's own first person is quoted and attributed
+("Sam said: "I work in Lyon.""), so the model reads it as the user's words, not its own.
+
+The reply streams past a `ReplyGuard` that knows this prompt: a loop, the prompt's labels echoed, a
+chat-role marker, a claim to be the user, or the same words as an earlier reply to another message is
+degenerate. The LLM boundary then retries once with stronger settings; if that degenerates too, the
+user gets an honest short answer (FALLBACK_REPLY) and the failed reply is never stored.
+"""
+
+import re
+from dataclasses import dataclass
+
+from memory_engine.engine.retriever import Item, Retrieval
+from memory_engine.llm import LLM, Completion, ReplyGuard, chat_sampling
+from memory_engine.models import MemorySpace, Page
+from memory_engine.store.embeddings import get_embedder
+
+FALLBACK_REPLY = "Sorry, I couldn't put together a proper answer to that. Could you ask again, perhaps in other words?"
+
+SYSTEM = (
+    "You are {name}, an assistant talking with {user}. {persona}\n"
+    "Reply to {user}'s last message in one to three short sentences. When what you know about {user} answers "
+    "it, say it back plainly. If you do not know, say so. Never make up facts about {user}, and never speak "
+    "as {user}."
+)
+# For a weak model: fewer words to get lost in. Measured on SmolLM2-135M, it answers from memory far
+# more often when given the few lines most like the question than when given everything.
+COMPACT_SYSTEM = (
+    "You are {name}, a friendly assistant talking with {user}. Answer {user} in one or two short sentences. "
+    "When {user} asks about themselves, answer from the notes below."
+)
+COMPACT_LINES = 3
+USER_SECTION = "What you know about {user}"
+ASSISTANT_SECTION = "What you know about yourself"
+NOTHING_YET = "(nothing yet)"
+
+# How a user names themselves in their own words; such a name must never be claimed by the assistant.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_SELF_NAMING = re.compile(r"\b(?i:i'm|i am|my name is|my name's|call me)\s+([A-Z][a-z]{1,30})\b")
+
+
+@dataclass
+class Response:
+    """A reply and what it used. `withheld`: the model's reply degenerated and `text` is FALLBACK_REPLY;
+    the stored page keeps the user's words only."""
+
+    text: str
+    page: Page
+    retrieval: Retrieval
+    prompt_tokens: int
+    completion_tokens: int
+    withheld: bool = False
+    retried_because: str | None = None
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The messages for one reply, and the guard that judges the reply to them."""
+
+    messages: list[dict]
+    guard: ReplyGuard
+
+
+def _quote(text: str) -> str:
+    return '"' + " ".join(text.split()) + '"'
+
+
+def _bullets(lines: list[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines) if lines else NOTHING_YET
+
+
+def _when(item: Item) -> str:
+    return item.provenance.get("timestamp", "")[:10]
+
+
+def _user_names(space: MemorySpace, profile: dict[str, str], statements: list[str]) -> list[str]:
+    names = {space.user.display_name.strip(), profile.get("name", "").strip()}
+    for text in statements:
+        names.update(_SELF_NAMING.findall(text.replace("\u2019", "'")))
+    return sorted(name for name in names if name)
+
+
+def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = False) -> Prompt:
+    """The chat messages for answering `retrieval.query` from what the retrieval found, and the guard
+    for the reply. Reads the pages of short-term memory and of the retrieved past conversation.
+
+    `compact` (for a weak model, `LLM.weak`): the recent conversation is given as what the user said,
+    in the memory, not as chat turns, and the assistant's own earlier replies are left out: a small model
+    copies its last reply's words and drifts further with each turn (measured: docs/benchmarks.md)."""
+    assistant = space.assistant
+    profile = {item.provenance.get("key", ""): item.text.split(": ", 1)[-1] for item in retrieval.profile}
+    user = space.user.display_name.strip() or profile.get("name", "").strip() or "the user"
+    if compact:
+        # Named in its prompt ("talking with Sam", "Sam said: ..."), a weak model takes the name as its
+        # own and answers as Sam; as "the user" it answers the user (measured: docs/benchmarks.md).
+        user = "the user"
+    pages = Page.objects.in_bulk([item.id for item in (*retrieval.short_term, *retrieval.pages)])
+
+    known: list[str] = [item.text for item in retrieval.profile]
+    seen: set[str] = set()
+    for item in retrieval.user_knowledge:
+        # A fact in the user's own first person (a weak model copies it verbatim) is quoted as theirs.
+        first_person = _FIRST_PERSON.search(item.text.replace("\u2019", "'"))
+        known.append(f"{user[:1].upper()}{user[1:]} said: {_quote(item.text)}" if first_person else item.text)
+        seen.add(" ".join(item.text.lower().split()))
+    for item in retrieval.pages:
+        page = pages.get(item.id)
+        said = " ".join(page.user_input.split()) if page else ""
+        if said and said.lower() not in seen:
+            seen.add(said.lower())
+            line = f"On {_when(item)} {user} said: {_quote(said)}"
+            if page.agent_response and not page.reply_withheld and not compact:
+                line += f" and you replied: {_quote(page.agent_response)}"
+            known.append(line)
+    about_user = USER_SECTION.format(user=user)
+    name = assistant.name or assistant.external_id
+    if compact:
+        recent = [pages[item.id].user_input for item in retrieval.short_term if pages[item.id].user_input]
+        known += [f"{user} said: {_quote(text)}" for text in recent]
+        known = _most_like(retrieval.query, known, COMPACT_LINES)
+        instructions = COMPACT_SYSTEM.format(name=name, user=user)
+        sections = [instructions, f"{about_user}:\n{_bullets(known)}"]
+    else:
+        instructions = SYSTEM.format(name=name, user=user, persona=assistant.persona).strip()
+        sections = [
+            instructions,
+            f"{about_user}:\n{_bullets(known)}",
+            f"{ASSISTANT_SECTION}:\n{_bullets([item.text for item in retrieval.assistant_knowledge])}",
+        ]
+    system = "\n\n".join(sections)
+    messages = [{"role": "system", "content": system}]
+    earlier_replies: list[str] = []
+    statements: list[str] = [item.text for item in retrieval.user_knowledge]
+    asked = " ".join(retrieval.query.lower().split())
+    for item in retrieval.short_term:
+        page = pages[item.id]
+        if page.user_input:
+            statements.append(page.user_input)
+            if not compact:
+                _append(messages, "user", page.user_input)
+        if page.agent_response and not page.reply_withheld:
+            if not compact:
+                _append(messages, "assistant", page.agent_response)
+            if " ".join(page.user_input.lower().split()) != asked:
+                earlier_replies.append(page.agent_response)
+    _append(messages, "user", retrieval.query)
+    statements += [pages[item.id].user_input for item in retrieval.pages if item.id in pages]
+    guard = ReplyGuard(
+        # The section titles, and the opening words of each instruction line the prompt gave ("You are
+        # Helper, an assistant", "Reply to Sam's last message"), which a small model recites back.
+        scaffolding=[about_user, ASSISTANT_SECTION, *(line[:30] for line in instructions.split("\n"))],
+        earlier_replies=earlier_replies,
+        user_names=_user_names(space, profile, statements),
+    )
+    return Prompt(messages=messages, guard=guard)
+
+
+def _most_like(query: str, lines: list[str], keep: int) -> list[str]:
+    """The `keep` lines closest to the query by the MiniLM cosine, in their original order."""
+    if len(lines) <= keep:
+        return lines
+    vectors = get_embedder().encode([query, *lines])
+    closeness = vectors[1:] @ vectors[0]
+    chosen = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:keep])
+    return [lines[i] for i in chosen]
+
+
+def _append(messages: list[dict], role: str, content: str) -> None:
+    # A turn whose reply was withheld leaves two user messages in a row: they become one, as chat
+    # templates expect the roles to alternate.
+    if messages[-1]["role"] == role and role == "user":
+        messages[-1] = {"role": role, "content": messages[-1]["content"] + "\n" + content}
+    else:
+        messages.append({"role": role, "content": content})
+
+
+def generate(space: MemorySpace, retrieval: Retrieval, *, llm: LLM) -> Completion:
+    """Ask the LLM for the reply under the chat sampling and the prompt's guard. Raises
+    LLMDegenerateAnswer when the reply degenerated twice, LLMError when there is no usable reply;
+    stores nothing."""
+    prompt = build_prompt(space, retrieval, compact=llm.weak)
+    return llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard)

@@ -1,0 +1,454 @@
+"""Long-term persona memory: the user profile, user knowledge and assistant knowledge of a space.
+
+The profile is a set of entries, one per attribute (see profile_attributes.py), never one blob. User and
+assistant knowledge are embedded facts. Every entry keeps the pages it came from, and every change to
+an entry is an EntryVersion (before, after, cause, actor, time, source pages): the diff history.
+
+- A near-duplicate fact is merged into the entry it repeats (its provenance grows), not added again.
+- A fact on the same topic as an active one, but saying something else, supersedes it: the old entry
+  is kept with status "superseded" and a link to the new one.
+- Beyond the space's knowledge capacity, the least used entries are evicted (kept, marked evicted).
+- Nothing an LLM returns is stored unchecked: see `validate_extraction`.
+
+Functions that write expect to run inside the caller's `space_write` (store/writes.py).
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+
+import numpy as np
+from django.conf import settings
+from django.utils import timezone
+
+from memory_engine import inputs
+from memory_engine.engine.profile_attributes import EXAMPLES, PROFILE_ATTRIBUTES, is_multi_valued
+from memory_engine.errors import InvalidEntry
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
+from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
+from memory_engine.store.keywords import content_tokens, extract_keywords
+from memory_engine.store.writes import space_write
+
+Kind = LongTermEntry.Kind
+Status = LongTermEntry.Status
+Cause = EntryVersion.Cause
+
+GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source page
+FACT_MIN_WORDS = 3  # a fact with fewer content words ("I'm super thankful.") says nothing worth keeping
+VALUE_SEPARATOR = "; "
+ERROR_LIKE = re.compile(r"^\s*(error|exception|traceback|i'm sorry|i cannot|as an ai)\b", re.IGNORECASE)
+
+
+# --- Checking what the LLM extracted ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProfileItem:
+    attribute: str
+    value: str
+    page: Page
+
+
+@dataclass(frozen=True)
+class FactItem:
+    kind: str
+    topic: str
+    fact: str
+    page: Page
+    supersedes: bool = True  # may a fact on the same topic replace an older one?
+
+
+@dataclass
+class Extraction:
+    profile: list[ProfileItem] = field(default_factory=list)
+    facts: list[FactItem] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+
+def grounding(value: str, source_text: str) -> float:
+    """Share of the value's content words found in the source text (1.0 when it has none)."""
+    words = set(content_tokens(value))
+    if not words:
+        return 0.0
+    return len(words & set(content_tokens(source_text))) / len(words)
+
+
+def _clean(text: object) -> str:
+    return " ".join(str(text).split()) if isinstance(text, str) else ""
+
+
+def _grounded_page(value: str, cited: Page | None, pages: list[Page]) -> Page | None:
+    """The page the value is grounded in: the cited one if it holds it, else the best other page."""
+    candidates = ([cited] if cited else []) + [p for p in pages if p is not cited]
+    for page in candidates:
+        if grounding(value, page.text) >= GROUNDING_MIN:
+            return page
+    return None
+
+
+def validate_extraction(data: dict, pages: list[Page], *, trust_topics: bool = True) -> Extraction:
+    """Keep the extracted items that are well-formed and grounded in the pages they came from.
+
+    `data` is the LLM's schema-valid answer; pages are numbered from 1 in the order given. An item is
+    rejected (and listed in `rejected`) when it is empty, reads like an error or a refusal, names an
+    unknown profile attribute, or when its words are not found in any of the pages: a small model
+    invents, and an invention must never become memory. Without `trust_topics` (a weak model gives
+    unrelated facts the same topic), a fact's topic is its own keywords and never supersedes anything.
+    """
+    out = Extraction()
+    by_number = {i + 1: page for i, page in enumerate(pages)}
+
+    def accept(value: str, page_number: object, label: str) -> Page | None:
+        if not value:
+            out.rejected.append(f"{label}: empty")
+            return None
+        if ERROR_LIKE.match(value):
+            out.rejected.append(f"{label}: reads like an error or refusal: {value[:80]!r}")
+            return None
+        page = _grounded_page(value, by_number.get(page_number), pages)
+        if page is None:
+            out.rejected.append(f"{label}: not found in the conversation: {value[:80]!r}")
+        return page
+
+    for item in data.get("profile", []):
+        attribute, value = _clean(item.get("attribute")), _clean(item.get("value"))
+        if attribute not in PROFILE_ATTRIBUTES:
+            out.rejected.append(f"profile: unknown attribute {attribute!r}")
+            continue
+        page = accept(value, item.get("page"), f"profile {attribute}")
+        if page is not None:
+            out.profile.append(ProfileItem(attribute, value, page))
+    for list_name, kind in (
+        ("user_facts", Kind.USER_KNOWLEDGE),
+        ("assistant_knowledge", Kind.ASSISTANT_KNOWLEDGE),
+    ):
+        for item in data.get(list_name, []):
+            topic, fact = _clean(item.get("topic")), _clean(item.get("fact"))
+            if fact and len(set(content_tokens(fact))) < FACT_MIN_WORDS:
+                out.rejected.append(f"{list_name}: too slight to keep: {fact[:80]!r}")
+                continue
+            page = accept(fact, item.get("page"), list_name)
+            if page is None:
+                continue
+            if trust_topics and topic:
+                out.facts.append(FactItem(kind, topic.lower()[:200], fact, page))
+            else:
+                out.facts.append(FactItem(kind, " ".join(extract_keywords([fact], k=4)), fact, page, supersedes=False))
+    return out
+
+
+PROFILE_MATCH_MIN = 0.45  # cosine to an attribute's closest example
+PROFILE_MATCH_MARGIN = 0.08  # ahead of the next attribute, so an ambiguous statement is left out
+
+
+@cache
+def _attribute_examples(model: str) -> tuple[list[str], np.ndarray]:
+    names = [name for name, examples in EXAMPLES.items() for _ in examples]
+    vectors = get_embedder().encode([sentence for examples in EXAMPLES.values() for sentence in examples])
+    return names, vectors
+
+
+def profile_from_statements(facts: list[FactItem], vectors: np.ndarray) -> list[ProfileItem]:
+    """File the user's own statements under the profile attribute they clearly speak of.
+
+    For an LLM too weak to write profile values (it invents them), the value is the user's statement
+    word for word, filed by its similarity to each attribute's example sentences; a statement close to
+    no attribute, or about as close to two, is left out. Pure apart from the cached example vectors.
+    """
+    names, examples = _attribute_examples(get_embedder().model_name)
+    items = []
+    for fact, vector in zip(facts, vectors, strict=True):
+        if fact.kind != Kind.USER_KNOWLEDGE:
+            continue
+        best: dict[str, float] = {}
+        for name, score in zip(names, examples @ vector, strict=True):
+            best[name] = max(best.get(name, -1.0), float(score))
+        (first, top), (_, second) = sorted(best.items(), key=lambda kv: -kv[1])[:2]
+        if top >= PROFILE_MATCH_MIN and top - second >= PROFILE_MATCH_MARGIN:
+            items.append(ProfileItem(first, fact.fact, fact.page))
+    return items
+
+
+# --- Writing entries ----------------------------------------------------------------------------
+
+
+def _version(
+    entry: LongTermEntry,
+    *,
+    before: str | None,
+    after: str | None,
+    cause: str,
+    actor: str,
+    now: datetime,
+    pages: list[Page] = (),
+) -> EntryVersion:
+    version = EntryVersion.objects.create(
+        entry=entry, before=before, after=after, status_after=entry.status, cause=cause, actor=actor, at=now
+    )
+    if pages:
+        version.source_pages.add(*pages)
+        entry.source_pages.add(*pages)
+    return version
+
+
+def _note(entry: LongTermEntry, *, cause: str, actor: str, now: datetime, pages: list[Page] = ()) -> EntryVersion:
+    """A version for a change that keeps the value: provenance merged, superseded, evicted."""
+    return _version(entry, before=entry.value, after=entry.value, cause=cause, actor=actor, now=now, pages=pages)
+
+
+def normalise(text: str) -> str:
+    return " ".join(content_tokens(text))
+
+
+def profile_set(
+    space: MemorySpace,
+    *,
+    attribute: str,
+    value: str,
+    pages: list[Page],
+    cause: str,
+    actor: str,
+    now: datetime,
+) -> LongTermEntry:
+    """Record a profile value. A single-valued attribute takes the new value (the old one stays in the
+    history); a multi-valued one gains it beside the others. Repeating a known value only adds its pages
+    to the provenance. Caller holds the space lock."""
+    entry = LongTermEntry.objects.filter(space=space, kind=Kind.PROFILE, key=attribute, status=Status.ACTIVE).first()
+    if entry is None:
+        entry = LongTermEntry.objects.create(space=space, kind=Kind.PROFILE, key=attribute, value=value)
+        _version(entry, before=None, after=value, cause=cause, actor=actor, now=now, pages=pages)
+        return entry
+    values = entry.value.split(VALUE_SEPARATOR) if is_multi_valued(attribute) else [entry.value]
+    new_words = set(content_tokens(value))
+    if any(normalise(v) == normalise(value) or new_words <= set(content_tokens(v)) for v in values):
+        _note(entry, cause=Cause.MERGED, actor=actor, now=now, pages=pages)
+        return entry
+    before = entry.value
+    entry.value = VALUE_SEPARATOR.join([*values, value]) if is_multi_valued(attribute) else value
+    entry.save(update_fields=["value", "updated_at"])
+    _version(entry, before=before, after=entry.value, cause=cause, actor=actor, now=now, pages=pages)
+    return entry
+
+
+def knowledge_add(
+    space: MemorySpace,
+    *,
+    kind: str,
+    topic: str,
+    fact: str,
+    vector: np.ndarray,
+    pages: list[Page],
+    cause: str,
+    actor: str,
+    now: datetime,
+    version: int,
+    supersede: bool = True,
+) -> LongTermEntry:
+    """Add a fact to user or assistant knowledge: merged into a near-duplicate, superseding an active
+    fact on the same topic (when `supersede`), or new. Caller holds the space lock; `version` is its
+    vector version."""
+    dim = vector.shape[0]
+    active = list(LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE))
+    threshold = settings.MEMORYOS["DUPLICATE_SIMILARITY"]
+    for entry in active:
+        similar = entry.embedding is not None and float(np.dot(from_bytes(entry.embedding, dim), vector)) >= threshold
+        if similar or normalise(entry.value) == normalise(fact):
+            _note(entry, cause=Cause.MERGED, actor=actor, now=now, pages=pages)
+            entry.save(update_fields=["updated_at"])
+            return entry
+    new = LongTermEntry.objects.create(
+        space=space, kind=kind, key=topic, value=fact, embedding=to_bytes(vector), vector_version=version
+    )
+    _version(new, before=None, after=fact, cause=cause, actor=actor, now=now, pages=pages)
+    for old in active if supersede else []:
+        if old.key == topic:
+            old.status, old.superseded_by, old.vector_version = Status.SUPERSEDED, new, version
+            old.save(update_fields=["status", "superseded_by", "vector_version", "updated_at"])
+            _note(old, cause=Cause.SUPERSEDED, actor=actor, now=now, pages=pages)
+    return new
+
+
+def knowledge_enforce_capacity(space: MemorySpace, *, kind: str, actor: str, now: datetime, version: int) -> int:
+    """Evict the least used active entries of `kind` beyond the space's capacity; returns how many."""
+    active = LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE)
+    excess = active.count() - space.knowledge_capacity
+    if excess <= 0:
+        return 0
+    for entry in active.order_by("hits", "last_hit_at", "updated_at", "pk")[:excess]:
+        entry.status, entry.vector_version = Status.EVICTED, version
+        entry.save(update_fields=["status", "vector_version", "updated_at"])
+        _note(entry, cause=Cause.EVICTED, actor=actor, now=now)
+    return excess
+
+
+def apply_extraction(
+    space: MemorySpace, extraction: Extraction, vectors: np.ndarray, *, now: datetime, version: int
+) -> None:
+    """Write a validated extraction: profile values, then facts (one vector each, in order)."""
+    actor = "consolidation"
+    for item in extraction.profile:
+        profile_set(
+            space,
+            attribute=item.attribute,
+            value=item.value,
+            pages=[item.page],
+            cause=Cause.CONSOLIDATION,
+            actor=actor,
+            now=now,
+        )
+    for item, vector in zip(extraction.facts, vectors, strict=True):
+        knowledge_add(
+            space,
+            kind=item.kind,
+            topic=item.topic,
+            fact=item.fact,
+            vector=vector,
+            pages=[item.page],
+            cause=Cause.CONSOLIDATION,
+            actor=actor,
+            now=now,
+            version=version,
+            supersede=item.supersedes,
+        )
+    for kind in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
+        knowledge_enforce_capacity(space, kind=kind, actor=actor, now=now, version=version)
+
+
+# --- Curation (library, API, admin) --------------------------------------------------------------
+
+
+def profile_entry_add(*, space: MemorySpace, attribute: str, value: str, actor: str, cause: str = Cause.LIBRARY):
+    """Record a profile value by hand, as profile_set does for an extraction (no source pages).
+    Raises MemoryInputError (a ValueError) for a value or attribute `inputs` refuses, or an empty
+    attribute. Repeating it records only a merge note."""
+    attribute, value = inputs.entry_key(attribute, "attribute"), inputs.entry_value(value)
+    if not attribute:
+        raise InvalidEntry("the attribute is empty")
+    with space_write(space.pk) as write:
+        return profile_set(
+            write.space,
+            attribute=attribute,
+            value=value,
+            pages=[],
+            cause=cause,
+            actor=actor,
+            now=timezone.now(),
+        )
+
+
+def knowledge_entry_add(
+    *, space: MemorySpace, kind: str, topic: str, fact: str, actor: str, cause: str = Cause.LIBRARY
+) -> LongTermEntry:
+    """Add a user or assistant fact by hand: merged into a near-duplicate or new (nothing superseded),
+    visible to retrieval at once; the capacity is enforced. Raises MemoryInputError (a ValueError) for
+    a fact or topic `inputs` refuses or a kind that is not knowledge. Repeating it records only a merge
+    note."""
+    if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
+        raise InvalidEntry(f"{kind!r} is not a kind of knowledge")
+    fact, topic = inputs.entry_value(fact, "fact"), inputs.entry_key(topic, "topic")
+    vector = get_embedder().encode_one(fact)
+    now = timezone.now()
+    with space_write(space.pk) as write:
+        entry = knowledge_add(
+            write.space,
+            kind=kind,
+            topic=topic or fact[:200],
+            fact=fact,
+            vector=vector,
+            pages=[],
+            cause=cause,
+            actor=actor,
+            now=now,
+            version=write.version,
+            supersede=False,
+        )
+        knowledge_enforce_capacity(write.space, kind=kind, actor=actor, now=now, version=write.version)
+    return entry
+
+
+def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+    """Change an active entry's value, re-embed a knowledge entry, and record the version.
+
+    Retrieval sees the change at once (the entry's vector version moves). Editing to the same value
+    records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses or an entry
+    that is not active.
+    """
+    value = inputs.entry_value(value)
+    if entry.status != Status.ACTIVE:
+        raise InvalidEntry(f"entry {entry.pk} is {entry.status}, not active")
+    vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        if entry.value == value:
+            return entry
+        before = entry.value
+        entry.value = value
+        if vector is not None:
+            entry.embedding = to_bytes(vector)
+            write.stamp(entry)
+        entry.save()
+        _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+    return entry
+
+
+def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN) -> LongTermEntry:
+    """Give the entry the value it had after `version` again, active (an entry that was deleted,
+    superseded or evicted comes back), re-embedding a knowledge entry; recorded as a new version, and
+    seen by retrieval at once. Reverting to the value it has, while active, records nothing. Raises
+    ValueError for a version of another entry, one that left no value (a deletion), or a profile
+    attribute that another active entry now holds."""
+    if version.entry_id != entry.pk:
+        raise ValueError(f"version {version.pk} is not a version of entry {entry.pk}")
+    if version.after is None:
+        raise ValueError(f"version {version.pk} left no value to revert to")
+    value = version.after
+    vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        if entry.value == value and entry.status == Status.ACTIVE:
+            return entry
+        rival = LongTermEntry.objects.filter(space=write.space, kind=Kind.PROFILE, key=entry.key, status=Status.ACTIVE)
+        if entry.kind == Kind.PROFILE and rival.exclude(pk=entry.pk).exists():
+            raise ValueError(f"another entry now holds the attribute {entry.key!r}: edit that one instead")
+        before = entry.value if entry.status == Status.ACTIVE else None
+        entry.value, entry.status, entry.superseded_by = value, Status.ACTIVE, None
+        if vector is not None:
+            entry.embedding = to_bytes(vector)
+        write.stamp(entry)
+        entry.save()
+        _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+    return entry
+
+
+def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+    """Mark an entry deleted (its history stays) and drop it from retrieval. Safe to repeat."""
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        if entry.status == Status.DELETED:
+            return entry
+        entry.status = Status.DELETED
+        write.stamp(entry)
+        entry.save(update_fields=["status", "vector_version", "updated_at"])
+        _version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now())
+    return entry
+
+
+def entry_of(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry | None:
+    """The space's entry with this id, if it is of one of the kinds (whatever its status); else None."""
+    if not 0 < entry_id < 2**63:  # beyond any database's ids (and beyond what SQLite can even compare)
+        return None
+    return LongTermEntry.objects.filter(space=space, pk=entry_id, kind__in=kinds).defer("embedding").first()
+
+
+def profile_entries(space: MemorySpace):
+    return LongTermEntry.objects.filter(space=space, kind=Kind.PROFILE, status=Status.ACTIVE).order_by("key")
+
+
+def user_profile(space: MemorySpace) -> dict[str, str]:
+    """The current profile as attribute -> value."""
+    return {entry.key: entry.value for entry in profile_entries(space)}
+
+
+def knowledge_entries(space: MemorySpace, kind: str):
+    return LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE).order_by("pk")

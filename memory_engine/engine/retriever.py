@@ -1,0 +1,375 @@
+"""The retrieval module: one call gathers what every tier holds for a query.
+
+- short-term: every page, newest last (always in the prompt);
+- mid-term: the top-m sessions by summary similarity plus keyword overlap (the paper's session search,
+  shown with the context and used for heat), and the best pages. A page's score is its match with the
+  query (BM25 scaled to the best page, weighed against the MiniLM cosine: match_scores) plus a share of
+  the match of the pages just before and after it (chain_scores);
+- long-term: the profile, and the top user and assistant knowledge, by the same match.
+
+The assembled context is capped by a token budget; every item carries its scores and provenance.
+Sessions whose pages are used, and knowledge entries used, are counted as hits: they get hotter.
+
+How the page ranking was chosen, measured on LoCoMo (docs/benchmarks.md): ranking pages only within the
+top sessions, and reciprocal rank fusion, each ranked below plain BM25; the weighted match and the
+neighbours' share each added recall.
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Prefetch, Q
+from django.utils import timezone
+
+from memory_engine import inputs
+from memory_engine.engine.mid_term import sessions_record_hits
+from memory_engine.engine.short_term import short_term_pages
+from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.store.embeddings import get_embedder
+from memory_engine.store.index import page_neighbourhood, pinned_versions, score_dense, search_dense, search_lexical
+from memory_engine.store.keywords import content_tokens, jaccard
+
+CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
+
+
+def topic_query(query: str, names: list[str]) -> str:
+    """The query without the names of the two people talking ("What did Caroline paint?" -> "What did
+    paint?"), or the query itself when nothing else is left. Pure.
+
+    In a conversation between two people their names say nothing about the topic: they appear wherever
+    one greets the other, so a name in the query would favour greetings over the talk that answers it.
+    """
+    wanted = [re.escape(name) for name in names if name and name.strip()]
+    if not wanted:
+        return query
+    stripped = " ".join(re.sub(rf"\b(?:{'|'.join(wanted)})(?:'s)?\b", " ", query, flags=re.IGNORECASE).split())
+    return stripped if content_tokens(stripped) else query
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token for English; good enough to budget a prompt."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+@dataclass
+class Item:
+    kind: str  # short_term | page | profile | user_knowledge | assistant_knowledge
+    id: int
+    text: str
+    score: float
+    scores: dict[str, float] = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "scores": {k: round(v, 6) for k, v in self.scores.items()},
+            "provenance": self.provenance,
+            "tokens": self.tokens,
+        }
+
+
+@dataclass
+class Retrieval:
+    query: str
+    short_term: list[Item] = field(default_factory=list)
+    sessions: list[Item] = field(default_factory=list)
+    pages: list[Item] = field(default_factory=list)
+    profile: list[Item] = field(default_factory=list)
+    user_knowledge: list[Item] = field(default_factory=list)
+    assistant_knowledge: list[Item] = field(default_factory=list)
+    token_budget: int = 0
+    tokens_used: int = 0
+    dropped: int = 0
+
+    def items(self) -> list[Item]:
+        return [*self.short_term, *self.pages, *self.profile, *self.user_knowledge, *self.assistant_knowledge]
+
+    def as_dict(self) -> dict:
+        sections = ("short_term", "sessions", "pages", "profile", "user_knowledge", "assistant_knowledge")
+        out = {name: [item.as_dict() for item in getattr(self, name)] for name in sections}
+        out.update(
+            query=self.query,
+            token_budget=self.token_budget,
+            tokens_used=self.tokens_used,
+            dropped=self.dropped,
+        )
+        return out
+
+
+def match_scores(
+    dense: dict[int, float], lexical: dict[int, float], best_lexical: float, lexical_weight: float
+) -> dict[int, float]:
+    """Each id's match with the query: lexical_weight * bm25 / best_lexical + (1 - lexical_weight) * cosine.
+    Pure. BM25 sees rare exact words (names, places), the cosine sees paraphrase; scaling BM25 by the
+    best page's makes the two comparable whatever the query.
+
+    A weighted sum of scores rather than reciprocal rank fusion: RRF gives the 10th dense hit as much
+    weight as the 10th BM25 hit however weak either is, and on LoCoMo it ranked worse than BM25 alone.
+    """
+    scale = best_lexical or 1.0
+    return {
+        i: lexical_weight * lexical.get(i, 0.0) / scale + (1 - lexical_weight) * dense.get(i, 0.0)
+        for i in dense.keys() | lexical.keys()
+    }
+
+
+def chain_scores(match: dict[int, float], seq_of: dict[int, int], chain_weight: float) -> dict[int, float]:
+    """Each page's match plus chain_weight times the match of the pages just before and after it. Pure.
+
+    A page amid talk about the query is likelier to hold the answer than one that merely shares a word.
+    """
+    by_seq = {seq_of[i]: score for i, score in match.items()}
+    return {
+        i: score + chain_weight * (by_seq.get(seq_of[i] - 1, 0.0) + by_seq.get(seq_of[i] + 1, 0.0))
+        for i, score in match.items()
+    }
+
+
+def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
+    return Item(
+        kind=kind,
+        id=page.pk,
+        text=page.text,
+        score=score,
+        scores=scores,
+        provenance={
+            "page_id": page.pk,
+            "seq": page.seq,
+            "timestamp": page.timestamp.isoformat(),
+            "session_id": page.session_id,
+            "thread_summary": page.thread_summary,
+        },
+    )
+
+
+def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], top: int) -> list[Item]:
+    hits = search_dense(space, "sessions", query_vector, top * 4)
+    sessions = MidTermSession.objects.defer("embedding").in_bulk([i for i, _ in hits])
+    scored = []
+    for session_id, cos in hits:
+        session = sessions.get(session_id)
+        if session is None or session.status != MidTermSession.Status.ACTIVE:
+            continue
+        kw = jaccard(query_words, set(session.keywords))
+        scored.append(
+            Item(
+                kind="session",
+                id=session_id,
+                text=session.summary,
+                score=cos + kw,
+                scores={"dense": cos, "keywords": kw},
+                provenance={"session_id": session_id, "keywords": session.keywords, "heat": session.heat},
+            )
+        )
+    scored.sort(key=lambda item: -item.score)
+    return scored[:top]
+
+
+def _scored(space: MemorySpace, name: str, query: str, query_vector, ids: set[int], dense: dict, lexical: dict):
+    """Complete the dense and lexical scores of `ids` that the top-CANDIDATES searches did not reach."""
+    missing_dense = [i for i in ids if i not in dense]
+    if missing_dense:
+        dense = dense | score_dense(space, name, query_vector, missing_dense)
+    missing_lexical = {i for i in ids if i not in lexical}
+    if missing_lexical:
+        lexical = lexical | dict(search_lexical(space, name, query, len(missing_lexical), allowed=missing_lexical))
+    return dense, lexical
+
+
+def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> list[Item]:
+    """The best mid-term pages: their match with the query (match_scores) lifted by their neighbours'."""
+    dense_hits = search_dense(space, "pages", query_vector, CANDIDATES)
+    lexical_hits = search_lexical(space, "pages", query, CANDIDATES)
+    candidates = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
+    if not candidates:
+        return []
+    pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
+    dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
+    best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
+    cfg = settings.MEMORYOS
+    match = match_scores(
+        {i: dense[i] for i in pool if i in dense},
+        {i: lexical[i] for i in pool if i in lexical},
+        best_lexical,
+        cfg["RETRIEVAL_LEXICAL_WEIGHT"],
+    )
+    chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
+    best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
+    pages = Page.objects.defer("embedding").in_bulk(best)
+    items = []
+    for pid in best:
+        page = pages.get(pid)
+        if page is None or page.tier != Page.Tier.MID:
+            continue
+        scores = {
+            "match": match.get(pid, 0.0),
+            "chain": chained[pid] - match.get(pid, 0.0),
+            "dense": dense.get(pid, 0.0),
+            "bm25": lexical.get(pid, 0.0),
+        }
+        items.append(_page_item(page, "page", chained[pid], scores))
+    return items
+
+
+def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[tuple[int, dict]]:
+    """The ids of the best `top` entries of a knowledge index by match, each with its scores."""
+    dense_hits = search_dense(space, name, query_vector, CANDIDATES)
+    lexical_hits = search_lexical(space, name, query, CANDIDATES)
+    ids = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
+    dense, lexical = _scored(space, name, query, query_vector, ids, dict(dense_hits), dict(lexical_hits))
+    best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
+    match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
+    best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
+    return [(eid, {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}) for eid in best]
+
+
+def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> list[list[Item]]:
+    """The active profile (by attribute), then the entries of each ranking as items in its order; all
+    read in one query."""
+    wanted = [eid for ranking in rankings for eid, _ in ranking]
+    profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
+    rows = list(
+        LongTermEntry.objects.filter(profile | Q(pk__in=wanted)).defer("embedding").prefetch_related(_SOURCE_PAGES)
+    )
+    by_id = {entry.pk: entry for entry in rows}
+    out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
+    for ranking in rankings:
+        items = []
+        for eid, scores in ranking:
+            entry = by_id.get(eid)
+            if entry is not None and entry.status == LongTermEntry.Status.ACTIVE:
+                items.append(_entry_item(entry, scores["match"], scores))
+        out.append(items)
+    return out
+
+
+def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
+    return (
+        entry.space_id == space.pk
+        and entry.kind == LongTermEntry.Kind.PROFILE
+        and entry.status == LongTermEntry.Status.ACTIVE
+    )
+
+
+# An entry's provenance needs only the ids and turn numbers of its source pages, not their text and vectors.
+_SOURCE_PAGES = Prefetch("source_pages", queryset=Page.objects.only("id", "seq").order_by("seq"))
+
+
+def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
+    text = f"{entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else entry.value
+    return Item(
+        kind=entry.kind,
+        id=entry.pk,
+        text=text,
+        score=score,
+        scores=scores,
+        provenance={
+            "entry_id": entry.pk,
+            "key": entry.key,
+            "source_page_ids": sorted(page.pk for page in entry.source_pages.all()),  # prefetched
+            "source_pages": [{"page_id": page.pk, "seq": page.seq} for page in entry.source_pages.all()],
+            "updated_at": entry.updated_at.isoformat(),
+        },
+    )
+
+
+def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, int]:
+    """Keep items in order while they fit the budget; returns kept, tokens used, number dropped."""
+    kept, used = [], 0
+    for item in items:
+        if used + item.tokens <= budget_left:
+            kept.append(item)
+            used += item.tokens
+    return kept, used, len(items) - len(kept)
+
+
+def retrieve(
+    space: MemorySpace,
+    query: str,
+    *,
+    top_sessions: int | None = None,
+    top_pages: int | None = None,
+    top_knowledge: int | None = None,
+    token_budget: int | None = None,
+    count_hits: bool = True,
+    now: datetime | None = None,
+) -> Retrieval:
+    """Everything the memory holds for `query`, within the token budget.
+
+    The budget is spent in this order: short-term (newest first), profile, user knowledge, assistant
+    knowledge, mid-term pages; what does not fit is dropped and counted. With `count_hits`, the
+    sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
+    Raises MemoryInputError for a query `inputs.query` refuses.
+    """
+    query = inputs.query(query)
+    cfg = settings.MEMORYOS
+    top_sessions = cfg["TOP_SESSIONS"] if top_sessions is None else top_sessions
+    top_pages = cfg["TOP_PAGES"] if top_pages is None else top_pages
+    top_knowledge = cfg["TOP_KNOWLEDGE"] if top_knowledge is None else top_knowledge
+    budget = cfg["CONTEXT_TOKEN_BUDGET"] if token_budget is None else token_budget
+    now = now or timezone.now()
+
+    names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []
+    topic = topic_query(query, names)
+    query_vector: np.ndarray = get_embedder().encode_one(topic)
+    query_words = set(content_tokens(topic))
+    result = Retrieval(query=query, token_budget=budget)
+    with pinned_versions():  # every index searched as of one read of the space's version
+        result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
+        pages = _search_pages(space, topic, query_vector, top_pages)
+        user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
+        assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
+    profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
+    short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
+
+    left = budget
+    newest_first, used, dropped = _fit(short[::-1], left)
+    result.short_term = newest_first[::-1]
+    left -= used
+    result.dropped += dropped
+    for name, items in (
+        ("profile", profile),
+        ("user_knowledge", user_knowledge),
+        ("assistant_knowledge", assistant_knowledge),
+        ("pages", pages),
+    ):
+        kept, used, dropped = _fit(items, left)
+        setattr(result, name, kept)
+        left -= used
+        result.dropped += dropped
+    result.tokens_used = budget - left
+
+    if count_hits:
+        _count_hits(space, result, now)
+    return result
+
+
+def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
+    """One transaction for every hit of a retrieval. On PostgreSQL it commits without waiting for the
+    write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
+    (the database stays consistent), and a retrieval, which is on the request path, does not wait for
+    an fsync."""
+    session_ids = sorted({item.provenance["session_id"] for item in result.pages})
+    entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
+    if not session_ids and not entry_ids:
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        sessions_record_hits(space, session_ids, now)
+        if entry_ids:
+            LongTermEntry.objects.filter(pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)

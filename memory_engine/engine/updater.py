@@ -1,0 +1,338 @@
+"""The updating module: the only code that moves memory between tiers.
+
+    short-term --overflow--> mid-term sessions --heat >= tau--> long-term profile and knowledge
+                                      \\--over capacity--> evicted (pages archived, kept in the database)
+
+Short-term to mid-term needs no LLM: continuity, the thread summary, keywords, session matching and
+session summaries are computed from embeddings and words (extractive, so nothing is invented).
+Promotion makes one structured LLM call per batch of unanalysed pages.
+
+Every step is a short transaction with the space locked; LLM calls and embedding happen outside any
+transaction. Each step re-checks the state it read, so running consolidation twice, or in two processes,
+moves nothing twice. An LLM failure stores nothing: the pages stay unanalysed for the next run.
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.utils import timezone
+
+from memory_engine.engine import long_term, mid_term
+from memory_engine.engine.heat import heat_params, is_hot
+from memory_engine.engine.prompts import (
+    EXTRACTION_MAX_TOKENS,
+    EXTRACTION_SCHEMA_NAME,
+    extraction_messages,
+    extraction_schema,
+    first_person_statements,
+)
+from memory_engine.engine.short_term import overflow_pages
+from memory_engine.engine.summaries import thread_summary
+from memory_engine.llm import LLM, LLMError, get_llm
+from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
+from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
+from memory_engine.store.keywords import extract_keywords
+from memory_engine.store.writes import space_write
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ConsolidationReport:
+    pages_moved: int = 0
+    sessions_created: int = 0
+    sessions_merged: int = 0
+    sessions_promoted: int = 0
+    sessions_evicted: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    items_stored: int = 0
+    items_rejected: list[str] = field(default_factory=list)
+    failures: list[LLMError] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[str]:
+        return [str(failure) for failure in self.failures]
+
+
+def consolidate(
+    space: MemorySpace,
+    *,
+    now: datetime | None = None,
+    llm: LLM | None = None,
+    heartbeat: Callable[[], None] | None = None,
+    promote: bool = True,
+) -> ConsolidationReport:
+    """Bring a space's tiers into line with its parameters: move short-term overflow to mid-term,
+    promote every hot session that has unanalysed pages, evict sessions beyond capacity.
+
+    Safe to repeat and to run concurrently: work already done is not done again. LLM errors are
+    recorded in the report's `failures` (and logged), not raised; what they would have stored is left
+    for next time. `heartbeat` is called between steps, e.g. to renew a lease on the space. With
+    `promote=False` the LLM step is skipped (the other moves need no LLM).
+    """
+    now = now or timezone.now()
+    beat = heartbeat or (lambda: None)
+    report = ConsolidationReport()
+    move_short_term_to_mid_term(space, now=now, report=report)
+    beat()
+    if promote:
+        promote_hot_sessions(space, now=now, llm=llm, report=report, heartbeat=beat)
+    beat()
+    evict_sessions(space, now=now, report=report)
+    return report
+
+
+# --- Short-term -> mid-term -------------------------------------------------------------------------
+
+
+@dataclass
+class _Segment:
+    """A run of pages that continue one another; they go to one session together."""
+
+    pages: list[Page]
+    rows: list[int]  # their rows in the batch's vector matrix
+    continues_session: int | None  # session of the page before, when the first page continues it
+    vectors: np.ndarray | None = None
+
+
+def continues_thread(gap_seconds: float, similarity: float) -> bool:
+    """Does a page continue the thread of the page before it? Yes when it follows soon and stays near
+    the topic. (The reference asked the LLM.) A topic coming back later is the merge rule's business."""
+    cfg = settings.MEMORYOS
+    return 0 <= gap_seconds <= cfg["CONTINUITY_GAP_SECONDS"] and similarity >= cfg["CONTINUITY_MIN_SIMILARITY"]
+
+
+def _continuity(prev: Page | None, prev_vector: np.ndarray | None, page: Page, vector: np.ndarray) -> bool:
+    if prev is None or prev_vector is None:
+        return False
+    gap = (page.timestamp - prev.timestamp).total_seconds()
+    return continues_thread(gap, float(np.dot(prev_vector, vector)))
+
+
+def move_short_term_to_mid_term(space: MemorySpace, *, now: datetime, report: ConsolidationReport) -> None:
+    """Move the pages beyond short-term capacity into mid-term sessions, oldest first."""
+    pages = overflow_pages(space)
+    if not pages:
+        return
+    embedder = get_embedder()
+    vectors = embedder.encode([p.text for p in pages])
+    prev = Page.objects.filter(space=space, seq__lt=pages[0].seq).order_by("-seq").first()
+    prev_vector = from_bytes(prev.embedding, embedder.dim) if prev is not None and prev.embedding else None
+    thread = space.thread_summary
+    segments: list[_Segment] = []
+    for i, page in enumerate(pages):
+        vector = vectors[i]
+        page.continues_previous = _continuity(prev, prev_vector, page, vector)
+        page.keywords = extract_keywords([page.text], k=mid_term.PAGE_KEYWORDS)
+        thread = thread_summary(thread if page.continues_previous else "", page.text)
+        page.thread_summary = thread
+        page.embedding = to_bytes(vector)
+        if page.continues_previous and segments:
+            segments[-1].pages.append(page)
+            segments[-1].rows.append(i)
+        else:
+            continues = prev.session_id if page.continues_previous and prev is not None else None
+            segments.append(_Segment([page], [i], continues))
+        prev, prev_vector = page, vector
+    for segment in segments:
+        segment.vectors = vectors[segment.rows]
+
+    with space_write(space.pk) as write:
+        locked = write.space
+        ids = [p.id for p in pages]
+        if Page.objects.filter(id__in=ids, tier=Page.Tier.SHORT).count() != len(ids):
+            return  # another consolidation moved them first
+        version = write.version
+        params = heat_params(locked)
+        sessions = mid_term.active_sessions(locked)
+        for segment in segments:
+            _place_segment(locked, segment, sessions, version=version, params=params, now=now, report=report)
+        MemorySpace.objects.filter(pk=space.pk).update(thread_summary=thread)
+        space.thread_summary = thread
+    report.pages_moved += len(pages)
+
+
+def _place_segment(space, segment: _Segment, sessions, *, version, params, now, report) -> None:
+    """Put a run of continuous pages into one session: the one they continue, the best match at or
+    above theta, or a new one. A page is only ever in one session."""
+    embedder = get_embedder()
+    centroid = segment.vectors.mean(axis=0)
+    centroid /= np.linalg.norm(centroid) or 1.0
+    keywords = extract_keywords([p.text for p in segment.pages], k=mid_term.SESSION_KEYWORDS)
+    by_id = {s.pk: s for s in sessions}
+    target = by_id.get(segment.continues_session)
+    if target is None:
+        match = mid_term.best_session(sessions, centroid, keywords, embedder.dim)
+        if match.session is not None and match.score >= space.merge_theta:
+            target = match.session
+    cause = HeatEvent.Cause.MERGED
+    if target is None:
+        target = MidTermSession.objects.create(
+            space=space,
+            summary="",
+            keywords=keywords,
+            embedding=to_bytes(centroid),
+            last_visit_at=now,
+            vector_version=version,
+        )
+        sessions.append(target)
+        cause = HeatEvent.Cause.CREATED
+        report.sessions_created += 1
+    else:
+        report.sessions_merged += 1
+    for page in segment.pages:
+        page.tier, page.session, page.vector_version = Page.Tier.MID, target, version
+        page.save(
+            update_fields=[
+                "tier",
+                "session",
+                "continues_previous",
+                "thread_summary",
+                "keywords",
+                "embedding",
+                "vector_version",
+            ]
+        )
+    target.l_interaction += len(segment.pages)
+    MidTermSession.objects.filter(pk=target.pk).update(l_interaction=target.l_interaction)
+    mid_term.session_refresh(target, version=version)
+    mid_term.record_heat(target, cause, params, now)
+
+
+# --- Mid-term -> long-term ------------------------------------------------------------------------
+
+
+def promote_hot_sessions(
+    space: MemorySpace,
+    *,
+    now: datetime,
+    llm: LLM | None,
+    report: ConsolidationReport,
+    force: bool = False,
+    heartbeat: Callable[[], None] | None = None,
+) -> None:
+    """Promote every active session whose heat is at or above the threshold (every one, with `force`)
+    and that still has unanalysed pages. A hot session with nothing to analyse is simply skipped."""
+    params = heat_params(space)
+    candidates = (
+        MidTermSession.objects.filter(
+            space=space, status=MidTermSession.Status.ACTIVE, pages__analyzed=False, pages__tier=Page.Tier.MID
+        )
+        .distinct()
+        .order_by("pk")
+    )
+    for session in candidates:
+        if not (force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold)):
+            continue
+        promote_session(space, session, now=now, llm=llm or get_llm(), report=report, heartbeat=heartbeat)
+        if report.failures:
+            return  # the LLM is failing: leave the other sessions for the next run
+
+
+def promote_session(
+    space: MemorySpace,
+    session: MidTermSession,
+    *,
+    now: datetime,
+    llm: LLM,
+    report: ConsolidationReport,
+    heartbeat: Callable[[], None] | None = None,
+) -> bool:
+    """Mine the session's unanalysed pages for profile values and knowledge, a batch per LLM call.
+
+    Each batch is stored, and its pages marked analysed, in one transaction; a batch another process
+    handled first is skipped. On an LLM error the rest stays unanalysed and the session keeps its heat.
+    When every page is analysed, N_visit and L_interaction restart from zero. Returns True when done.
+    """
+    pages = list(Page.objects.filter(session=session, analyzed=False, tier=Page.Tier.MID).order_by("seq"))
+    batch_size = settings.MEMORYOS["PROMOTION_PAGES_PER_CALL"]
+    embedder = get_embedder()
+    for start in range(0, len(pages), batch_size):
+        batch = pages[start : start + batch_size]
+        numbered = [(i + 1, p.user_input, p.agent_response) for i, p in enumerate(batch)]
+        if llm.weak and not any(first_person_statements(f"{u}\n{a}") for _, u, a in numbered):
+            data = {}  # a weak model may only copy first-person statements, and there are none: no call
+        else:
+            before = llm.usage()
+            try:
+                data, _ = llm.structured(
+                    extraction_messages(numbered),
+                    # A weak model must copy whole statements from the cited page (it invents otherwise).
+                    schema=extraction_schema(numbered, verbatim=llm.weak),
+                    schema_name=EXTRACTION_SCHEMA_NAME,
+                    max_tokens=EXTRACTION_MAX_TOKENS,
+                )
+            except LLMError as exc:
+                logger.warning("promotion of session %s stopped: %s", session.pk, exc)
+                report.failures.append(exc)
+                return False
+            finally:
+                used = llm.usage() - before
+                report.llm_calls += used.calls
+                report.prompt_tokens += used.prompt_tokens
+                report.completion_tokens += used.completion_tokens
+        extraction = long_term.validate_extraction(data, batch, trust_topics=not llm.weak)
+        report.items_rejected += extraction.rejected
+        vectors = embedder.encode([f.fact for f in extraction.facts])
+        if llm.weak:
+            extraction.profile += long_term.profile_from_statements(extraction.facts, vectors)
+        with space_write(space.pk) as write:
+            ids = [p.id for p in batch]
+            if Page.objects.filter(id__in=ids, analyzed=False).count() != len(ids):
+                continue  # another process analysed this batch first
+            long_term.apply_extraction(write.space, extraction, vectors, now=now, version=write.version)
+            Page.objects.filter(id__in=ids).update(analyzed=True)
+            report.items_stored += len(extraction.profile) + len(extraction.facts)
+        if heartbeat:
+            heartbeat()
+    with space_write(space.pk):
+        session = MidTermSession.objects.get(pk=session.pk)
+        if session.pages.filter(analyzed=False, tier=Page.Tier.MID).exists():
+            return False
+        session.n_visit = session.l_interaction = 0
+        session.promoted_at = now
+        session.save(update_fields=["n_visit", "l_interaction", "promoted_at"])
+        mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, heat_params(space), now)
+    report.sessions_promoted += 1
+    return True
+
+
+# --- Eviction --------------------------------------------------------------------------------------
+
+
+def eviction_order(sessions: list[MidTermSession], policy: str, space: MemorySpace, now: datetime):
+    """Sessions in the order they should be evicted: lowest heat now (the paper), or least
+    frequently used, oldest visit first (the reference code's rule)."""
+    if policy == MemorySpace.Eviction.LFU:
+        return sorted(sessions, key=lambda s: (s.total_visits, s.last_visit_at, s.pk))
+    params = heat_params(space)
+    return sorted(sessions, key=lambda s: (mid_term.session_heat(s, params, now), s.last_visit_at, s.pk))
+
+
+def evict_sessions(space: MemorySpace, *, now: datetime, report: ConsolidationReport) -> None:
+    """Evict sessions beyond the space's mid-term capacity. Their pages are archived, not deleted:
+    long-term entries keep pointing at the pages they came from."""
+    with space_write(space.pk) as write:
+        locked = write.space
+        sessions = mid_term.active_sessions(locked)
+        excess = len(sessions) - locked.mtm_capacity
+        if excess <= 0:
+            return
+        version = write.version
+        params = heat_params(locked)
+        for session in eviction_order(sessions, locked.eviction_policy, locked, now)[:excess]:
+            session.status, session.evicted_at, session.vector_version = (
+                MidTermSession.Status.EVICTED,
+                now,
+                version,
+            )
+            session.save(update_fields=["status", "evicted_at", "vector_version"])
+            session.pages.update(tier=Page.Tier.ARCHIVED, vector_version=version)
+            mid_term.record_heat(session, HeatEvent.Cause.EVICTED, params, now)
+            report.sessions_evicted += 1

@@ -1,0 +1,124 @@
+"""The one validation layer: what any caller may hand the memory. Every door (REST, MCP, the MemoryOS
+class, the admin, imports) reaches these checks through the service it calls (page_store, retrieve, the
+long-term curation functions), so a bad input gets the same refusal whichever door it came through,
+before anything is stored. Each check returns the value as it will be stored, or raises a
+MemoryInputError subclass saying what is wrong (TurnTooLong / InputTooLarge for size: 413 over HTTP).
+"""
+
+import json
+from datetime import datetime
+
+from django.conf import settings
+
+from memory_engine.errors import InputTooLarge, InvalidEntry, InvalidTurn, MemoryInputError, TurnTooLong
+
+ENTRY_VALUE_CHARS = 2000  # a profile value or a fact
+ENTRY_KEY_CHARS = 200  # a profile attribute or a fact's topic
+META_DEPTH = 20  # nesting of a turn's meta
+
+
+def text(value: object, field: str, *, limit: int | None = None, error: type[MemoryInputError] = TurnTooLong) -> str:
+    """Text as stored: a str (None is ""), valid unicode (no lone surrogate), no NUL, at most `limit`
+    characters (MEMORYOS_MAX_TURN_CHARS by default). HTML is ordinary text: escaped wherever shown."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidTurn(f"{field} must be text, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidTurn(f"{field} is not valid unicode (it holds a lone surrogate)") from None
+    if "\x00" in value:
+        raise InvalidTurn(f"{field} contains a NUL character")
+    limit = settings.MEMORYOS["MAX_TURN_CHARS"] if limit is None else limit
+    if len(value) > limit:
+        raise error(f"{field} is {len(value)} characters long; the limit is {limit}")
+    return value
+
+
+def query(value: object) -> str:
+    """A question to the memory: text as a turn's, and not empty."""
+    value = text(value, "query")
+    if not value.strip():
+        raise InvalidTurn("the query is empty")
+    return value
+
+
+def turn_texts(user_input: object, agent_response: object) -> tuple[str, str]:
+    """The two sides of a turn: each text, and not both empty."""
+    user_input, agent_response = text(user_input, "user_input"), text(agent_response, "agent_response")
+    if not user_input.strip() and not agent_response.strip():
+        raise InvalidTurn("the turn is empty: give a user_input, an agent_response or both")
+    return user_input, agent_response
+
+
+def timestamp(value: object) -> datetime | None:
+    """When a turn happened: None (now), or an aware datetime, or an ISO 8601 string with its offset."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidTurn(f"timestamp {value[:60]!r} is not an ISO 8601 date and time") from None
+    if not isinstance(value, datetime):
+        raise InvalidTurn(f"timestamp must be an ISO 8601 date and time, not {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidTurn("timestamp must carry a timezone (e.g. 2026-11-23T10:00:00+00:00)")
+    return value
+
+
+def meta(value: object) -> dict:
+    """A turn's meta: a JSON object, nested at most META_DEPTH deep, with no NUL anywhere (PostgreSQL's
+    jsonb cannot store one), at most MEMORYOS_MAX_META_BYTES once serialised."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidTurn("meta must be a JSON object")
+    _check_tree(value)
+    limit = settings.MEMORYOS["MAX_META_BYTES"]
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidTurn(f"meta is not plain JSON ({exc})") from None
+    if size > limit:
+        raise InputTooLarge(f"meta is {size} bytes as JSON; the limit is {limit}")
+    return value
+
+
+def _check_tree(value: object) -> None:
+    """Walk a JSON value without recursion (a deeply nested one cannot exhaust the stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > META_DEPTH:
+            raise InvalidTurn(f"meta is nested more than {META_DEPTH} deep")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise InvalidTurn("meta keys must be text")
+                stack += [(key, depth), (child, depth + 1)]
+        elif isinstance(item, list | tuple):
+            stack += [(child, depth + 1) for child in item]
+        elif isinstance(item, str):
+            if "\x00" in item:
+                raise InvalidTurn("meta contains a NUL character")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidTurn("meta is not valid unicode (it holds a lone surrogate)") from None
+
+
+def entry_value(value: object, field: str = "value") -> str:
+    """A long-term entry's value (a profile value or a fact): text, whitespace collapsed, not empty, at
+    most ENTRY_VALUE_CHARS."""
+    value = " ".join(text(value, field, limit=ENTRY_VALUE_CHARS, error=InputTooLarge).split())
+    if not value:
+        raise InvalidEntry(f"the {field} is empty")
+    return value
+
+
+def entry_key(value: object, field: str = "key") -> str:
+    """A profile attribute or a fact's topic: text, whitespace collapsed, at most ENTRY_KEY_CHARS (may
+    be empty; the caller decides whether it must be given)."""
+    return " ".join(text(value, field, limit=ENTRY_KEY_CHARS, error=InputTooLarge).split())

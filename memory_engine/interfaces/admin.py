@@ -1,0 +1,394 @@
+import difflib
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from memory_engine import inputs
+from memory_engine.engine import long_term, mid_term
+from memory_engine.engine.export import space_counts, space_sizes, user_export
+from memory_engine.engine.heat_timeline import Point, heat_timeline_svg
+from memory_engine.errors import MemoryInputError
+from memory_engine.interfaces.api.tokens import token_revoke
+from memory_engine.jobs.dispatch import request_retry
+from memory_engine.models import (
+    ApiToken,
+    Assistant,
+    ConsolidationRun,
+    EntryVersion,
+    HeatEvent,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
+from memory_engine.store.spaces import space_delete, user_memory_delete
+
+Cause = EntryVersion.Cause
+
+
+@admin.register(MemoryUser)
+class MemoryUserAdmin(admin.ModelAdmin):
+    """Deleting a memory user (after Django's confirmation page, which lists what goes) removes all of
+    its memory through the engine: every space's rows, history, heat timeline, runs and index files."""
+
+    list_display = ["external_id", "display_name", "owner", "created_at"]
+    search_fields = ["external_id", "display_name"]
+    list_select_related = ["owner"]
+    actions = ["export_json"]
+    readonly_fields = ["memory"]
+
+    @admin.display(description="memory, tier by tier")
+    def memory(self, user):
+        spaces = MemorySpace.objects.filter(user=user).select_related("assistant").order_by("assistant__external_id")
+        rows = [(space, space_counts(space=space), space_sizes(space=space)) for space in spaces]
+        return render_to_string("admin/memory_engine/user_memory.html", {"rows": rows})
+
+    def delete_model(self, request, obj):
+        user_memory_delete(user=obj)
+
+    def get_deleted_objects(self, objs, request):
+        return _deleted_by_the_engine(super().get_deleted_objects(objs, request))
+
+    def delete_queryset(self, request, queryset):
+        for user in queryset:
+            user_memory_delete(user=user)
+
+    @admin.action(description="Export the selected users' memory as JSON")
+    def export_json(self, request, queryset):
+        document = {"users": [user_export(user=user) for user in queryset.order_by("external_id")]}
+        response = JsonResponse(document, json_dumps_params={"indent": 2, "ensure_ascii": False})
+        response["Content-Disposition"] = 'attachment; filename="memoryos-export.json"'
+        return response
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are made with `manage.py api_token create` (the secret is shown only there); here they can
+    be seen and revoked."""
+
+    list_display = ["prefix", "memory_user", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["prefix", "name", "memory_user__external_id"]
+    readonly_fields = ["memory_user", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request, queryset):
+        for token in queryset:
+            token_revoke(token=token)
+
+
+@admin.register(Assistant)
+class AssistantAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "name", "created_at"]
+    search_fields = ["external_id", "name"]
+
+
+@admin.register(MemorySpace)
+class MemorySpaceAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "stm_capacity", "mtm_capacity", "heat_threshold", "last_seq", "timeline"]
+    list_select_related = ["user", "assistant"]
+    search_fields = ["user__external_id", "assistant__external_id"]
+
+    def delete_model(self, request, obj):
+        space_delete(space=obj)
+
+    def get_deleted_objects(self, objs, request):
+        return _deleted_by_the_engine(super().get_deleted_objects(objs, request))
+
+    def delete_queryset(self, request, queryset):
+        for space in queryset:
+            space_delete(space=space)
+
+    readonly_fields = ["last_seq", "vector_version", "embedding_model", "thread_summary", "timeline"]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.heat_timeline_view)
+        return [path("<int:space_id>/heat/", view, name="memory_engine_memoryspace_heat"), *super().get_urls()]
+
+    @admin.display(description="heat timeline")
+    def timeline(self, space):
+        return format_html('<a href="{}">chart</a>', reverse("admin:memory_engine_memoryspace_heat", args=[space.pk]))
+
+    def heat_timeline_view(self, request, space_id: int):
+        space = get_object_or_404(MemorySpace.objects.select_related("user", "assistant"), pk=space_id)
+        if not self.has_view_permission(request, space):
+            raise PermissionDenied
+        events = (
+            HeatEvent.objects.filter(space=space).order_by("at", "pk").values_list("session_id", "at", "heat", "cause")
+        )
+        svg = heat_timeline_svg([Point(*row) for row in events], space.heat_threshold)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Heat timeline: {space}",
+            "space": space,
+            "svg": svg,
+        }
+        return TemplateResponse(request, "admin/memory_engine/heat_timeline.html", context)
+
+
+class PageForm(forms.ModelForm):
+    """A turn's words, checked as the engine checks them (mid_term.page_words)."""
+
+    class Meta:
+        model = Page
+        fields = ["user_input", "agent_response"]
+
+    def clean(self):
+        data = super().clean()
+        try:
+            data["user_input"], data["agent_response"] = mid_term.page_words(
+                self.instance, data.get("user_input", ""), data.get("agent_response", "")
+            )
+        except MemoryInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    """A turn's words can be corrected, through the engine (mid_term.page_edit): the page is re-embedded
+    and its session's summary recomputed, so retrieval ranks the new words at once. What the engine
+    derived stays read-only; turns are not added or deleted one by one (delete the space or the user)."""
+
+    form = PageForm
+    list_display = ["seq", "space", "tier", "session", "analyzed", "timestamp"]
+    list_filter = ["tier", "analyzed"]
+    search_fields = ["user_input", "agent_response"]
+    readonly_fields = [
+        "space",
+        "seq",
+        "timestamp",
+        "meta",
+        "tier",
+        "session",
+        "continues_previous",
+        "thread_summary",
+        "keywords",
+        "analyzed",
+        "reply_withheld",
+        "vector_version",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        if change and form.changed_data:
+            mid_term.page_edit(
+                page=Page.objects.get(pk=obj.pk), user_input=obj.user_input, agent_response=obj.agent_response
+            )
+
+
+class SessionForm(forms.ModelForm):
+    """A session's summary, checked as the engine checks it (mid_term.summary_text)."""
+
+    class Meta:
+        model = MidTermSession
+        fields = ["summary"]
+
+    def clean_summary(self):
+        try:
+            return mid_term.summary_text(self.cleaned_data.get("summary", ""))
+        except MemoryInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+@admin.register(MidTermSession)
+class MidTermSessionAdmin(admin.ModelAdmin):
+    """A session's summary can be corrected, through the engine (mid_term.session_edit: re-embedded, seen
+    by retrieval at once) until new pages merge in and it is recomputed. Heat, counters and status are
+    the engine's; sessions are not added or deleted one by one."""
+
+    form = SessionForm
+    list_display = ["pk", "space", "status", "heat", "n_visit", "l_interaction", "last_visit_at"]
+    list_filter = ["status"]
+    search_fields = ["summary"]
+    readonly_fields = [
+        "space",
+        "status",
+        "keywords",
+        "heat",
+        "n_visit",
+        "l_interaction",
+        "total_visits",
+        "last_visit_at",
+        "promoted_at",
+        "evicted_at",
+        "vector_version",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        if change and form.changed_data:
+            mid_term.session_edit(session=MidTermSession.objects.get(pk=obj.pk), summary=obj.summary)
+
+
+class EntryVersionInline(admin.TabularInline):
+    model = EntryVersion
+    extra = 0
+    can_delete = False
+    readonly_fields = ["at", "cause", "actor", "before", "after", "status_after"]
+    exclude = ["source_pages"]
+
+
+class EntryForm(forms.ModelForm):
+    """An entry's value, checked as the engine checks it (inputs.entry_value)."""
+
+    class Meta:
+        model = LongTermEntry
+        fields = ["value"]
+
+    def clean_value(self):
+        if self.instance.status != LongTermEntry.Status.ACTIVE and "value" in self.changed_data:
+            raise forms.ValidationError(f"this entry is {self.instance.status}: revert it from its history first")
+        try:
+            return inputs.entry_value(self.cleaned_data.get("value", ""))
+        except MemoryInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+@admin.register(LongTermEntry)
+class LongTermEntryAdmin(admin.ModelAdmin):
+    """Only the value can be edited, and an edit or a delete goes through the engine's services: it is
+    recorded in the entry's history (cause "admin edit", the staff member as actor) and retrieval sees it
+    at once. Deleting marks the entry deleted; its history stays."""
+
+    list_display = ["pk", "space", "kind", "key", "value", "status", "updated_at"]
+    list_filter = ["kind", "status"]
+    search_fields = ["key", "value", "space__user__external_id"]
+    list_select_related = ["space__user", "space__assistant"]
+    form = EntryForm
+    readonly_fields = ["space", "kind", "key", "status", "superseded_by", "hits", "last_hit_at", "vector_version"]
+    inlines = [EntryVersionInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*self.readonly_fields, "history"]
+
+    @admin.display(description="history")
+    def history(self, entry):
+        url = reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])
+        return format_html('<a href="{}">every version, with diffs and revert</a>', url)
+
+    def get_urls(self):
+        versions = self.admin_site.admin_view(self.versions_view)
+        revert = self.admin_site.admin_view(self.revert_view)
+        return [
+            path("<int:entry_id>/versions/", versions, name="memory_engine_longtermentry_versions"),
+            path("<int:entry_id>/versions/<int:version_id>/revert/", revert, name="memory_engine_longtermentry_revert"),
+            *super().get_urls(),
+        ]
+
+    def versions_view(self, request, entry_id: int):
+        entry = get_object_or_404(LongTermEntry.objects.select_related("space__user", "space__assistant"), pk=entry_id)
+        if not self.has_view_permission(request, entry):
+            raise PermissionDenied
+        versions = entry.versions.prefetch_related("source_pages").order_by("at", "pk")
+        rows = [(version, word_diff(version.before, version.after)) for version in versions]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"History of {entry.kind} entry {entry.pk}",
+            "entry": entry,
+            "rows": rows,
+            "can_revert": self.has_change_permission(request, entry),
+        }
+        return TemplateResponse(request, "admin/memory_engine/entry_versions.html", context)
+
+    def revert_view(self, request, entry_id: int, version_id: int):
+        entry = get_object_or_404(LongTermEntry, pk=entry_id)
+        if request.method != "POST" or not self.has_change_permission(request, entry):
+            raise PermissionDenied
+        version = get_object_or_404(EntryVersion, pk=version_id, entry=entry)
+        try:
+            long_term.entry_revert(entry=entry, version=version, actor=_actor(request), cause=Cause.ADMIN)
+            messages.success(request, f"Entry {entry.pk} is back to: {version.after}")
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        return redirect("admin:memory_engine_longtermentry_versions", entry_id=entry.pk)
+
+    def save_model(self, request, obj, form, change):
+        if change and "value" in form.changed_data:
+            long_term.entry_edit(
+                entry=LongTermEntry.objects.get(pk=obj.pk), value=obj.value, actor=_actor(request), cause=Cause.ADMIN
+            )
+
+    def delete_model(self, request, obj):
+        long_term.entry_delete(entry=obj, actor=_actor(request), cause=Cause.ADMIN)
+
+    def delete_queryset(self, request, queryset):
+        for entry in queryset:
+            long_term.entry_delete(entry=entry, actor=_actor(request), cause=Cause.ADMIN)
+
+
+def _deleted_by_the_engine(found):
+    """What deleting a user or a space removes, for the confirmation page: the engine's service removes
+    its turns and sessions too, which cannot be deleted one by one here, so their permission is not
+    asked for."""
+    deleted, model_count, _perms_needed, protected = found
+    return deleted, model_count, set(), protected
+
+
+def _actor(request) -> str:
+    return f"admin {request.user.get_username()}"
+
+
+def word_diff(before: str | None, after: str | None) -> str:
+    """The change from `before` to `after`, word by word, as HTML: removed words in <del>, added in
+    <ins>, everything escaped."""
+    old, new = (before or "").split(), (after or "").split()
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(format_html("{}", " ".join(old[i1:i2])))
+        if op in ("delete", "replace"):
+            parts.append(format_html("<del>{}</del>", " ".join(old[i1:i2])))
+        if op in ("insert", "replace"):
+            parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
+    return mark_safe(" ".join(parts))  # noqa: S308 - every part was escaped by format_html
+
+
+@admin.register(HeatEvent)
+class HeatEventAdmin(admin.ModelAdmin):
+    list_display = ["at", "session", "cause", "heat", "n_visit", "l_interaction", "recency"]
+    list_filter = ["cause"]
+
+
+@admin.register(ConsolidationRun)
+class ConsolidationRunAdmin(admin.ModelAdmin):
+    list_display = ["started_at", "space", "kind", "status", "attempts", "pages_moved", "llm_calls", "duration_ms"]
+    list_filter = ["status", "kind"]
+    search_fields = ["error", "task_id", "space__user__external_id"]
+    readonly_fields = [field.name for field in ConsolidationRun._meta.fields]
+    actions = ["retry"]
+
+    @admin.action(description="Retry the selected failed runs")
+    def retry(self, request, queryset):
+        """Consolidate each failed run's space again, without waiting out the failure cooldown: in a
+        worker (or here, when consolidation is inline)."""
+        spaces = {run.space for run in queryset.filter(status=ConsolidationRun.Status.FAILED).select_related("space")}
+        for space in spaces:
+            request_retry(space)
+        messages.info(request, f"Consolidation asked again for {len(spaces)} space(s).")

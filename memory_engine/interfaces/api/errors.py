@@ -1,0 +1,39 @@
+"""How the API answers what goes wrong: a JSON body with `detail` (and field messages for a 400), and a
+status that says whose fault it is. Nothing is changed by a request that gets an error."""
+
+from django.core.exceptions import RequestDataTooBig
+from rest_framework import status
+from rest_framework.exceptions import APIException
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from memory_engine.errors import InputTooLarge, MemoryInputError
+from memory_engine.llm import LLMError, LLMUnavailable
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "the request is too large"
+    default_code = "too_large"
+
+
+def exception_handler(exc, context):
+    """DRF's handler, plus the engine's errors: bad input 400, too large 413, LLM failures 502/503."""
+    if isinstance(exc, (InputTooLarge, RequestDataTooBig)):
+        exc = PayloadTooLarge(str(exc) or None)
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        return response
+    if isinstance(exc, MemoryInputError):
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, LLMUnavailable):
+        return Response(
+            {"detail": f"the language model is unavailable; try again later ({exc})"},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "30"},
+        )
+    if isinstance(exc, LLMError):
+        return Response(
+            {"detail": f"the language model gave no usable answer ({exc})"}, status=status.HTTP_502_BAD_GATEWAY
+        )
+    return None

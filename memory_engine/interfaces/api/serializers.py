@@ -1,0 +1,269 @@
+"""What the API reads and writes. Input serializers check shape and size; output serializers render
+rows. Neither writes anything: the views call the engine's services."""
+
+from django.core.validators import ProhibitNullCharactersValidator
+from rest_framework import serializers
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+from memory_engine.engine.export import SPACE_PARAMETERS, space_counts
+from memory_engine.jobs.consolidation import has_pending_work
+from memory_engine.models import (
+    ConsolidationRun,
+    EntryVersion,
+    ImportJob,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+    external_id_validator,
+)
+
+
+class EngineTextField(serializers.CharField):
+    """Text that the engine checks (memory_engine/inputs.py: length, NUL, broken unicode), so a refusal
+    reads the same through the API, MCP and the library; kept exactly as sent. DRF's own NUL and
+    surrogate checks are left out: they would answer differently."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_blank", True)
+        super().__init__(trim_whitespace=False, **kwargs)
+        self.validators = [
+            v
+            for v in self.validators
+            if not isinstance(v, ProhibitNullCharactersValidator | ProhibitSurrogateCharactersValidator)
+        ]
+
+
+# --- Input -----------------------------------------------------------------------------------------
+
+
+class MemoryUserIn(serializers.Serializer):
+    user_id = serializers.CharField(max_length=100, validators=[external_id_validator])
+    display_name = serializers.CharField(max_length=200, required=False, default="")
+
+
+class TurnIn(serializers.Serializer):
+    user_input = EngineTextField()
+    agent_response = EngineTextField()
+    timestamp = EngineTextField(
+        required=False, help_text="When the turn happened, ISO 8601 with its offset; now if left out."
+    )
+    meta = serializers.JSONField(
+        required=False, help_text="Your own data, kept with the turn: a JSON object (at most 16 KiB as JSON)."
+    )
+
+
+class QueryIn(serializers.Serializer):
+    query = EngineTextField(help_text="What the user asked.")
+
+
+class RetrieveIn(QueryIn):
+    top_pages = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    top_knowledge = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    token_budget = serializers.IntegerField(required=False, min_value=0, max_value=100_000)
+    count_hits = serializers.BooleanField(
+        required=False, default=True, help_text="Whether the sessions and knowledge used get hotter."
+    )
+
+
+class ProfileIn(serializers.Serializer):
+    key = EngineTextField(help_text="The profile attribute, e.g. 'occupation' (at most 200 characters).")
+    value = EngineTextField(help_text="At most 2000 characters.")
+
+
+class KnowledgeIn(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["user_knowledge", "assistant_knowledge"], default="user_knowledge")
+    key = EngineTextField(required=False, default="", help_text="The fact's topic (at most 200 characters).")
+    value = EngineTextField(help_text="The fact (at most 2000 characters).")
+
+
+class EntryEditIn(serializers.Serializer):
+    value = EngineTextField(help_text="At most 2000 characters.")
+
+
+class ImportIn(serializers.Serializer):
+    transcript = serializers.ListField(
+        child=serializers.DictField(), required=False, help_text="[{user_input, agent_response, timestamp?}]"
+    )
+    locomo_sample = serializers.CharField(required=False, help_text="A sample of the bundled LoCoMo dev split.")
+
+    def validate(self, attrs):
+        if ("transcript" in attrs) == ("locomo_sample" in attrs):
+            raise serializers.ValidationError("give either a transcript or a locomo_sample")
+        return attrs
+
+
+class SpaceParametersIn(serializers.ModelSerializer):
+    class Meta:
+        model = MemorySpace
+        fields = list(SPACE_PARAMETERS)
+        extra_kwargs = {name: {"required": False} for name in SPACE_PARAMETERS}
+
+    def validate(self, attrs):
+        for name in ("stm_capacity", "mtm_capacity", "knowledge_capacity"):
+            if name in attrs and attrs[name] < 1:
+                raise serializers.ValidationError({name: "must be at least 1"})
+        if attrs.get("recency_mu_seconds", 1) <= 0:
+            raise serializers.ValidationError({"recency_mu_seconds": "must be more than 0"})
+        for name in ("merge_theta", "heat_threshold", "heat_alpha", "heat_beta", "heat_gamma"):
+            value = attrs.get(name)
+            if value is not None and not (-1e6 <= value <= 1e6):
+                raise serializers.ValidationError({name: "out of range"})
+        return attrs
+
+
+# --- Output ----------------------------------------------------------------------------------------
+
+
+class MemoryUserOut(serializers.ModelSerializer):
+    user_id = serializers.CharField(source="external_id")
+    assistants = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MemoryUser
+        fields = ["user_id", "display_name", "created_at", "assistants"]
+
+    def get_assistants(self, user) -> list[str]:
+        return sorted(space.assistant.external_id for space in user.spaces.all())
+
+
+class PageOut(serializers.ModelSerializer):
+    class Meta:
+        model = Page
+        fields = [
+            "id",
+            "seq",
+            "tier",
+            "session_id",
+            "user_input",
+            "agent_response",
+            "timestamp",
+            "meta",
+            "keywords",
+            "analyzed",
+            "reply_withheld",
+        ]
+
+
+class SessionOut(serializers.ModelSerializer):
+    class Meta:
+        model = MidTermSession
+        fields = [
+            "id",
+            "status",
+            "summary",
+            "keywords",
+            "heat",
+            "n_visit",
+            "l_interaction",
+            "total_visits",
+            "last_visit_at",
+            "created_at",
+            "promoted_at",
+            "evicted_at",
+        ]
+
+
+class ConsolidationRunOut(serializers.ModelSerializer):
+    class Meta:
+        model = ConsolidationRun
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "attempts",
+            "pages_moved",
+            "sessions_promoted",
+            "sessions_evicted",
+            "items_stored",
+            "llm_calls",
+            "duration_ms",
+            "error",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class ImportJobOut(serializers.ModelSerializer):
+    class Meta:
+        model = ImportJob
+        fields = ["id", "source", "total", "done", "status", "error", "created_at", "finished_at"]
+
+
+class EntryOut(serializers.ModelSerializer):
+    source_page_ids = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LongTermEntry
+        fields = ["id", "kind", "key", "value", "status", "hits", "created_at", "updated_at", "source_page_ids"]
+
+    def get_source_page_ids(self, entry) -> list[int]:
+        return sorted(page.pk for page in entry.source_pages.all())
+
+
+class EntryVersionOut(serializers.ModelSerializer):
+    source_page_ids = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EntryVersion
+        fields = ["id", "before", "after", "status_after", "cause", "actor", "at", "source_page_ids"]
+
+    def get_source_page_ids(self, version) -> list[int]:
+        return sorted(page.pk for page in version.source_pages.all())
+
+
+class SpaceOut(serializers.ModelSerializer):
+    user_id = serializers.CharField(source="user.external_id")
+    assistant_id = serializers.CharField(source="assistant.external_id")
+    parameters = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MemorySpace
+        fields = ["user_id", "assistant_id", "created_at", "embedding_model", "parameters", "counts"]
+
+    def get_parameters(self, space) -> dict:
+        return {name: getattr(space, name) for name in SPACE_PARAMETERS}
+
+    def get_counts(self, space) -> dict:
+        return {**space_counts(space=space), "consolidation_pending": has_pending_work(space)}
+
+
+class RetrievedItemOut(serializers.Serializer):
+    kind = serializers.CharField()
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    score = serializers.FloatField()
+    scores = serializers.DictField(child=serializers.FloatField())
+    provenance = serializers.DictField()
+    tokens = serializers.IntegerField()
+
+
+class RetrievalOut(serializers.Serializer):
+    query = serializers.CharField()
+    short_term = RetrievedItemOut(many=True)
+    sessions = RetrievedItemOut(many=True)
+    pages = RetrievedItemOut(many=True)
+    profile = RetrievedItemOut(many=True)
+    user_knowledge = RetrievedItemOut(many=True)
+    assistant_knowledge = RetrievedItemOut(many=True)
+    token_budget = serializers.IntegerField()
+    tokens_used = serializers.IntegerField()
+    dropped = serializers.IntegerField()
+
+
+class ChatOut(serializers.Serializer):
+    response = serializers.CharField()
+    reply_withheld = serializers.BooleanField(
+        help_text="The model's reply degenerated twice: `response` is an apology, and the stored turn keeps "
+        "only the user's words."
+    )
+    page = PageOut()
+    retrieval = RetrievalOut()
+    usage = serializers.DictField(child=serializers.IntegerField())
+
+
+class ProfileOut(serializers.Serializer):
+    profile = serializers.DictField(child=serializers.CharField(), help_text="attribute -> value")
+    entries = EntryOut(many=True)

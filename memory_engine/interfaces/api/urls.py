@@ -1,0 +1,35 @@
+"""/api/v1/: memory users, and below each user the spaces it has with assistants. /api/schema/ is the
+OpenAPI document and /api/docs/ a page to read and try it."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memory_engine.interfaces.api import views
+
+space = "v1/users/<str:user_id>/spaces/<str:assistant_id>/"
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("v1/users/", views.UsersView.as_view(), name="api-users"),
+    path("v1/users/<str:user_id>/", views.UserView.as_view(), name="api-user"),
+    path("v1/users/<str:user_id>/export/", views.UserExportView.as_view(), name="api-user-export"),
+    path(space, views.SpaceView.as_view(), name="api-space"),
+    path(space + "export/", views.SpaceExportView.as_view(), name="api-space-export"),
+    path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
+    path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
+    path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
+    path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
+    path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),
+    path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
+    path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),
+    path(space + "imports/<int:job_id>/", views.ImportView.as_view(), name="api-import"),
+    path(space + "profile/", views.ProfileView.as_view(), name="api-profile"),
+    path(space + "profile/<int:entry_id>/", views.EntryView.as_view(), name="api-profile-entry"),
+    path(space + "profile/<int:entry_id>/history/", views.EntryHistoryView.as_view(), name="api-profile-history"),
+    path(space + "knowledge/", views.KnowledgeView.as_view(), name="api-knowledge"),
+    path(space + "knowledge/<int:entry_id>/", views.KnowledgeEntryView.as_view(), name="api-knowledge-entry"),
+    path(
+        space + "knowledge/<int:entry_id>/history/", views.KnowledgeHistoryView.as_view(), name="api-knowledge-history"
+    ),
+]

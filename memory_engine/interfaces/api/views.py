@@ -1,0 +1,392 @@
+"""The REST API: thin views that check input, find what the caller may see (access.py), call one
+engine service and render the result. Every URL below /api/v1/users/<user_id>/ answers 404 for a user
+the caller may not see."""
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory_engine.engine import long_term
+from memory_engine.engine.export import space_export, user_export
+from memory_engine.engine.retriever import retrieve
+from memory_engine.interfaces.api import serializers as s
+from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
+from memory_engine.interfaces.api.errors import PayloadTooLarge
+from memory_engine.interfaces.api.parsers import UnicodeJSONParser
+from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle
+from memory_engine.jobs.conversation import reply, turn_add
+from memory_engine.jobs.dispatch import import_start
+from memory_engine.jobs.imports import locomo_turns, transcript_turns
+from memory_engine.llm import get_llm
+from memory_engine.models import (
+    ConsolidationRun,
+    EntryVersion,
+    ImportJob,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
+from memory_engine.store.spaces import owned_user_create, space_delete, user_memory_delete
+
+Kind = LongTermEntry.Kind
+PROFILE = (Kind.PROFILE,)
+KNOWLEDGE = (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE)
+ONLY_IDS = Page.objects.only("id")
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class MemoryApiView(APIView):
+    """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES with 413 before reading it."""
+
+    throttle_classes = [CallerRateThrottle]
+    parser_classes = [UnicodeJSONParser]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.MEMORYOS_API_MAX_BODY_BYTES
+        if length > limit:
+            raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
+
+    def actor(self) -> str:
+        token = getattr(self.request.user, "token", None)
+        return f"api token {token.prefix}" if token is not None else f"api account {self.request.user}"
+
+    def valid(self, serializer_class) -> dict:
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def page_of(self, queryset, serializer_class):
+        paginator = Pagination()
+        rows = paginator.paginate_queryset(queryset, self.request, view=self)
+        return paginator.get_paginated_response(serializer_class(rows, many=True).data)
+
+
+def _filtered(request, queryset, field: str, choices: list[str]):
+    """The rows whose `field` is the query parameter of that name, when given; 400 for another value."""
+    wanted = request.query_params.get(field)
+    if not wanted:
+        return queryset
+    if wanted not in choices:
+        raise ValidationError({field: [f"one of {', '.join(choices)}"]})
+    return queryset.filter(**{field: wanted})
+
+
+# --- Memory users ----------------------------------------------------------------------------------
+
+
+def _users_with_spaces(queryset):
+    return queryset.prefetch_related(Prefetch("spaces", queryset=MemorySpace.objects.select_related("assistant")))
+
+
+class UsersView(MemoryApiView):
+    @extend_schema(responses=s.MemoryUserOut(many=True), summary="List the memory users you may see")
+    def get(self, request):
+        return self.page_of(_users_with_spaces(visible_users(request)).order_by("external_id"), s.MemoryUserOut)
+
+    @extend_schema(request=s.MemoryUserIn, responses={201: s.MemoryUserOut}, summary="Create a memory user")
+    def post(self, request):
+        if getattr(request.user, "token", None) is not None:
+            raise PermissionDenied("a token acts for its own memory user only; sign in to create users")
+        data = self.valid(s.MemoryUserIn)
+        if MemoryUser.objects.filter(external_id=data["user_id"]).exists():  # even if the account owns it
+            raise ValidationError({"user_id": ["this user id is taken"]})
+        user = owned_user_create(owner=request.user, user_id=data["user_id"], display_name=data["display_name"])
+        return Response(s.MemoryUserOut(user).data, status=status.HTTP_201_CREATED)
+
+
+class UserView(MemoryApiView):
+    @extend_schema(responses=s.MemoryUserOut, summary="A memory user and the assistants it talks to")
+    def get(self, request, user_id):
+        user = user_for(request, user_id)
+        return Response(s.MemoryUserOut(_users_with_spaces(type(user).objects.filter(pk=user.pk)).get()).data)
+
+    @extend_schema(responses={204: None}, summary="Delete all the memory of a user, and the user")
+    def delete(self, request, user_id):
+        user_memory_delete(user=user_for(request, user_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UserExportView(MemoryApiView):
+    @extend_schema(responses={200: dict}, summary="Everything a user's memory holds, as JSON")
+    def get(self, request, user_id):
+        return Response(user_export(user=user_for(request, user_id)))
+
+
+# --- A memory space (a user with an assistant) -------------------------------------------------------
+
+
+class SpaceView(MemoryApiView):
+    @extend_schema(responses=s.SpaceOut, summary="A memory space: its parameters and what each tier holds")
+    def get(self, request, user_id, assistant_id):
+        return Response(s.SpaceOut(space_for(request, user_id, assistant_id)).data)
+
+    @extend_schema(request=s.SpaceParametersIn, responses=s.SpaceOut, summary="Change a space's parameters")
+    def patch(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        serializer = s.SpaceParametersIn(space, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(s.SpaceOut(space).data)
+
+    @extend_schema(responses={204: None}, summary="Delete all the memory of one space")
+    def delete(self, request, user_id, assistant_id):
+        space_delete(space=space_for(request, user_id, assistant_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SpaceExportView(MemoryApiView):
+    @extend_schema(responses={200: dict}, summary="Everything one space holds, as JSON")
+    def get(self, request, user_id, assistant_id):
+        return Response(space_export(space=space_for(request, user_id, assistant_id)))
+
+
+TIER = OpenApiParameter("tier", str, enum=[t.value for t in Page.Tier], description="Only pages of this tier.")
+NEWEST = OpenApiParameter("newest", bool, description="Newest first (default: oldest first).")
+
+
+class TurnsView(MemoryApiView):
+    @extend_schema(parameters=[TIER, NEWEST], responses=s.PageOut(many=True), summary="The stored turns, in order")
+    def get(self, request, user_id, assistant_id):
+        pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
+        pages = pages.order_by("-seq" if request.query_params.get("newest") in ("1", "true") else "seq")
+        pages = _filtered(request, pages, "tier", Page.Tier.values)
+        return self.page_of(pages, s.PageOut)
+
+    @extend_schema(request=s.TurnIn, responses={201: s.PageOut}, summary="Add a turn (the space is made on first use)")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.TurnIn)
+        page = turn_add(space=space_for(request, user_id, assistant_id, create=True), **data)
+        return Response(s.PageOut(page).data, status=status.HTTP_201_CREATED)
+
+
+def _row_in(space: MemorySpace, queryset, row_id: int):
+    """The space's row with this id; 404 when there is none (or the id is beyond any database's ids)."""
+    if not 0 < row_id < 2**63:
+        raise Http404(f"no such {queryset.model._meta.verbose_name}")
+    return get_object_or_404(queryset, space=space, pk=row_id)
+
+
+class TurnView(MemoryApiView):
+    @extend_schema(responses=s.PageOut, summary="One stored turn, in whatever tier it is")
+    def get(self, request, user_id, assistant_id, page_id):
+        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        return Response(s.PageOut(page).data)
+
+
+class ChatView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, ChatRateThrottle]
+
+    @extend_schema(request=s.QueryIn, responses=s.ChatOut, summary="Get a reply from memory; the exchange is stored")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.QueryIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        response = reply(space=space, query=data["query"], llm=get_llm())
+        return Response(
+            {
+                "response": response.text,
+                "reply_withheld": response.withheld,
+                "page": s.PageOut(response.page).data,
+                "retrieval": response.retrieval.as_dict(),
+                "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
+            }
+        )
+
+
+class RetrieveView(MemoryApiView):
+    @extend_schema(request=s.RetrieveIn, responses=s.RetrievalOut, summary="What memory holds for a query")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.RetrieveIn)
+        space = space_for(request, user_id, assistant_id)
+        return Response(retrieve(space, data.pop("query"), **data).as_dict())
+
+
+class SessionsView(MemoryApiView):
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=[v for v in MidTermSession.Status.values])],
+        responses=s.SessionOut(many=True),
+        summary="Mid-term sessions with their heat, hottest first",
+    )
+    def get(self, request, user_id, assistant_id):
+        sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
+        sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
+        return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+class ImportsView(MemoryApiView):
+    @extend_schema(responses=s.ImportJobOut(many=True), summary="Imports into the space, newest first")
+    def get(self, request, user_id, assistant_id):
+        jobs = ImportJob.objects.filter(space=space_for(request, user_id, assistant_id)).defer("turns")
+        return self.page_of(jobs.order_by("-created_at", "-pk"), s.ImportJobOut)
+
+    @extend_schema(
+        request=s.ImportIn,
+        responses={202: s.ImportJobOut},
+        summary="Import a conversation (a transcript or a LoCoMo sample), turn by turn, with progress",
+    )
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.ImportIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        if "transcript" in data:
+            turns, source = transcript_turns(data["transcript"]), "transcript"
+        else:
+            turns, source = locomo_turns(data["locomo_sample"]), f"LoCoMo {data['locomo_sample']}"
+        job = import_start(space=space, turns=turns, source=source)
+        return Response(s.ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportView(MemoryApiView):
+    @extend_schema(responses=s.ImportJobOut, summary="An import's progress")
+    def get(self, request, user_id, assistant_id, job_id):
+        job = _row_in(space_for(request, user_id, assistant_id), ImportJob.objects.defer("turns"), job_id)
+        return Response(s.ImportJobOut(job).data)
+
+
+RUN_STATUS = OpenApiParameter("status", str, enum=list(ConsolidationRun.Status.values))
+
+
+class RunsView(MemoryApiView):
+    @extend_schema(
+        parameters=[RUN_STATUS], responses=s.ConsolidationRunOut(many=True), summary="Consolidation runs, newest first"
+    )
+    def get(self, request, user_id, assistant_id):
+        runs = ConsolidationRun.objects.filter(space=space_for(request, user_id, assistant_id))
+        runs = _filtered(request, runs, "status", ConsolidationRun.Status.values)
+        return self.page_of(runs.order_by("-started_at", "-pk"), s.ConsolidationRunOut)
+
+
+# --- Long-term memory: profile and knowledge ----------------------------------------------------------
+
+
+def _entries(space, kinds):
+    return (
+        LongTermEntry.objects.filter(space=space, kind__in=kinds)
+        .defer("embedding")
+        .prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS))
+    )
+
+
+ENTRY_STATUS = OpenApiParameter(
+    "status", str, enum=[*LongTermEntry.Status.values, "all"], description="Default: active."
+)
+
+
+def _with_status(request, entries):
+    wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
+    if wanted == "all":
+        return entries
+    if wanted not in LongTermEntry.Status.values:
+        raise ValidationError({"status": [f"one of {', '.join(LongTermEntry.Status.values)} or all"]})
+    return entries.filter(status=wanted)
+
+
+class ProfileView(MemoryApiView):
+    @extend_schema(
+        responses=s.ProfileOut,
+        summary="The user profile: attribute -> value, and its entries",
+        operation_id="v1_users_spaces_profile_list",
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        entries = list(_entries(space, PROFILE).filter(status=LongTermEntry.Status.ACTIVE).order_by("key"))
+        profile = {entry.key: entry.value for entry in entries}
+        return Response({"profile": profile, "entries": s.EntryOut(entries, many=True).data})
+
+    @extend_schema(request=s.ProfileIn, responses={201: s.EntryOut}, summary="Set a profile attribute")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.ProfileIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        entry = long_term.profile_entry_add(
+            space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=EntryVersion.Cause.API
+        )
+        return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE], description="Default: both.")
+
+
+class KnowledgeView(MemoryApiView):
+    @extend_schema(parameters=[KNOWLEDGE_KIND, ENTRY_STATUS], responses=s.EntryOut(many=True), summary="Knowledge")
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        kind = request.query_params.get("kind")
+        if kind and kind not in KNOWLEDGE:
+            raise ValidationError({"kind": ["user_knowledge or assistant_knowledge"]})
+        entries = _with_status(request, _entries(space, (kind,) if kind else KNOWLEDGE))
+        return self.page_of(entries.order_by("pk"), s.EntryOut)
+
+    @extend_schema(request=s.KnowledgeIn, responses={201: s.EntryOut}, summary="Add a fact")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.KnowledgeIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        entry = long_term.knowledge_entry_add(
+            space=space,
+            kind=data["kind"],
+            topic=data["key"],
+            fact=data["value"],
+            actor=self.actor(),
+            cause=EntryVersion.Cause.API,
+        )
+        return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+class EntryView(MemoryApiView):
+    """One profile entry (kinds = PROFILE) or knowledge entry (kinds = KNOWLEDGE)."""
+
+    kinds: tuple[str, ...] = PROFILE
+
+    def entry(self, user_id, assistant_id, entry_id):
+        return entry_for(space_for(self.request, user_id, assistant_id), entry_id, self.kinds)
+
+    @extend_schema(responses=s.EntryOut, summary="One entry")
+    def get(self, request, user_id, assistant_id, entry_id):
+        return Response(s.EntryOut(self.entry(user_id, assistant_id, entry_id)).data)
+
+    @extend_schema(request=s.EntryEditIn, responses=s.EntryOut, summary="Change an entry's value (recorded)")
+    def patch(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(s.EntryEditIn)
+        entry = self.entry(user_id, assistant_id, entry_id)
+        entry = long_term.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=EntryVersion.Cause.API)
+        return Response(s.EntryOut(entry).data)
+
+    @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
+    def delete(self, request, user_id, assistant_id, entry_id):
+        entry = self.entry(user_id, assistant_id, entry_id)
+        long_term.entry_delete(entry=entry, actor=self.actor(), cause=EntryVersion.Cause.API)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class KnowledgeEntryView(EntryView):
+    kinds = KNOWLEDGE
+
+
+class EntryHistoryView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(responses=s.EntryVersionOut(many=True), summary="Every version of an entry, oldest first")
+    def get(self, request, user_id, assistant_id, entry_id):
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        versions = entry.versions.prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS)).order_by("at", "pk")
+        return self.page_of(versions, s.EntryVersionOut)
+
+
+class KnowledgeHistoryView(EntryHistoryView):
+    kinds = KNOWLEDGE

@@ -1,0 +1,329 @@
+"""The MCP server (official `mcp` SDK): the memory as tools for an agent.
+
+The reference's three tools keep their names and parameters: add_memory, retrieve_memory and
+get_user_profile. Beyond them, curation the reference lacks: list, edit and delete profile entries and
+knowledge, an entry's history with the turns it came from, and an export of the whole memory.
+
+Whose memory a call touches:
+- over stdio (a desktop client starts `manage.py mcp_server`), the user fixed by `--user`
+  (MEMORYOS_MCP_USER_ID), or else the `user_id` each call gives;
+- over streamable HTTP, the memory user of the API token the client sends as `Authorization: Bearer`;
+  a call that names another user is refused.
+The assistant is the server's (`--assistant`, MEMORYOS_MCP_ASSISTANT_ID) unless a call names one.
+
+Tools are thin: they resolve the space and call the same services as the REST API.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memory_engine.engine import long_term
+from memory_engine.engine.export import entry_dict, user_export, version_dict
+from memory_engine.engine.retriever import retrieve
+from memory_engine.errors import MemoryInputError
+from memory_engine.interfaces.api.tokens import token_for_secret
+from memory_engine.jobs.conversation import turn_add
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.store.spaces import assistant_create, space_get, user_create
+
+Kind = LongTermEntry.Kind
+ACTOR = "mcp"
+
+
+@dataclass(frozen=True)
+class Who:
+    """Whose memory the server serves: a fixed user (stdio --user, or the HTTP token's), or any user
+    named per call (stdio without --user); and the default assistant."""
+
+    fixed_user: str | None
+    assistant: str
+
+    def user(self, asked: str | None) -> str:
+        token = get_access_token()
+        fixed = token.subject if token is not None else self.fixed_user
+        if fixed is not None:
+            if asked and asked != fixed:
+                raise ToolError(f"this server serves the memory of {fixed!r} only, not {asked!r}")
+            return fixed
+        if not asked:
+            raise ToolError("user_id is required: this server is not fixed to one user")
+        return asked
+
+
+class ApiTokenVerifier:
+    """Accepts the project's API tokens (api/tokens.py) as MCP bearer tokens."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        found = await sync_to_async(token_for_secret)(token)
+        if found is None:
+            return None
+        return AccessToken(
+            token=token, client_id=f"api-token-{found.pk}", scopes=[], subject=found.memory_user.external_id
+        )
+
+
+# --- Services behind the tools (sync: they use the ORM) ----------------------------------------------
+
+
+async def _run(fn, *args, **kwargs):
+    """Run an ORM function off the event loop, on a live database connection (this process lives long:
+    a connection the database dropped is replaced, as Django does between requests)."""
+
+    def call():
+        close_old_connections()
+        return fn(*args, **kwargs)
+
+    return await sync_to_async(call)()
+
+
+def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
+    if create:
+        user_create(user_id=user_id)
+        assistant_create(assistant_id=assistant_id)
+    elif not MemoryUser.objects.filter(external_id=user_id).exists():
+        raise ToolError(f"no memory for user {user_id!r} yet")
+    try:
+        return space_get(user_id=user_id, assistant_id=assistant_id, create=create)
+    except MemoryInputError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry:
+    entry = long_term.entry_of(space, entry_id, kinds)
+    if entry is None:
+        raise ToolError(f"no entry {entry_id} in this memory")
+    return entry
+
+
+def _entry_dict(entry: LongTermEntry) -> dict:
+    return entry_dict(entry, history=False)
+
+
+def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict:
+    try:
+        page = turn_add(
+            space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta_data
+        )
+    except MemoryInputError as exc:
+        raise ToolError(str(exc)) from None
+    return {"status": "success", "message": "stored in short-term memory", "page_id": page.pk, "seq": page.seq}
+
+
+def _retrieve_memory(space, query, relationship_with_user, style_hint, max_results) -> dict:
+    try:
+        found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results)
+    except MemoryInputError as exc:
+        raise ToolError(str(exc)) from None
+    items = found.as_dict()
+    return {
+        "status": "success",
+        "query": query,
+        "relationship_with_user": relationship_with_user,
+        "style_hint": style_hint,
+        "user_profile": long_term.user_profile(space),
+        "short_term_memory": items["short_term"],
+        "retrieved_pages": items["pages"],
+        "retrieved_user_knowledge": items["user_knowledge"],
+        "retrieved_assistant_knowledge": items["assistant_knowledge"],
+        "total_pages_found": len(found.pages),
+        "tokens_used": found.tokens_used,
+    }
+
+
+def _get_user_profile(space, include_knowledge, include_assistant_knowledge) -> dict:
+    out: dict[str, Any] = {"status": "success", "user_profile": long_term.user_profile(space)}
+    if include_knowledge:
+        out["user_knowledge"] = [e.value for e in long_term.knowledge_entries(space, Kind.USER_KNOWLEDGE)]
+    if include_assistant_knowledge:
+        out["assistant_knowledge"] = [e.value for e in long_term.knowledge_entries(space, Kind.ASSISTANT_KNOWLEDGE)]
+    return out
+
+
+def _list_entries(space, kinds, status) -> list[dict]:
+    entries = LongTermEntry.objects.filter(space=space, kind__in=kinds).defer("embedding").order_by("pk")
+    if status != "all":
+        if status not in LongTermEntry.Status.values:
+            raise ToolError(f"status must be one of {', '.join(LongTermEntry.Status.values)} or all")
+        entries = entries.filter(status=status)
+    return [_entry_dict(e) for e in entries.prefetch_related("source_pages")]
+
+
+def _edit_entry(space, entry_id, kinds, value) -> dict:
+    try:
+        entry = long_term.entry_edit(
+            entry=_entry(space, entry_id, kinds), value=value, actor=ACTOR, cause=EntryVersion.Cause.API
+        )
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    return _entry_dict(entry)
+
+
+def _delete_entry(space, entry_id, kinds) -> dict:
+    entry = long_term.entry_delete(entry=_entry(space, entry_id, kinds), actor=ACTOR, cause=EntryVersion.Cause.API)
+    return {"status": "deleted", "id": entry.pk}
+
+
+def _entry_history(space, entry_id) -> dict:
+    entry = _entry(space, entry_id, tuple(Kind.values))
+    versions = [version_dict(v) for v in entry.versions.prefetch_related("source_pages").order_by("at", "pk")]
+    page_ids = {i for v in versions for i in v["source_page_ids"]}
+    pages = Page.objects.filter(space=space, pk__in=page_ids).defer("embedding").order_by("seq")
+    return {
+        "entry": _entry_dict(entry),
+        "history": versions,
+        "source_pages": [
+            {
+                "id": p.pk,
+                "seq": p.seq,
+                "timestamp": p.timestamp.isoformat(),
+                "user_input": p.user_input,
+                "agent_response": p.agent_response,
+            }
+            for p in pages
+        ],
+    }
+
+
+# --- The server ------------------------------------------------------------------------------------
+
+
+def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None = None) -> MCPServer:
+    """The MCP server for a fixed user (or any user named per call), the given default assistant. With
+    `http_url` (streamable HTTP), every request must carry an API token, whose user it serves."""
+    auth = {}
+    if http_url:
+        auth = {
+            "token_verifier": ApiTokenVerifier(),
+            "auth": AuthSettings(issuer_url=http_url, resource_server_url=http_url, required_scopes=[]),
+        }
+    server = MCPServer(
+        "memoryos",
+        instructions="Long-term memory for this conversation: store each exchange with add_memory, "
+        "and call retrieve_memory before answering.",
+        **auth,
+    )
+    who = Who(fixed_user=user_id, assistant=assistant_id)
+
+    def space(user: str | None, assistant: str | None, *, create: bool = False):
+        return _run(_space, who.user(user), assistant or who.assistant, create=create)
+
+    @server.tool()
+    async def add_memory(
+        user_input: str,
+        agent_response: str,
+        timestamp: str | None = None,
+        meta_data: dict | None = None,
+        user_id: str | None = None,
+        assistant_id: str | None = None,
+    ) -> dict:
+        """Store one exchange (what the user said, what the assistant answered) in short-term memory.
+        timestamp: ISO 8601, now if left out. meta_data: your own data, kept with the turn."""
+        found = await space(user_id, assistant_id, create=True)
+        return await _run(_add_memory, found, user_input, agent_response, timestamp, meta_data)
+
+    @server.tool()
+    async def retrieve_memory(
+        query: str,
+        relationship_with_user: str = "friend",
+        style_hint: str = "",
+        max_results: int = 10,
+        user_id: str | None = None,
+        assistant_id: str | None = None,
+    ) -> dict:
+        """What memory holds for a query: recent turns, the best older pages, the user's profile and
+        knowledge, each with scores and where it came from. The sessions used get hotter."""
+        if not 1 <= max_results <= 100:
+            raise ToolError("max_results must be between 1 and 100")
+        found = await space(user_id, assistant_id)
+        return await _run(_retrieve_memory, found, query, relationship_with_user, style_hint, max_results)
+
+    @server.tool()
+    async def get_user_profile(
+        include_knowledge: bool = True,
+        include_assistant_knowledge: bool = False,
+        user_id: str | None = None,
+        assistant_id: str | None = None,
+    ) -> dict:
+        """The user's profile (attribute -> value), and optionally the facts known about the user and
+        the assistant's own knowledge."""
+        found = await space(user_id, assistant_id)
+        return await _run(_get_user_profile, found, include_knowledge, include_assistant_knowledge)
+
+    @server.tool()
+    async def list_profile_entries(
+        status: str = "active", user_id: str | None = None, assistant_id: str | None = None
+    ) -> list[dict]:
+        """The profile entries, with ids for editing; status: active, superseded, evicted, deleted or all."""
+        found = await space(user_id, assistant_id)
+        return await _run(_list_entries, found, (Kind.PROFILE,), status)
+
+    @server.tool()
+    async def list_knowledge(
+        kind: str = "user_knowledge",
+        status: str = "active",
+        user_id: str | None = None,
+        assistant_id: str | None = None,
+    ) -> list[dict]:
+        """Knowledge entries with ids; kind: user_knowledge or assistant_knowledge."""
+        if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
+            raise ToolError("kind must be user_knowledge or assistant_knowledge")
+        found = await space(user_id, assistant_id)
+        return await _run(_list_entries, found, (kind,), status)
+
+    @server.tool()
+    async def edit_profile_entry(
+        entry_id: int, value: str, user_id: str | None = None, assistant_id: str | None = None
+    ) -> dict:
+        """Change a profile entry's value; the old value stays in its history."""
+        found = await space(user_id, assistant_id)
+        return await _run(_edit_entry, found, entry_id, (Kind.PROFILE,), value)
+
+    @server.tool()
+    async def edit_knowledge(
+        entry_id: int, value: str, user_id: str | None = None, assistant_id: str | None = None
+    ) -> dict:
+        """Change a knowledge entry's text; retrieval sees the new text at once."""
+        found = await space(user_id, assistant_id)
+        return await _run(_edit_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE), value)
+
+    @server.tool()
+    async def delete_profile_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
+        """Delete a profile entry (its history stays)."""
+        found = await space(user_id, assistant_id)
+        return await _run(_delete_entry, found, entry_id, (Kind.PROFILE,))
+
+    @server.tool()
+    async def delete_knowledge(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
+        """Delete a knowledge entry (its history stays); retrieval stops finding it at once."""
+        found = await space(user_id, assistant_id)
+        return await _run(_delete_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE))
+
+    @server.tool()
+    async def entry_history(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
+        """Where an entry came from: every version (who changed it, when, why) and the turns it was
+        learnt from."""
+        found = await space(user_id, assistant_id)
+        return await _run(_entry_history, found, entry_id)
+
+    @server.tool()
+    async def export_memory(user_id: str | None = None) -> dict:
+        """Everything this user's memory holds, with every assistant, as JSON."""
+        name = who.user(user_id)
+
+        def export() -> dict:
+            user = MemoryUser.objects.filter(external_id=name).first()
+            if user is None:
+                raise ToolError(f"no memory for user {name!r} yet")
+            return user_export(user=user)
+
+        return await _run(export)
+
+    return server

@@ -1,0 +1,116 @@
+"""The Python API for library users, in the spirit of the reference's `Memoryos` class.
+
+One `MemoryOS` serves every user: the user and the assistant are arguments of each call.
+
+    from memory_engine.interfaces.memoryos import MemoryOS
+
+    memory = MemoryOS()
+    memory.create_user("alice")
+    memory.create_assistant("helper", persona="A friendly cooking assistant.")
+    memory.add_memory(user_id="alice", assistant_id="helper",
+                      user_input="I'm vegetarian.", agent_response="Noted!")
+    reply = memory.get_response(user_id="alice", assistant_id="helper", query="Dinner ideas?")
+    memory.get_user_profile(user_id="alice", assistant_id="helper")
+"""
+
+from datetime import datetime
+
+from memory_engine.engine import generator, long_term
+from memory_engine.engine.retriever import Retrieval, retrieve
+from memory_engine.jobs.consolidation import run_consolidation
+from memory_engine.jobs.conversation import reply, turn_add
+from memory_engine.llm import LLM, get_llm
+from memory_engine.models import Assistant, ConsolidationRun, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.store.spaces import assistant_create, space_get, user_create
+
+
+class MemoryOS:
+    """The engine's entry points. `llm` overrides the configured LLM for replies (MEMORYOS_LLM_*).
+
+    With `consolidate=True` (the default) each stored turn asks for consolidation: a Celery worker
+    does it after the transaction commits, or this process does it at once when MEMORYOS_CONSOLIDATION
+    is "inline". With False it is left to `consolidate()` (or the workers' periodic sweep).
+    """
+
+    def __init__(self, *, llm: LLM | None = None, consolidate: bool = True) -> None:
+        self._llm = llm
+        self.consolidate_after_add = consolidate
+
+    @property
+    def llm(self) -> LLM:
+        return self._llm or get_llm()
+
+    # --- Users and assistants -----------------------------------------------------------------------
+
+    def create_user(self, user_id: str, display_name: str = "") -> MemoryUser:
+        return user_create(user_id=user_id, display_name=display_name)
+
+    def create_assistant(self, assistant_id: str, name: str = "", persona: str = "") -> Assistant:
+        return assistant_create(assistant_id=assistant_id, name=name, persona=persona)
+
+    def space(self, *, user_id: str, assistant_id: str) -> MemorySpace:
+        return space_get(user_id=user_id, assistant_id=assistant_id)
+
+    # --- The reference's calls ----------------------------------------------------------------------
+
+    def add_memory(
+        self,
+        *,
+        user_id: str,
+        assistant_id: str,
+        user_input: str,
+        agent_response: str,
+        timestamp: datetime | None = None,
+        meta: dict | None = None,
+    ) -> Page:
+        """Store one QA turn in short-term memory (then consolidate, if enabled). Returns the page.
+
+        `meta` is kept with the page as given (a JSON object), e.g. ids from the caller's own system.
+        """
+        return turn_add(
+            space=self.space(user_id=user_id, assistant_id=assistant_id),
+            user_input=user_input,
+            agent_response=agent_response,
+            timestamp=timestamp,
+            meta=meta,
+            consolidate=self.consolidate_after_add,
+        )
+
+    def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
+        """What every tier holds for the query, with scores and provenance (see retriever.retrieve)."""
+        return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
+
+    def get_response(
+        self, *, user_id: str, assistant_id: str, query: str, timestamp: datetime | None = None
+    ) -> generator.Response:
+        """Answer the query from memory and store the exchange as a new turn.
+
+        Raises LLMError when the LLM gives no valid answer; then nothing is stored.
+        """
+        return reply(
+            space=self.space(user_id=user_id, assistant_id=assistant_id),
+            query=query,
+            llm=self.llm,
+            timestamp=timestamp,
+            consolidate=self.consolidate_after_add,
+        )
+
+    def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
+        return long_term.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
+
+    def get_knowledge(self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE):
+        """Active user_knowledge or assistant_knowledge entries, oldest first."""
+        return list(long_term.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
+
+    def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
+        """Run the tier moves that are due, here and now (retrying a failed promotion at once), and
+        return the run on record; None when nothing was due or another worker holds the space.
+        Safe to repeat."""
+        _, run = run_consolidation(self.space(user_id=user_id, assistant_id=assistant_id).pk, retry_now=True)
+        return run
+
+    def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
+        """Promote every session with unanalysed pages to long-term memory, hot or not, here and now."""
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        _, run = run_consolidation(space.pk, kind=ConsolidationRun.Kind.ANALYSIS)
+        return run

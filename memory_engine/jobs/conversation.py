@@ -1,0 +1,74 @@
+"""A conversation turn: stored in short-term memory, then consolidation asked for; or a reply, answered
+from the memory and stored the same way. Every door stores a turn through `turn_add`."""
+
+from datetime import datetime
+
+from memory_engine import inputs
+from memory_engine.engine import generator
+from memory_engine.engine.retriever import retrieve
+from memory_engine.engine.short_term import page_store
+from memory_engine.jobs.dispatch import request_consolidation
+from memory_engine.llm import LLM, LLMDegenerateAnswer
+from memory_engine.models import MemorySpace, Page
+
+
+def turn_add(
+    *,
+    space: MemorySpace,
+    user_input: str,
+    agent_response: str,
+    timestamp: datetime | None = None,
+    meta: dict | None = None,
+    consolidate: bool = True,
+    reply_withheld: bool = False,
+) -> Page:
+    """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
+    moves it makes due (`reply_withheld`: see page_store). Raises InvalidTurn for bad text; then nothing
+    is stored. Not idempotent."""
+    page = page_store(
+        space=space,
+        user_input=user_input,
+        agent_response=agent_response,
+        timestamp=timestamp,
+        meta=meta,
+        reply_withheld=reply_withheld,
+    )
+    if consolidate:
+        request_consolidation(space)
+    return page
+
+
+def reply(
+    *, space: MemorySpace, query: str, llm: LLM, timestamp: datetime | None = None, consolidate: bool = True
+) -> generator.Response:
+    """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
+
+    A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
+    the reply marked withheld, and the response carries generator.FALLBACK_REPLY. Raises InvalidTurn for
+    a bad query and LLMError when the LLM gives no usable answer; then nothing is stored.
+    """
+    query = inputs.query(query)
+    retrieval = retrieve(space, query)
+    try:
+        completion = generator.generate(space, retrieval, llm=llm)
+    except LLMDegenerateAnswer as failed:
+        text, withheld, why, spent = generator.FALLBACK_REPLY, True, failed.problem, failed
+    else:
+        text, withheld, why, spent = completion.text, False, completion.retried_because, completion
+    page = turn_add(
+        space=space,
+        user_input=query,
+        agent_response="" if withheld else text,
+        timestamp=timestamp,
+        consolidate=consolidate,
+        reply_withheld=withheld,
+    )
+    return generator.Response(
+        text=text,
+        page=page,
+        retrieval=retrieval,
+        prompt_tokens=spent.prompt_tokens,
+        completion_tokens=spent.completion_tokens,
+        withheld=withheld,
+        retried_because=why,
+    )

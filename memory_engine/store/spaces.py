@@ -1,0 +1,108 @@
+"""Users, assistants and the memory space of each (user, assistant) pair."""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser
+from memory_engine.models import Assistant, MemorySpace, MemoryUser, external_id_validator
+from memory_engine.store import index
+
+
+def _check_external_id(value: str, what: str) -> None:
+    try:
+        external_id_validator(value)
+    except ValidationError:
+        raise MemoryInputError(
+            f"{what} id {value!r} is not valid: use 1-100 letters, digits, '_', '.', '@' or '-'"
+        ) from None
+
+
+def user_create(*, user_id: str, display_name: str = "") -> MemoryUser:
+    """Create a user, or return the existing one with that id. Safe to repeat."""
+    _check_external_id(user_id, "user")
+    user, _ = MemoryUser.objects.get_or_create(external_id=user_id, defaults={"display_name": display_name})
+    return user
+
+
+def owned_user_create(*, owner, user_id: str, display_name: str = "") -> MemoryUser:
+    """Create a memory user that a playground account owns (sees through the API and its pages), or
+    return it if that account already owns it. Raises MemoryInputError when the id is taken by memory
+    that is not the account's. Safe to repeat."""
+    _check_external_id(user_id, "user")
+    user, created = MemoryUser.objects.get_or_create(
+        external_id=user_id, defaults={"display_name": display_name, "owner": owner}
+    )
+    if not created and user.owner_id != owner.pk:
+        raise MemoryInputError(f"user id {user_id!r} is taken")
+    return user
+
+
+def assistant_create(*, assistant_id: str, name: str = "", persona: str = "") -> Assistant:
+    """Create an assistant, or return the existing one with that id. Safe to repeat."""
+    _check_external_id(assistant_id, "assistant")
+    assistant, _ = Assistant.objects.get_or_create(
+        external_id=assistant_id, defaults={"name": name or assistant_id, "persona": persona}
+    )
+    return assistant
+
+
+def space_get(*, user_id: str, assistant_id: str, create: bool = True) -> MemorySpace:
+    """The memory space of a known user and a known assistant, created on first use.
+
+    Raises UnknownUser / UnknownAssistant for ids never created, and MemoryInputError when the space
+    does not exist and `create` is false. Creating is safe to repeat and to race.
+    """
+    user = MemoryUser.objects.filter(external_id=user_id).first()
+    if user is None:
+        raise UnknownUser(user_id)
+    assistant = Assistant.objects.filter(external_id=assistant_id).first()
+    if assistant is None:
+        raise UnknownAssistant(assistant_id)
+    space = MemorySpace.objects.filter(user=user, assistant=assistant).first()
+    if space is not None:
+        space.user, space.assistant = user, assistant  # already read: spares two queries on first use
+        return space
+    if not create:
+        raise MemoryInputError(f"no memory space for user {user_id!r} and assistant {assistant_id!r}")
+    try:
+        with transaction.atomic():
+            return MemorySpace.objects.create(user=user, assistant=assistant, **space_defaults())
+    except IntegrityError:  # another process created it first
+        return MemorySpace.objects.get(user=user, assistant=assistant)
+
+
+def space_defaults() -> dict:
+    """The parameters of a new space, from the MEMORYOS_* settings."""
+    cfg = settings.MEMORYOS
+    return {
+        "stm_capacity": cfg["STM_CAPACITY"],
+        "mtm_capacity": cfg["MTM_CAPACITY"],
+        "knowledge_capacity": cfg["KNOWLEDGE_CAPACITY"],
+        "merge_theta": cfg["MERGE_THETA"],
+        "heat_threshold": cfg["HEAT_THRESHOLD"],
+        "heat_alpha": cfg["HEAT_ALPHA"],
+        "heat_beta": cfg["HEAT_BETA"],
+        "heat_gamma": cfg["HEAT_GAMMA"],
+        "recency_mu_seconds": cfg["RECENCY_MU_SECONDS"],
+        "eviction_policy": cfg["EVICTION_POLICY"],
+    }
+
+
+def space_delete(*, space: MemorySpace) -> None:
+    """Delete everything of one memory space: turns, sessions, heat timeline, profile, knowledge and its
+    history, consolidation runs (a queued job then finds the space gone and does nothing), and its
+    index files. Nothing of any other space is touched. Safe to repeat."""
+    space_id = space.pk
+    MemorySpace.objects.filter(pk=space_id).delete()  # the rows of every tier cascade with it
+    index.forget_space(space_id, delete_files=True)
+
+
+def user_memory_delete(*, user: MemoryUser) -> int:
+    """Delete all the memory of a user (every space, as space_delete, and the user's API tokens), and the
+    user. Returns the number of spaces deleted. Nothing of other users is touched. Safe to repeat."""
+    spaces = list(MemorySpace.objects.filter(user=user))
+    for space in spaces:
+        space_delete(space=space)
+    MemoryUser.objects.filter(pk=user.pk).delete()
+    return len(spaces)

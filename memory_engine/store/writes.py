@@ -1,0 +1,72 @@
+"""The one way a space's memory is written: `space_write`.
+
+Every change to a space's pages, sessions or long-term entries runs inside `with space_write(space_id)
+as write:`. That is one transaction holding the space's row lock (so page numbers and vector versions
+are handed out in order), and `write.stamp(row)` gives each changed row that an index holds the one new
+vector version of this write (claimed on first use), which is how the FAISS and BM25 sidecars learn
+what to pick up (store/index.py). A reader that sees version V sees every row written with it.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+
+from memory_engine.models import MemorySpace
+from memory_engine.store.embeddings import check_embedding_model
+
+
+class SpaceWrite:
+    """One change to a space, under its lock. `space` is the locked row, read fresh."""
+
+    def __init__(self, space: MemorySpace) -> None:
+        self.space = space
+        self._version: int | None = None
+
+    @property
+    def version(self) -> int:
+        """The vector version of this write: claimed on first use (a write that touches no indexed row
+        claims none)."""
+        if self._version is None:
+            self._version = begin_vector_write(self.space)
+        return self._version
+
+    def stamp(self, *rows) -> None:
+        """Mark rows (pages, sessions, entries) as changed by this write, for the indexes; the caller
+        saves them (with "vector_version" among the fields)."""
+        for row in rows:
+            row.vector_version = self.version
+
+
+@contextmanager
+def space_write(space_id: int) -> Iterator[SpaceWrite]:
+    """A transaction holding the space's row lock; see the module docstring. Raises
+    MemorySpace.DoesNotExist when the space is gone."""
+    with transaction.atomic():
+        yield SpaceWrite(lock_space(space_id))
+
+
+def lock_space(space_id: int) -> MemorySpace:
+    """Lock the space row until the transaction ends. Must be called inside transaction.atomic(); use
+    space_write. On SQLite the IMMEDIATE transaction mode already serialises writers, and
+    select_for_update is a no-op there."""
+    return MemorySpace.objects.select_for_update().get(pk=space_id)
+
+
+def begin_vector_write(space: MemorySpace) -> int:
+    """Claim the next vector version for a change the indexes must see, and return it (use
+    SpaceWrite.version). Refuses to mix vectors of two models, and records the model on a space's first
+    vector. Call with the space locked."""
+    label = check_embedding_model(space)
+    if not space.embedding_model:
+        space.embedding_model = label
+        MemorySpace.objects.filter(pk=space.pk).update(embedding_model=label)
+    return next_vector_version(space)
+
+
+def next_vector_version(space: MemorySpace) -> int:
+    """Bump and return the space's vector version, whatever model made its vectors (a re-embedding).
+    Call with the space locked."""
+    space.vector_version += 1
+    MemorySpace.objects.filter(pk=space.pk).update(vector_version=space.vector_version)
+    return space.vector_version
