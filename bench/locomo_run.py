@@ -19,16 +19,14 @@ result does not depend on the order of the questions.
 """
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
-from memory_engine.engine import updater
 from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
-from memory_engine.engine.short_term import page_store
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
 from memory_engine.jobs.locomo import LocomoPage, Turn, clean_evidence, iter_pages, iter_turns
 from memory_engine.llm import LLM, LLMError
 from memory_engine.models import LongTermEntry, MemorySpace, Page
@@ -42,23 +40,6 @@ KS = (5, 10, 25)
 ANSWER_K = 10  # the baselines answer from their top 10 turns
 ASSISTANT_ID = "locomo-eval"
 Progress = Callable[[str, int, int], None]  # (label, done, total)
-
-
-@dataclass
-class IngestStats:
-    pages: int = 0
-    turns: int = 0
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    pages_moved: int = 0
-    sessions_promoted: int = 0
-    items_stored: int = 0
-    items_rejected: int = 0
-    errors: list[str] = field(default_factory=list)
-    store_ms: list[float] = field(default_factory=list)  # storing the turn (the request path)
-    add_ms: list[float] = field(default_factory=list)  # storing it and consolidating inline
-    seconds: float = 0.0
 
 
 @dataclass
@@ -80,7 +61,9 @@ class SampleResult:
     sample_id: str
     user: str
     assistant: str
-    ingest: IngestStats
+    pages: int  # stored turns: a speaker_a turn and the speaker_b reply after it
+    dialogue_turns: int
+    ingest: IngestCounters
     questions: list[QuestionResult]
     tiers: dict[str, int]
     sessions: int
@@ -96,10 +79,12 @@ def ingest_conversation(
     promote: bool = True,
     limit: int | None = None,
     progress: Progress | None = None,
-) -> tuple[MemorySpace, list[LocomoPage], IngestStats]:
-    """Store the sample's conversation as pages in a fresh space (an existing one of that user and
-    assistant is deleted first, with its index files), consolidating after each page. Returns the space,
-    the pages in order (page seq i is pages[i - 1]) and what it cost. Safe to repeat: each run starts over.
+) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
+    """Ingest the sample's conversation (jobs.ingest, as an import does) into a fresh space: an existing
+    one of that user and assistant is deleted first, with its index files. A failed promotion is tried
+    again at the next page rather than after the cooldown, so the figures do not depend on the speed of
+    the machine. Returns the space, the pages in order (page seq i is pages[i - 1]) and the counters.
+    Safe to repeat: each run starts over.
     """
     conversation = sample["conversation"]
     memory = MemoryOS(consolidate=False)
@@ -114,38 +99,18 @@ def ingest_conversation(
         space = memory.space(user_id=user_id, assistant_id=assistant_id)
 
     pages = list(iter_pages(sample))[:limit]
-    stats = IngestStats(pages=len(pages), turns=sum(len(p.dia_ids) for p in pages))
-    usage_before = llm.usage() if llm is not None else None
-    started = time.perf_counter()
-    for number, page in enumerate(pages, start=1):
-        before = time.perf_counter()
-        page_store(
-            space=space,
-            user_input=page.user_input,
-            agent_response=page.agent_response,
-            timestamp=page.timestamp,
-            meta={"dia_ids": page.dia_ids},
-        )
-        stats.store_ms.append((time.perf_counter() - before) * 1000)
-        report = updater.consolidate(space, llm=llm, promote=promote and llm is not None)
-        stats.add_ms.append((time.perf_counter() - before) * 1000)
-        stats.errors += report.errors
-        stats.pages_moved += report.pages_moved
-        stats.sessions_promoted += report.sessions_promoted
-        stats.items_stored += report.items_stored
-        stats.items_rejected += len(report.items_rejected)
-        if progress:
-            progress(f"{sample['sample_id']} ingest pages", number, len(pages))
-    stats.seconds = time.perf_counter() - started
-    if llm is not None:
-        used = llm.usage() - usage_before
-        stats.llm_calls, stats.prompt_tokens, stats.completion_tokens = (
-            used.calls,
-            used.prompt_tokens,
-            used.completion_tokens,
-        )
+    turns = (TurnIn(p.user_input, p.agent_response, p.timestamp, {"dia_ids": p.dia_ids}) for p in pages)
+    label = f"{sample['sample_id']} ingest pages"
+    counters = ingest(
+        space,
+        turns,
+        llm=llm,
+        promotion=promote and llm is not None,
+        retry_now=True,
+        progress=(lambda n: progress(label, n, len(pages))) if progress else None,
+    )
     space.refresh_from_db()
-    return space, pages, stats
+    return space, pages, counters
 
 
 def _page_turns(pages: list[LocomoPage]) -> dict[int, tuple[str | None, str | None]]:
@@ -321,6 +286,8 @@ def evaluate_sample(
         sample_id=sample["sample_id"],
         user=a,
         assistant=b,
+        pages=len(pages),
+        dialogue_turns=sum(len(page.dia_ids) for page in pages),
         ingest=stats,
         questions=results,
         tiers=tiers,

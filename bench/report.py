@@ -121,7 +121,8 @@ def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int
     for s in samples:
         i = s.ingest
         lines.append(
-            f"| {s.sample_id} | {i.pages} | {i.turns} | {i.llm_calls} | {i.llm_calls / max(i.turns, 1):.3f} | "
+            f"| {s.sample_id} | {s.pages} | {s.dialogue_turns} | {i.llm_calls} | "
+            f"{i.llm_calls / max(s.dialogue_turns, 1):.3f} | "
             f"{i.prompt_tokens} | {i.completion_tokens} | {i.items_rejected} | {len(i.errors)} | {i.seconds:.0f} | "
             f"{s.tiers.get('short', 0)}/{s.tiers.get('mid', 0)}/{s.tiers.get('archived', 0)} | {s.sessions} | "
             f"{s.knowledge.get('user_knowledge', 0)} / {s.knowledge.get('assistant_knowledge', 0)} |"

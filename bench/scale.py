@@ -14,9 +14,9 @@ processes so that each figure is measured where it belongs:
                                 to a worker); counts bytes stored per page; it starts:
     web probe (role web)        a fresh process that opens the grown space, stores turns and retrieves:
                                 its peak RSS is a web process's
-    worker probe (role worker)  a fresh process that ingests a LoCoMo stream through page_store and
-                                updater.consolidate with the bundled offline LLM: throughput, LLM calls and
-                                tokens per turn, its peak RSS
+    worker probe (role worker)  a fresh process that ingests a LoCoMo stream (jobs.ingest: each turn
+                                stored, then consolidated) with the bundled offline LLM: throughput, LLM
+                                calls and tokens per turn, its peak RSS
 
 Growing a space is bulk work, not a replay of the updater: synthetic pages (synthetic_chat.py) go straight
 into the mid-term tier with the fields the updater would have given them (continuity, thread summary,
@@ -48,12 +48,16 @@ from django.core.management import call_command
 from django.db import connection
 
 from bench.latency import percentile
+from bench.locomo_run import ingest_conversation
 from bench.synthetic_chat import GENERATOR_VERSION, synthetic_pages, synthetic_queries
 from memory_engine.engine import long_term, mid_term, updater
 from memory_engine.engine.heat import heat, heat_params, recency
 from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.summaries import split_sentences, thread_summary
+from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
+from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.llm import get_llm
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes, get_embedder, model_label, to_bytes
@@ -403,8 +407,7 @@ def measure_retrieval_after_consolidation(
     change. The moved pages stay in the space."""
     timings = []
     for (user_input, agent_response), query in zip(turns, queries, strict=False):
-        page_store(space=space, user_input=user_input, agent_response=agent_response)
-        updater.consolidate(space, promote=False)
+        ingest_turn(space, TurnIn(user_input, agent_response), IngestCounters(), promotion=False)
         started = time.perf_counter()
         retrieve(space, query)
         timings.append((time.perf_counter() - started) * 1000)
@@ -454,12 +457,8 @@ def web_probe(options: BenchOptions, *, space_id: int) -> dict:
 
 
 def worker_probe(options: BenchOptions) -> dict:
-    """A worker process: ingest the first pages of a LoCoMo sample into a fresh space through page_store
-    and updater.consolidate with the offline LLM, as ingest_locomo does. Throughput, LLM cost, peak RSS."""
-    from bench.locomo_run import ingest_conversation
-    from memory_engine.jobs.locomo import DEV_FILE, load_samples
-    from memory_engine.llm import get_llm
-
+    """A worker process: ingest the first pages of a LoCoMo sample into a fresh space (jobs.ingest) with
+    the offline LLM, as ingest_locomo does. Throughput, LLM cost, peak RSS."""
     samples = load_samples(DEV_FILE)
     sample = next((s for s in samples if options.locomo_sample in (None, s["sample_id"])), None)
     if sample is None:
@@ -472,9 +471,9 @@ def worker_probe(options: BenchOptions) -> dict:
     return {
         "sample": sample["sample_id"],
         "llm": llm.name,
-        "turns": stats.pages,
+        "turns": stats.turns,
         "seconds": round(stats.seconds, 2),
-        "turns_per_second": round(stats.pages / stats.seconds, 3) if stats.seconds else 0.0,
+        "turns_per_second": round(stats.turns / stats.seconds, 3) if stats.seconds else 0.0,
         "llm_calls": stats.llm_calls,
         "prompt_tokens": stats.prompt_tokens,
         "completion_tokens": stats.completion_tokens,
@@ -786,7 +785,7 @@ def render_report(results: dict) -> str:
         first = consolidations[0][1]
         lines += [
             "",
-            f"Consolidation: page_store + updater.consolidate over the first {first['turns']} pages of LoCoMo "
+            f"Consolidation: ingestion (store, then consolidate) of the first {first['turns']} pages of LoCoMo "
             f"{first['sample']}, LLM {first['llm']}",
             f"{'database':<9} {'turns/s':>8} {'LLM calls':>9} {'per turn':>8} {'+1 reply':>8} {'target':>7}     "
             f"{'prompt tok/turn':>15} {'compl tok/turn':>14} {'worker peak RSS':>15} {'errors':>6}",

@@ -290,6 +290,7 @@ class ConsolidationRun(models.Model):
     sessions_promoted = models.PositiveIntegerField(default=0)
     sessions_evicted = models.PositiveIntegerField(default=0)
     items_stored = models.PositiveIntegerField(default=0)
+    items_rejected = models.PositiveIntegerField(default=0)  # extracted by the LLM, refused by validation
     llm_calls = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)

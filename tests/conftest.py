@@ -11,19 +11,37 @@ from tests.processes import ROOT, database_url
 pytest_plugins = ["tests.conftest_llm", "tests.conftest_worker"]
 
 
+# Where a test that asked for no LLM sends its LLM calls: a port nothing listens on, so a call fails at
+# once (LLMUnavailable) instead of loading the offline model. Tests that use an LLM ask for `fake_llm`
+# (tests/conftest_llm.py) or choose the offline model.
+NO_LLM = {
+    "LLM_PROVIDER": "openai",
+    "LLM_BASE_URL": "http://127.0.0.1:9/v1",
+    "LLM_MODEL": "no-llm-in-this-test",
+    "LLM_API_KEY": "none",
+    "LLM_MAX_RETRIES": 0,
+}
+
+
 @pytest.fixture(autouse=True)
 def _isolated_indexes(settings, tmp_path):
-    """Each test gets its own sidecar folder and starts with no index cached in the process.
-    Consolidation runs inline unless a test starts a Celery worker (tests/test_celery_worker.py)."""
-    settings.MEMORYOS = {**settings.MEMORYOS, "INDEX_DIR": tmp_path / "indexes", "CONSOLIDATION": "inline"}
+    """Each test gets its own sidecar folder and starts with no index cached in the process, and no
+    LLM unless it asks for one. Consolidation runs inline unless a test starts a Celery worker
+    (tests/test_celery_worker.py)."""
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        **NO_LLM,
+        "INDEX_DIR": tmp_path / "indexes",
+        "CONSOLIDATION": "inline",
+    }
     index.forget_all()
     yield
     index.forget_all()
 
 
 @pytest.fixture
-def memory(db, fake_llm):
-    """The library API, its LLM answering from the scripted fake server."""
+def memory(db):
+    """The library API, with alice, bob and charlie, and the `helper` assistant."""
     engine = MemoryOS()
     for user in ("alice", "bob", "charlie"):
         engine.create_user(user)
@@ -34,6 +52,16 @@ def memory(db, fake_llm):
 @pytest.fixture
 def alice_space(memory):
     return memory.space(user_id="alice", assistant_id="helper")
+
+
+@pytest.fixture
+def hot_space(alice_space):
+    """alice's space with one short-term page: a session of three pages (heat 3 + recency ~1) passes
+    its promotion threshold of 3.5."""
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    return alice_space
 
 
 @pytest.fixture

@@ -11,10 +11,9 @@ from rest_framework.test import APIClient
 
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from tests.api_helpers import SPACE, client_for
 from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
-
-SPACE = "/api/v1/users/{user}/spaces/helper/"
 
 
 @pytest.fixture(autouse=True)
@@ -22,13 +21,6 @@ def _fresh_rate_counts():
     cache.clear()
     yield
     cache.clear()
-
-
-def client_for(user_id: str) -> APIClient:
-    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id=user_id), name="test")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
 
 
 @pytest.fixture
@@ -335,7 +327,8 @@ def test_deleting_a_users_memory_removes_all_of_it_and_nothing_of_others(filled,
     assert not LongTermEntry.objects.filter(space_id=space_id).exists()
     assert not folder.exists()
     assert bobs_memory() == before
-    assert bob.post(SPACE.format(user="bob") + "retrieve/", {"query": "dog"}, format="json").status_code == 200
+    found = bob.post(SPACE.format(user="bob") + "retrieve/", {"query": "dog", "count_hits": False}, format="json")
+    assert found.data["user_knowledge"][0]["text"] == "The user has a dog named Rex"  # bob's memory answers
     assert alice.get("/api/v1/users/alice/").status_code == 401  # its token went with it
 
 

@@ -21,14 +21,6 @@ from tests.processes import wait_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def space(memory, alice_space):
-    alice_space.stm_capacity = 1
-    alice_space.heat_threshold = 3.5
-    alice_space.save()
-    return alice_space
-
-
 def answers(extract, chat=None):
     """A responder: structured (extraction) requests get `extract`, chat requests `chat`."""
     return lambda request: extract if "response_format" in request else (chat or reply("Hello!"))
@@ -68,7 +60,7 @@ def assert_every_page_once_in_one_tier(space, count):
         assert (tier == "short") == (session is None)
 
 
-def test_a_turn_is_answered_while_consolidation_is_still_running(memory, space, fake_llm, start_worker):
+def test_a_turn_is_answered_while_consolidation_is_still_running(memory, hot_space, fake_llm, start_worker):
     gate = threading.Event()
     extract = held(gate, extraction(profile=[("occupation", "nurse", 1)]))
     fake_llm.responder = answers(extract, reply("Milo, I think."))
@@ -85,7 +77,7 @@ def test_a_turn_is_answered_while_consolidation_is_still_running(memory, space, 
     gate.set()
     held_for = time.monotonic() - held_since
     until(settled, fake_llm, "consolidation to finish")
-    assert_every_page_once_in_one_tier(space, 5)
+    assert_every_page_once_in_one_tier(hot_space, 5)
     assert Page.objects.filter(tier="short").count() == 1
     assert LongTermEntry.objects.get(kind="profile").value == "nurse"
     run = ConsolidationRun.objects.filter(status="succeeded", sessions_promoted__gte=1).get()
@@ -95,19 +87,19 @@ def test_a_turn_is_answered_while_consolidation_is_still_running(memory, space, 
     assert "coffee" in found.pages[0].text
 
 
-def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, space, fake_llm, start_worker):
+def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, hot_space, fake_llm, start_worker):
     fake_llm.responder = answers(held(threading.Event(), extraction()))  # never answered
     worker = start_worker("w1", MEMORYOS_LLM_TIMEOUT_SECONDS="600")
     add_turns(memory, CAT_TALK + COOKING_TALK + [("ok", "ok")])
     until(lambda: extraction_calls(fake_llm), fake_llm, "the worker to call the LLM")
     worker.kill()
-    assert_every_page_once_in_one_tier(space, 7)
+    assert_every_page_once_in_one_tier(hot_space, 7)
     assert not LongTermEntry.objects.exists()
 
     fake_llm.responder = answers(extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     start_worker("w2")  # its start-up sweep finds the work the dead worker left
     until(settled, fake_llm, "the restarted worker to finish the backlog")
-    assert_every_page_once_in_one_tier(space, 7)
+    assert_every_page_once_in_one_tier(hot_space, 7)
     assert not Page.objects.filter(tier="mid", analyzed=False, session__heat__gte=3.5).exists()
     assert LongTermEntry.objects.filter(value="The user has a cat named Milo", status="active").count() == 1
     lost = ConsolidationRun.objects.get(error__contains="lost")
@@ -115,7 +107,7 @@ def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, spa
 
 
 def test_turns_are_stored_while_the_broker_is_down_and_consolidated_when_it_returns(
-    memory, space, fake_llm, broker, start_worker
+    memory, hot_space, fake_llm, broker, start_worker
 ):
     fake_llm.responder = answers(extraction())
     broker.stop()
@@ -128,7 +120,7 @@ def test_turns_are_stored_while_the_broker_is_down_and_consolidated_when_it_retu
     start_worker()
     until(settled, fake_llm, "the backlog to be consolidated")
     assert Page.objects.filter(tier="short").count() == 1
-    assert_every_page_once_in_one_tier(space, 4)
+    assert_every_page_once_in_one_tier(hot_space, 4)
 
 
 @pytest.mark.parametrize(
@@ -137,14 +129,14 @@ def test_turns_are_stored_while_the_broker_is_down_and_consolidated_when_it_retu
     ids=["server-error", "too-slow", "malformed-json"],
 )
 def test_a_failing_llm_leaves_a_failed_job_on_record_and_loses_nothing(
-    memory, space, fake_llm, start_worker, answer, attempts
+    memory, hot_space, fake_llm, start_worker, answer, attempts
 ):
     fake_llm.responder = answers(answer)
     start_worker()
     memory.consolidate_after_add = False
     add_turns(memory, CAT_TALK + [("ok", "ok")])
     for _ in range(4):  # the job, and duplicates of it
-        enqueue(space.pk)
+        enqueue(hot_space.pk)
     run = until(
         lambda: ConsolidationRun.objects.filter(status="failed").first(),
         fake_llm,
@@ -156,11 +148,11 @@ def test_a_failing_llm_leaves_a_failed_job_on_record_and_loses_nothing(
     assert ConsolidationRun.objects.count() == 1  # they stood aside: one job, bounded attempts
     assert not LongTermEntry.objects.exists()
     assert Page.objects.filter(tier="mid", analyzed=False).count() == 3
-    assert_every_page_once_in_one_tier(space, 4)
+    assert_every_page_once_in_one_tier(hot_space, 4)
 
 
 def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
-    memory, space, bob_space, fake_llm, start_worker
+    memory, hot_space, bob_space, fake_llm, start_worker
 ):
     bob_space.stm_capacity, bob_space.heat_threshold = 1, 3.5
     bob_space.save()
@@ -172,7 +164,7 @@ def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
     add_turns(memory, CAT_TALK + [("ok", "ok")], user="alice")
     add_turns(memory, COOKING_TALK + [("ok", "ok")], user="bob")
     for _ in range(3):  # duplicated messages for both spaces
-        enqueue(space.pk)
+        enqueue(hot_space.pk)
         enqueue(bob_space.pk)
     # Each worker runs one task at a time, and one job's LLM calls follow one another: two calls in
     # flight at once are two workers consolidating at once.
@@ -181,17 +173,17 @@ def test_two_workers_never_share_a_space_but_work_on_two_spaces_at_once(
     until(settled, fake_llm, "both spaces to be consolidated")
 
     runs = list(ConsolidationRun.objects.order_by("started_at"))
-    by_space = {s: [r for r in runs if r.space_id == s] for s in (space.pk, bob_space.pk)}
+    by_space = {s: [r for r in runs if r.space_id == s] for s in (hot_space.pk, bob_space.pk)}
     for space_runs in by_space.values():
         assert space_runs and all(r.status == "succeeded" for r in space_runs)
         for earlier, later in zip(space_runs, space_runs[1:], strict=False):
             assert earlier.finished_at <= later.started_at  # never two at once on one space
-    alice_run, bob_run = by_space[space.pk][0], by_space[bob_space.pk][0]
+    alice_run, bob_run = by_space[hot_space.pk][0], by_space[bob_space.pk][0]
     assert alice_run.started_at < bob_run.finished_at and bob_run.started_at < alice_run.finished_at
 
 
 def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_order(
-    memory, space, bob_space, fake_llm, start_worker
+    memory, hot_space, bob_space, fake_llm, start_worker
 ):
     bob_space.stm_capacity, bob_space.heat_threshold = 1, 3.5
     bob_space.save()
@@ -203,7 +195,7 @@ def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_or
     errors = write_concurrently(memory, writers, turns_each)
     assert errors == []
     until(settled, fake_llm, "the worker to consolidate every turn")
-    for target in (space, bob_space):
+    for target in (hot_space, bob_space):
         assert_every_page_once_in_one_tier(target, 2 * turns_each)
         texts = list(Page.objects.filter(space=target).order_by("seq").values_list("user_input", flat=True))
         for writer in (1, 2):

@@ -23,14 +23,11 @@ from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
 
 
 @pytest.fixture
-def backlog(memory, alice_space):
+def backlog(memory, hot_space):
     """Four stored turns in a space of short-term capacity 1 and a low heat threshold, not consolidated."""
-    alice_space.stm_capacity = 1
-    alice_space.heat_threshold = 3.5
-    alice_space.save()
     memory.consolidate_after_add = False
     add_turns(memory, CAT_TALK + [("ok", "ok")])
-    return alice_space
+    return hot_space
 
 
 def test_one_worker_at_a_time_holds_a_space(alice_space, settings):

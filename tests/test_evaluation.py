@@ -127,7 +127,8 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png"}
     assert (out / "locomo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     sample = result["samples"][0]
-    assert sample["ingest"]["pages"] == 5 and sample["ingest"]["turns"] == 10
+    assert sample["pages"] == 5 and sample["dialogue_turns"] == 10 and sample["ingest"]["turns"] == 5
+    assert sample["ingest"]["pages_moved"] == 3 and sample["ingest"]["llm_calls"] == 0
     assert sample["tiers"] == {"short": 2, "mid": 3, "archived": 0}
     dog, marathon, violin, film = sample["questions"]
     assert dog["ranked"]["MemoryOS"][:2] == ["D1:1", "D1:2"]  # the page of Ann's turn and Ben's reply
@@ -184,7 +185,7 @@ def test_a_locomo_subset_runs_through_the_real_offline_stack(tmp_path, settings)
     )
     result = json.loads((out / "locomo.json").read_text())
     sample = result["samples"][0]
-    assert sample["ingest"]["pages"] == 40 and sample["ingest"]["llm_calls"] >= 1
+    assert sample["pages"] == sample["ingest"]["turns"] == 40 and sample["ingest"]["llm_calls"] >= 1
     assert sample["ingest"]["errors"] == []
     recall = result["summary"]["recall"]
     asked = recall["MemoryOS"]["1-4 all"]["n"]

@@ -3,12 +3,11 @@ consolidation, progress on record, and a retry that goes on from where it stoppe
 
 import pytest
 from django.core.cache import cache
-from rest_framework.test import APIClient
 
 from memory_engine.errors import MemoryInputError
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.jobs.imports import import_run, locomo_turns, transcript_turns
-from memory_engine.models import ImportJob, MemoryUser, Page
+from memory_engine.models import ImportJob, Page
+from tests.api_helpers import client_for
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
 URL = "/api/v1/users/alice/spaces/helper/imports/"
@@ -22,10 +21,7 @@ TRANSCRIPT = [
 def alice(memory, fake_llm):
     cache.clear()
     fake_llm.responder = nothing_extracted
-    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
+    return client_for("alice")
 
 
 def test_a_transcript_is_imported_turn_by_turn_and_consolidated(alice, alice_space):
@@ -84,9 +80,7 @@ def test_an_interrupted_import_goes_on_from_where_it_stopped(memory, alice_space
 
 
 def test_another_users_imports_are_out_of_sight(alice, bob_space):
-    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
-    bob = APIClient()
-    bob.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    bob = client_for("bob")
     job = bob.post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json")
     assert alice.get(f"/api/v1/users/bob/spaces/helper/imports/{job.data['id']}/").status_code == 404
     assert (

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store import index, writes
-from memory_engine.store.embeddings import EmbeddingModelMismatch
+from memory_engine.store.embeddings import EmbeddingModelMismatch, from_bytes
 from memory_engine.store.index import dense_index, index_path, read_index_file
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extracted
 
@@ -119,7 +119,11 @@ def test_the_rebuild_command_rebuilds_every_index_from_the_database(memory, spac
     call_command("rebuild_indexes")
     out = capsys.readouterr().out
     assert f"space {space.pk} (alice / helper): pages 2, sessions 1, user_knowledge 0, assistant_knowledge 0" in out
-    assert read_index_file(index_path(space.pk, "sessions")) is not None
+    rebuilt = read_index_file(index_path(space.pk, "sessions"))
+    session = space.sessions.get()
+    assert rebuilt is not None and len(rebuilt) == 1 and rebuilt.version == space.vector_version
+    [(found, score)] = rebuilt.search(from_bytes(session.embedding), 1)  # the junk gave way to the session
+    assert found == session.pk and score == pytest.approx(1.0, abs=1e-5)
 
 
 def test_scoring_given_ids_reads_the_stored_vectors_exactly():

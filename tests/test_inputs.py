@@ -8,7 +8,7 @@ import pytest
 from memory_engine.engine import long_term
 from memory_engine.errors import MemoryInputError
 from memory_engine.models import LongTermEntry, Page
-from tests.test_api import SPACE, client_for
+from tests.api_helpers import SPACE, client_for
 from tests.test_mcp import stdio_session
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -70,7 +70,7 @@ def test_a_conversation_through_the_api_gets_short_distinct_replies_and_the_fact
     never came back."""
     from memory_engine.interfaces.memoryos import MemoryOS
     from memory_engine.llm.degeneration import loop_problem
-    from tests.test_api import SPACE, client_for
+    from tests.api_helpers import SPACE, client_for
 
     MemoryOS().create_user("sam")
     api = client_for("sam")

@@ -11,15 +11,6 @@ from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, ex
 Kind = LongTermEntry.Kind
 
 
-@pytest.fixture
-def hot_space(alice_space, fake_llm):
-    """Short-term holds one page; a session of three pages (heat 3 + recency ~1) is hot at 3."""
-    alice_space.stm_capacity = 1
-    alice_space.heat_threshold = 3.5
-    alice_space.save()
-    return alice_space
-
-
 def feed_cat_talk(memory, fake_llm, *answers):
     fake_llm.script(*answers)
     fake_llm.responder = nothing_extracted

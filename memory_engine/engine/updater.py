@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import ClassVar
 
 import numpy as np
 from django.conf import settings
@@ -55,9 +56,29 @@ class ConsolidationReport:
     items_rejected: list[str] = field(default_factory=list)
     failures: list[LLMError] = field(default_factory=list)
 
+    COUNTS: ClassVar[tuple[str, ...]] = (
+        "pages_moved",
+        "sessions_created",
+        "sessions_merged",
+        "sessions_promoted",
+        "sessions_evicted",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "items_stored",
+    )
+
     @property
     def errors(self) -> list[str]:
         return [str(failure) for failure in self.failures]
+
+    def add(self, other: "ConsolidationReport") -> "ConsolidationReport":
+        """This report with `other`'s work added (a second pass of the same job)."""
+        for name in self.COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.items_rejected += other.items_rejected
+        self.failures += other.failures
+        return self
 
 
 def consolidate(

@@ -21,6 +21,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from memory_engine.engine import updater
+from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, MidTermSession, Page
 
 logger = logging.getLogger(__name__)
@@ -117,6 +118,8 @@ def run_consolidation(
     final_attempt: bool = True,
     kind: str = ConsolidationRun.Kind.CONSOLIDATE,
     retry_now: bool = False,
+    promotion: bool = True,
+    llm: LLM | None = None,
 ) -> tuple[str, ConsolidationRun | None]:
     """Consolidate one space if it has work and no other worker has it; record the run.
 
@@ -124,7 +127,8 @@ def run_consolidation(
     worker, it does nothing and records nothing. A transient LLM failure gives RETRY (the run stays
     "retrying") unless this is the final attempt; a permanent one, or the final attempt, gives FAILED.
     Pages an LLM failure kept from moving stay where they are, for the next run. After a failed job,
-    promotion waits out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS unless `retry_now`.
+    promotion waits out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS unless `retry_now`. With
+    `promotion=False` only the moves that need no LLM are made; `llm` replaces the configured one.
     """
     space = MemorySpace.objects.filter(pk=space_id).first()
     if space is None:
@@ -132,7 +136,7 @@ def run_consolidation(
         return Outcome.NOTHING_TO_DO, None
     forced = kind == ConsolidationRun.Kind.ANALYSIS
     # After a failed job, promotion (the LLM step) waits out the cooldown; the other moves go on.
-    promote = forced or retry_now or space.pk not in recently_failed(space.pk)
+    promote = forced or (promotion and (retry_now or space.pk not in recently_failed(space.pk)))
     if not forced and not has_pending_work(space, promotion=promote):
         _stand_down(space, task_id)
         return Outcome.NOTHING_TO_DO, None
@@ -153,16 +157,15 @@ def run_consolidation(
         if forced:
             report = updater.ConsolidationReport()
             updater.promote_hot_sessions(
-                space, now=timezone.now(), llm=None, report=report, force=True, heartbeat=heartbeat
+                space, now=timezone.now(), llm=llm, report=report, force=True, heartbeat=heartbeat
             )
         else:
-            report = updater.consolidate(space, heartbeat=heartbeat, promote=promote)
+            report = updater.consolidate(space, llm=llm, heartbeat=heartbeat, promote=promote)
             # Turns stored while we worked: take them too rather than leave them to the sweep.
             for _ in range(MAX_EXTRA_PASSES):
                 if report.failures or not has_pending_work(space, promotion=promote):
                     break
-                more = updater.consolidate(space, heartbeat=heartbeat, promote=promote)
-                report = _merge(report, more)
+                report.add(updater.consolidate(space, llm=llm, heartbeat=heartbeat, promote=promote))
         outcome = _close_run(run, report, started, final_attempt=final_attempt)
         return outcome, run
     except LeaseLost as exc:
@@ -218,32 +221,19 @@ LOST_RETRY = "its retry never came (message lost)"
 
 
 def recently_failed(space_id: int | None = None) -> set[int]:
-    """Spaces (all, or just this one) whose latest job failed within the cooldown: their promotion
-    waits, so a broken LLM endpoint is not called again and again."""
+    """Spaces (all, or just this one) whose latest job that called the LLM failed within the cooldown:
+    their promotion waits, so a broken LLM endpoint is not called again and again. A job that made
+    only the moves that need no LLM (the next chat turn's) says nothing about the LLM."""
     since = timezone.now() - timedelta(seconds=settings.MEMORYOS["CONSOLIDATION_FAILURE_COOLDOWN_SECONDS"])
-    runs = ConsolidationRun.objects.filter(started_at__gte=since)
+    runs = ConsolidationRun.objects.filter(
+        Q(status=ConsolidationRun.Status.FAILED) | Q(llm_calls__gt=0), started_at__gte=since
+    )
     if space_id is not None:
         runs = runs.filter(space_id=space_id)
     latest = {}
     for run_space, status in runs.order_by("started_at", "pk").values_list("space_id", "status"):
         latest[run_space] = status
     return {space_id for space_id, status in latest.items() if status == ConsolidationRun.Status.FAILED}
-
-
-def _merge(first: updater.ConsolidationReport, second: updater.ConsolidationReport) -> updater.ConsolidationReport:
-    for name in (
-        "pages_moved",
-        "sessions_promoted",
-        "sessions_evicted",
-        "items_stored",
-        "llm_calls",
-        "prompt_tokens",
-        "completion_tokens",
-    ):
-        setattr(first, name, getattr(first, name) + getattr(second, name))
-    first.items_rejected += second.items_rejected
-    first.failures += second.failures
-    return first
 
 
 def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> ConsolidationRun:
@@ -269,14 +259,22 @@ def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> C
     )
 
 
+# What a run records of its report (the updater's ConsolidationReport counts a little more).
+RUN_COUNTS = (
+    "pages_moved",
+    "sessions_promoted",
+    "sessions_evicted",
+    "items_stored",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+)
+
+
 def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, started: float, *, final_attempt: bool):
-    run.pages_moved += report.pages_moved
-    run.sessions_promoted += report.sessions_promoted
-    run.sessions_evicted += report.sessions_evicted
-    run.items_stored += report.items_stored
-    run.llm_calls += report.llm_calls
-    run.prompt_tokens += report.prompt_tokens
-    run.completion_tokens += report.completion_tokens
+    for name in RUN_COUNTS:
+        setattr(run, name, getattr(run, name) + getattr(report, name))
+    run.items_rejected += len(report.items_rejected)
     run.duration_ms += int((time.monotonic() - started) * 1000)
     run.finished_at = timezone.now()
     outcome = Outcome.DONE

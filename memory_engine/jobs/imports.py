@@ -1,19 +1,16 @@
-"""Importing a conversation into a memory space: a JSON transcript, or a LoCoMo sample. The turns are
-stored one by one as if they were being said, and consolidation runs after each, so the tiers fill as
-they would in a chat; an ImportJob row records the progress. A worker does it (or the calling process,
-when MEMORYOS_CONSOLIDATION is "inline")."""
+"""Importing a conversation into a memory space: a JSON transcript, or a LoCoMo sample, ingested turn by
+turn (jobs.ingest), so the tiers fill as they would in a chat; an ImportJob row records the progress.
+A worker does it (or the calling process, when MEMORYOS_CONSOLIDATION is "inline")."""
 
 from datetime import datetime
 from functools import cache
 
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from memory_engine import inputs
-from memory_engine.engine.short_term import page_store
 from memory_engine.errors import MemoryInputError
-from memory_engine.jobs.consolidation import run_consolidation
+from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import ImportJob, MemorySpace
 
@@ -74,18 +71,17 @@ def import_run(job_id: int) -> None:
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
         return
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING)
+    counters = IngestCounters()
+    count_one = lambda: ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1)  # noqa: E731
     try:
         for turn in job.turns[job.done :]:
             when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
-            with transaction.atomic():  # the turn and the count together: a retry never stores it twice
-                page_store(
-                    space=job.space,
-                    user_input=turn["user_input"],
-                    agent_response=turn["agent_response"],
-                    timestamp=when,
-                )
-                ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1)
-            run_consolidation(job.space_id)
+            ingest_turn(
+                job.space,
+                TurnIn(turn["user_input"], turn["agent_response"], when),
+                counters,
+                with_store=count_one,  # the turn and the count together: a retry never stores it twice
+            )
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise

@@ -48,7 +48,7 @@ class Command(BaseCommand):
             chosen, user_id=user_id, assistant_id=assistant, llm=llm, limit=limit, progress=ProgressBar(self.stderr)
         )
         if not report:
-            self.stdout.write(f"ingested {stats.pages} pages into {space}; {stats.llm_calls} LLM calls")
+            self.stdout.write(f"ingested {stats.turns} pages into {space}; {stats.llm_calls} LLM calls")
             return
         out = self.stdout.write
         self._show_memory(space)  # before the timing queries below add their hits to the heat
@@ -59,11 +59,12 @@ class Command(BaseCommand):
             retrieve(space, question)
             retrieve_ms.append((time.perf_counter() - started) * 1000)
 
-        out(f"\n== {chosen['sample_id']}: {stats.pages} pages ({stats.turns} dialogue turns) into {space}")
+        dialogue_turns = sum(len(page.dia_ids) for page in pages)
+        out(f"\n== {chosen['sample_id']}: {stats.turns} pages ({dialogue_turns} dialogue turns) into {space}")
         out(f"LLM: {llm.name}")
         out(
-            f"LLM calls: {stats.llm_calls} ({stats.llm_calls / stats.pages:.3f} per page, "
-            f"{stats.llm_calls / stats.turns:.3f} per dialogue turn), prompt tokens {stats.prompt_tokens}, "
+            f"LLM calls: {stats.llm_calls} ({stats.llm_calls / stats.turns:.3f} per page, "
+            f"{stats.llm_calls / dialogue_turns:.3f} per dialogue turn), prompt tokens {stats.prompt_tokens}, "
             f"completion tokens {stats.completion_tokens}"
         )
         out(f"store a turn (request path):            {describe(stats.store_ms)}")

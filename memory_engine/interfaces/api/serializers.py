@@ -177,6 +177,7 @@ class ConsolidationRunOut(serializers.ModelSerializer):
             "sessions_promoted",
             "sessions_evicted",
             "items_stored",
+            "items_rejected",
             "llm_calls",
             "duration_ms",
             "error",
