@@ -31,3 +31,12 @@ class TurnTooLong(InvalidTurn, InputTooLarge):
 
 class InvalidEntry(MemoryInputError):
     """A long-term entry's value or key that cannot be stored."""
+
+
+class InvalidParameter(MemoryInputError):
+    """A space parameter out of its range; `field` names it, `reason` says why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field} {reason}")
+        self.field = field
+        self.reason = reason

@@ -6,11 +6,20 @@ MemoryInputError subclass saying what is wrong (TurnTooLong / InputTooLarge for 
 """
 
 import json
+import math
 from datetime import datetime
 
 from django.conf import settings
 
-from memory_engine.errors import InputTooLarge, InvalidEntry, InvalidTurn, MemoryInputError, TurnTooLong
+from memory_engine.errors import (
+    InputTooLarge,
+    InvalidEntry,
+    InvalidParameter,
+    InvalidTurn,
+    MemoryInputError,
+    TurnTooLong,
+)
+from memory_engine.models import SPACE_PARAMETERS, MemorySpace
 
 ENTRY_VALUE_CHARS = 2000  # a profile value or a fact
 ENTRY_KEY_CHARS = 200  # a profile attribute or a fact's topic
@@ -122,3 +131,36 @@ def entry_key(value: object, field: str = "key") -> str:
     """A profile attribute or a fact's topic: text, whitespace collapsed, at most ENTRY_KEY_CHARS (may
     be empty; the caller decides whether it must be given)."""
     return " ".join(text(value, field, limit=ENTRY_KEY_CHARS, error=InputTooLarge).split())
+
+
+CAPACITIES = ("stm_capacity", "mtm_capacity", "knowledge_capacity")
+PARAMETER_LIMIT = 1e6  # a weight, threshold or similarity beyond this is a typo, not a setting
+RECENCY_LIMIT_SECONDS = 1e12  # the recency time scale (the paper's is 1e7 s)
+
+
+def space_parameters(values: dict) -> dict:
+    """New parameters of a space, checked: known names only; capacities whole numbers of at least 1;
+    the recency time scale more than 0 (heat divides by it) and at most 1e12 s; weights, thresholds and
+    the merge similarity finite and within ±1e6; a known eviction policy. Raises InvalidParameter naming
+    the first bad one."""
+    checked = {}
+    for name, value in values.items():
+        if name not in SPACE_PARAMETERS:
+            raise InvalidParameter(name, "is not a parameter of a memory space")
+        if name == "eviction_policy":
+            if value not in MemorySpace.Eviction.values:
+                raise InvalidParameter(name, f"must be one of {', '.join(MemorySpace.Eviction.values)}")
+        elif name in CAPACITIES:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameter(name, "must be a whole number, at least 1")
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise InvalidParameter(name, "must be a number")
+            if name == "recency_mu_seconds":
+                if not 0 < value <= RECENCY_LIMIT_SECONDS:
+                    raise InvalidParameter(name, f"must be more than 0 and at most {RECENCY_LIMIT_SECONDS:g}")
+            elif abs(value) > PARAMETER_LIMIT:
+                raise InvalidParameter(name, f"is out of range (at most {PARAMETER_LIMIT:g} either way)")
+            value = float(value)
+        checked[name] = value
+    return checked

@@ -43,6 +43,22 @@ class Assistant(models.Model):
         return self.external_id
 
 
+# What may be tuned on each space (inputs.space_parameters checks new values, spaces.space_parameters_set
+# writes them); the rest of a space's row is the engine's state.
+SPACE_PARAMETERS = (
+    "stm_capacity",
+    "mtm_capacity",
+    "knowledge_capacity",
+    "merge_theta",
+    "heat_threshold",
+    "heat_alpha",
+    "heat_beta",
+    "heat_gamma",
+    "recency_mu_seconds",
+    "eviction_policy",
+)
+
+
 class MemorySpace(models.Model):
     class Eviction(models.TextChoices):
         HEAT = "heat", "lowest heat (paper)"

@@ -5,8 +5,9 @@ import asyncio
 
 import pytest
 
+from memory_engine import inputs
 from memory_engine.engine import long_term
-from memory_engine.errors import MemoryInputError
+from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.models import LongTermEntry, Page
 from tests.api_helpers import SPACE, client_for
 from tests.test_mcp import stdio_session
@@ -156,3 +157,29 @@ def test_a_deeply_nested_body_is_refused_not_a_server_error(memory, alice_space)
     answer = api.post(SPACE.format(user="alice") + "turns/", nested, content_type="application/json")
     assert answer.status_code == 400, answer.content[:200]
     assert Page.objects.filter(space=alice_space).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("values", "says"),
+    [
+        ({"stm_capacity": True}, "stm_capacity must be a whole number"),
+        ({"mtm_capacity": 2.5}, "mtm_capacity must be a whole number"),
+        ({"heat_alpha": float("nan")}, "heat_alpha must be a number"),
+        ({"heat_beta": float("inf")}, "heat_beta must be a number"),
+        ({"heat_gamma": "1"}, "heat_gamma must be a number"),
+        ({"recency_mu_seconds": -5.0}, "recency_mu_seconds must be more than 0"),
+        ({"eviction_policy": "random"}, "eviction_policy must be one of heat, lfu"),
+        ({"last_seq": 0}, "last_seq is not a parameter"),
+    ],
+)
+def test_space_parameters_are_refused_by_name_and_reason(values, says):
+    with pytest.raises(InvalidParameter, match=says):
+        inputs.space_parameters(values)
+
+
+def test_space_parameters_come_back_as_stored():
+    assert inputs.space_parameters({"heat_alpha": 2, "stm_capacity": 3, "recency_mu_seconds": 1e7}) == {
+        "heat_alpha": 2.0,
+        "stm_capacity": 3,
+        "recency_mu_seconds": 1e7,
+    }

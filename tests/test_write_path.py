@@ -4,8 +4,11 @@ ranks. The admin's page and session edits used to save the row and leave the ind
 import pytest
 from django.urls import reverse
 
+from memory_engine.engine import long_term
 from memory_engine.engine.retriever import retrieve
-from memory_engine.models import MemorySpace, MidTermSession, Page
+from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.store.spaces import space_parameters_set
+from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 ZEPPELIN = "My neighbour keeps an old zeppelin in his barn near Friedrichshafen."
@@ -28,7 +31,8 @@ def talked(memory, alice_space, fake_llm):
 def admin_post(admin_client, name: str, row, **changes):
     url = reverse(f"admin:memory_engine_{name}_change", args=[row.pk])
     form = admin_client.get(url).context["adminform"].form
-    return admin_client.post(url, {field: form.initial.get(field, "") for field in form.fields} | changes)
+    initial = {field: form.initial.get(field) for field in form.fields}
+    return admin_client.post(url, {k: "" if v is None else v for k, v in initial.items()} | changes)
 
 
 def form_errors(response) -> dict:
@@ -93,9 +97,6 @@ def test_turns_and_sessions_are_not_added_or_deleted_one_by_one_in_the_admin(adm
 
 
 def test_the_admin_refuses_an_entry_value_the_engine_refuses_and_changes_nothing(admin_client, memory, talked):
-    from memory_engine.engine import long_term
-    from memory_engine.models import LongTermEntry
-
     entry = long_term.profile_entry_add(space=talked, attribute="occupation", value="nurse", actor="test")
     for value, says in (("nur\x00se", "Null characters are not allowed"), ("v" * 2001, "the limit is 2000")):
         answer = admin_post(
@@ -108,3 +109,46 @@ def test_the_admin_refuses_an_entry_value_the_engine_refuses_and_changes_nothing
         assert answer.status_code == 200 and says in str(form_errors(answer)), form_errors(answer)
     stored = LongTermEntry.objects.get(pk=entry.pk)
     assert (stored.value, stored.versions.count()) == ("nurse", 1)
+
+
+# --- A space's parameters --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "says"),
+    [
+        ({"stm_capacity": 0}, "stm_capacity", "at least 1"),
+        ({"recency_mu_seconds": 0}, "recency_mu_seconds", "more than 0"),  # heat would divide by it
+        ({"heat_alpha": 1e9}, "heat_alpha", "out of range"),
+    ],
+)
+def test_the_admin_and_the_api_refuse_the_same_space_parameters(admin_client, talked, change, field, says):
+    answer = client_for("alice").patch(SPACE.format(user="alice"), change, format="json")
+    assert answer.status_code == 400 and says in str(answer.data[field])
+    form = admin_post(admin_client, "memoryspace", talked, **change)
+    assert form.status_code == 200 and says in str(form_errors(form)[field])
+    assert getattr(MemorySpace.objects.get(pk=talked.pk), field) == getattr(talked, field)
+
+
+def test_a_change_of_parameters_writes_only_them_and_keeps_what_a_turn_wrote_meanwhile(memory, talked):
+    stale = MemorySpace.objects.get(pk=talked.pk)  # read by the request before a chat turn was stored
+    add_turns(memory, [("One more thing about Milo.", "Tell me.")], start=days_ago(0.5))
+    written = MemorySpace.objects.get(pk=talked.pk)
+
+    space_parameters_set(stale, {"heat_alpha": 2.0})
+
+    stored = MemorySpace.objects.get(pk=talked.pk)
+    assert stored.heat_alpha == 2.0
+    assert (stored.last_seq, stored.vector_version) == (written.last_seq, written.vector_version)
+
+
+def test_an_admin_edit_of_a_spaces_parameters_changes_them_and_nothing_else(admin_client, talked):
+    answer = admin_post(admin_client, "memoryspace", talked, heat_threshold="7.5", stm_capacity="3")
+    assert answer.status_code == 302, form_errors(answer)
+    stored = MemorySpace.objects.get(pk=talked.pk)
+    assert (stored.heat_threshold, stored.stm_capacity) == (7.5, 3)
+    assert (stored.user_id, stored.last_seq, stored.vector_version) == (
+        talked.user_id,
+        talked.last_seq,
+        talked.vector_version,
+    )

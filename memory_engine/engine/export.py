@@ -8,23 +8,19 @@ Vectors are left out: they are derived from the text and the model named in each
 from django.db.models import Count, Prefetch, Sum
 from django.db.models.functions import Length
 
-from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
+from memory_engine.models import (
+    SPACE_PARAMETERS,
+    EntryVersion,
+    HeatEvent,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
 from memory_engine.store import index
 
 EXPORT_FORMAT = "memoryos-export-1"
-
-SPACE_PARAMETERS = (
-    "stm_capacity",
-    "mtm_capacity",
-    "knowledge_capacity",
-    "merge_theta",
-    "heat_threshold",
-    "heat_alpha",
-    "heat_beta",
-    "heat_gamma",
-    "recency_mu_seconds",
-    "eviction_policy",
-)
 
 
 def _time(value) -> str | None:

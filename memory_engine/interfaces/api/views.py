@@ -35,7 +35,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
-from memory_engine.store.spaces import owned_user_create, space_delete, user_memory_delete
+from memory_engine.store.spaces import owned_user_create, space_delete, space_parameters_set, user_memory_delete
 
 Kind = LongTermEntry.Kind
 PROFILE = (Kind.PROFILE,)
@@ -142,10 +142,9 @@ class SpaceView(MemoryApiView):
     @extend_schema(request=s.SpaceParametersIn, responses=s.SpaceOut, summary="Change a space's parameters")
     def patch(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id)
-        serializer = s.SpaceParametersIn(space, data=request.data, partial=True)
+        serializer = s.SpaceParametersIn(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        serializer.save()
-        return Response(s.SpaceOut(space).data)
+        return Response(s.SpaceOut(space_parameters_set(space, serializer.validated_data)).data)
 
     @extend_schema(responses={204: None}, summary="Delete all the memory of one space")
     def delete(self, request, user_id, assistant_id):
