@@ -10,12 +10,11 @@ from memory_engine.models import MemorySpace, Page
 from memory_engine.store import index, writes
 from memory_engine.store.embeddings import EmbeddingModelMismatch, from_bytes
 from memory_engine.store.index import dense_index, index_path, read_index_file
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, nothing_extracted
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns
 
 
 @pytest.fixture
-def space(memory, alice_space, fake_llm):
-    fake_llm.responder = nothing_extracted
+def space(memory, alice_space):
     alice_space.stm_capacity = 1
     alice_space.heat_threshold = 1000
     alice_space.save()

@@ -13,7 +13,7 @@ from memory_engine.engine.mid_term import merge_score
 from memory_engine.engine.summaries import split_sentences
 from memory_engine.engine.updater import consolidate, continues_thread, eviction_order
 from memory_engine.models import HeatEvent, MidTermSession, Page
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, nothing_extracted
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago
 
 TRAVEL_TALK = [
     ("I'm flying to Lisbon in June for a conference.", "Lisbon in June is lovely; try the pastel de nata."),
@@ -22,8 +22,7 @@ TRAVEL_TALK = [
 
 
 @pytest.fixture
-def small_space(alice_space, fake_llm):
-    fake_llm.responder = nothing_extracted
+def small_space(alice_space):
     alice_space.stm_capacity = 1
     alice_space.heat_threshold = 1000  # no promotion in these tests unless they lower it
     alice_space.save()

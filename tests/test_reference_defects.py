@@ -49,9 +49,8 @@ def test_storing_a_turn_costs_the_same_however_long_the_history(memory, alice_sp
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "indexes").rglob("*")} == files_before
 
 
-def test_continuity_and_the_thread_summary_survive_a_restart(memory, alice_space, fake_llm):
+def test_continuity_and_the_thread_summary_survive_a_restart(memory, alice_space):
     """Reference: the continuity pointer lived in process memory and was lost on restart."""
-    fake_llm.responder = nothing_extracted
     alice_space.stm_capacity = 1
     alice_space.heat_threshold = 1000
     alice_space.save()

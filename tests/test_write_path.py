@@ -9,18 +9,17 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.store.spaces import space_parameters_set
 from tests.api_helpers import SPACE, client_for
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, nothing_extracted
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago
 
 ZEPPELIN = "My neighbour keeps an old zeppelin in his barn near Friedrichshafen."
 
 
 @pytest.fixture
-def talked(memory, alice_space, fake_llm):
+def talked(memory, alice_space):
     """Two conversations, days apart, past short-term memory: pages and sessions in mid-term."""
     alice_space.stm_capacity = 2
     alice_space.heat_threshold = 1000.0  # nothing is promoted: no LLM needed
     alice_space.save()
-    fake_llm.responder = nothing_extracted
     add_turns(memory, CAT_TALK, start=days_ago(5))
     add_turns(memory, COOKING_TALK, start=days_ago(1))
     alice_space.refresh_from_db()
