@@ -33,6 +33,11 @@ class InvalidEntry(MemoryInputError):
     """A long-term entry's value or key that cannot be stored."""
 
 
+class EntryNotActive(InvalidEntry):
+    """An edit of an entry that is no longer active (deleted, superseded or evicted, perhaps a moment
+    ago by someone else): a conflict with its state, 409 over HTTP. Revert it from its history first."""
+
+
 class InvalidParameter(MemoryInputError):
     """A space parameter out of its range; `field` names it, `reason` says why."""
 

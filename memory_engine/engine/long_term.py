@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.engine.profile_attributes import EXAMPLES, PROFILE_ATTRIBUTES, is_multi_valued
-from memory_engine.errors import InvalidEntry
+from memory_engine.errors import EntryNotActive, InvalidEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
 from memory_engine.store.keywords import content_tokens, extract_keywords
@@ -371,15 +371,15 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
     """Change an active entry's value, re-embed a knowledge entry, and record the version.
 
     Retrieval sees the change at once (the entry's vector version moves). Editing to the same value
-    records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses or an entry
-    that is not active.
+    records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses, and
+    EntryNotActive for an entry that is not active, also when it was deleted after the caller read it.
     """
     value = inputs.entry_value(value)
-    if entry.status != Status.ACTIVE:
-        raise InvalidEntry(f"entry {entry.pk} is {entry.status}, not active")
+    _check_active(entry)
     vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
     with space_write(entry.space_id) as write:
         entry.refresh_from_db()
+        _check_active(entry)  # as it is now, under the lock: not as the caller read it
         if entry.value == value:
             return entry
         before = entry.value
@@ -390,6 +390,11 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
         entry.save()
         _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
     return entry
+
+
+def _check_active(entry: LongTermEntry) -> None:
+    if entry.status != Status.ACTIVE:
+        raise EntryNotActive(f"entry {entry.pk} is {entry.status}, not active: revert it from its history first")
 
 
 def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN) -> LongTermEntry:
