@@ -6,6 +6,7 @@ working tokens. A request carries it as `Authorization: Bearer <secret>` (or `To
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -33,13 +34,20 @@ def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
+# How precisely a token's last use is recorded: a busy client writes the row once a minute, not on
+# every request.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
 def token_for_secret(secret: str) -> ApiToken | None:
-    """The live token with this secret (its memory user loaded), or None; marks it used."""
+    """The live token with this secret (its memory user loaded), or None; marks it used (to the minute)."""
     token = (
         ApiToken.objects.select_related("memory_user").filter(key_hash=_hash(secret), revoked_at__isnull=True).first()
     )
     if token is not None:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
 
 
