@@ -17,6 +17,28 @@ class UnknownAssistant(MemoryInputError):
         self.assistant_id = assistant_id
 
 
+class UserHeldByAccount(MemoryInputError):
+    """An operator door (a command, the library, MCP over stdio) asked for a memory user that a
+    playground account holds. It is never adopted silently: an operator who means to take it over runs
+    `manage.py api_token create ID --take-over`, which is recorded (models.OwnerChange)."""
+
+    def __init__(self, user_id: str, account: str) -> None:
+        super().__init__(
+            f"user id {user_id!r} belongs to the playground account {account!r}; an operator who means to "
+            f"take it over runs `manage.py api_token create {user_id} --take-over`"
+        )
+        self.user_id = user_id
+        self.account = account
+
+
+class UserIdTaken(MemoryInputError):
+    """An account asked to create a memory user it already has (or that an account it replaced has)."""
+
+    def __init__(self, user_id: str) -> None:
+        super().__init__(f"user id {user_id!r} is taken")
+        self.user_id = user_id
+
+
 class InvalidTurn(MemoryInputError):
     """A turn that is empty, too long, or not valid text."""
 

@@ -18,9 +18,18 @@ external_id_validator = RegexValidator(
     "Use 1-100 letters, digits, '_', '.', '@' or '-'.",
 )
 
+# Memory-user ids come in two namespaces that cannot meet. The operator's (commands, the library, MCP
+# over stdio) are plain ids; a playground account's are `<username>:<name>` (spaces.account_user_id).
+# An operator id never contains ':', so no account can take an id before the operator uses it.
+ACCOUNT_SEPARATOR = ":"
+memory_user_id_validator = RegexValidator(
+    r"^([A-Za-z0-9_.@+-]{1,150}:)?[A-Za-z0-9_.@-]{1,100}$",
+    "Use 1-100 letters, digits, '_', '.', '@' or '-', after an account's 'username:'.",
+)
+
 
 class MemoryUser(models.Model):
-    external_id = models.CharField(max_length=100, unique=True, validators=[external_id_validator])
+    external_id = models.CharField(max_length=255, unique=True, validators=[memory_user_id_validator])
     display_name = models.CharField(max_length=200, blank=True)
     # The playground account that may see this memory through the API and the chat page; a memory
     # user made by the library or a command has none, and only API tokens made for it can reach it.
@@ -31,6 +40,22 @@ class MemoryUser(models.Model):
 
     def __str__(self) -> str:
         return self.external_id
+
+
+class OwnerChange(models.Model):
+    """A memory user an operator took over from a playground account (`api_token create ID
+    --take-over`): who held it, who holds it now, who did it and when. Never adopted silently."""
+
+    user = models.ForeignKey(MemoryUser, on_delete=models.CASCADE, related_name="owner_changes")
+    previous_owner = models.CharField(max_length=150, blank=True, help_text="The account's username then.")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    by = models.CharField(max_length=200)
+    at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} taken from {self.previous_owner or 'nobody'} by {self.by}"
 
 
 class Assistant(models.Model):

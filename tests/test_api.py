@@ -131,12 +131,15 @@ def test_a_playground_account_sees_the_memory_users_it_owns_and_may_create_them(
     client = APIClient()
     client.force_authenticate(account)
     assert client.get("/api/v1/users/").data["results"] == []
-    made = client.post("/api/v1/users/", {"user_id": "carla-demo", "display_name": "Carla"}, format="json")
-    assert made.status_code == 201 and made.data["user_id"] == "carla-demo"
-    assert [u["user_id"] for u in client.get("/api/v1/users/").data["results"]] == ["carla-demo"]
+    made = client.post("/api/v1/users/", {"user_id": "demo", "display_name": "Carla"}, format="json")
+    assert made.status_code == 201 and made.data["user_id"] == "carla:demo"  # in the account's namespace
+    assert [u["user_id"] for u in client.get("/api/v1/users/").data["results"]] == ["carla:demo"]
     assert client.get("/api/v1/users/alice/").status_code == 404
-    taken = client.post("/api/v1/users/", {"user_id": "alice"}, format="json")
-    assert taken.status_code == 400 and "user_id" in taken.data
+    again = client.post("/api/v1/users/", {"user_id": "carla:demo"}, format="json")
+    assert again.status_code == 400 and "taken" in again.data["user_id"][0]
+    turn = {"user_input": "Hi.", "agent_response": "Hello."}
+    sent = client.post("/api/v1/users/carla:demo/spaces/helper/turns/", turn, format="json")
+    assert sent.status_code == 201
 
 
 def test_a_signed_in_session_must_send_the_csrf_token_and_without_it_nothing_is_stored(memory, alice_space):

@@ -79,13 +79,16 @@ def test_an_account_starts_a_space_and_only_its_owner_opens_its_chat_page(client
     ann = django_user_model.objects.create_user("ann", password="pw-ann-12345")
     ben = django_user_model.objects.create_user("ben", password="pw-ben-12345")
     client.force_login(ann)
-    made = client.post(reverse("space-create"), {"user_id": "ann-demo", "display_name": "Ann", "assistant_id": "tutor"})
-    assert made.status_code == 302 and made["Location"] == reverse("chat", args=["ann-demo", "tutor"])
+    made = client.post(reverse("space-create"), {"user_id": "demo", "display_name": "Ann", "assistant_id": "tutor"})
+    assert made.status_code == 302 and made["Location"] == reverse("chat", args=["ann:demo", "tutor"])
     assert client.get(made["Location"]).status_code == 200
-    taken = client.post(reverse("space-create"), {"user_id": "alice", "assistant_id": "helper"}, follow=True)
-    assert "is taken" in taken.content.decode()
+    own = client.post(reverse("space-create"), {"user_id": "alice", "assistant_id": "helper"})
+    assert own["Location"] == reverse("chat", args=["ann:alice", "helper"])  # not the operator's alice
+    assert MemoryUser.objects.get(external_id="alice").owner is None
+    bad = client.post(reverse("space-create"), {"user_id": "a b", "assistant_id": "helper"}, follow=True)
+    assert "is not valid" in bad.content.decode()
     client.force_login(ben)
-    assert client.get(reverse("chat", args=["ann-demo", "tutor"])).status_code == 404
+    assert client.get(reverse("chat", args=["ann:demo", "tutor"])).status_code == 404
 
 
 @pytest.mark.parametrize(

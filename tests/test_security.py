@@ -1,14 +1,19 @@
 """Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
-from memory_engine.errors import EntryNotActive
-from memory_engine.models import ApiToken, LongTermEntry
+from memory_engine.errors import EntryNotActive, UserHeldByAccount
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.models import ApiToken, LongTermEntry, MemoryUser, OwnerChange
 from tests.api_helpers import SPACE, client_for
 
 
@@ -55,3 +60,64 @@ def test_a_token_in_steady_use_writes_its_last_use_once_a_minute(memory):
     assert ApiToken.objects.get(pk=token.pk).last_used_at == first
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=first - timedelta(minutes=2))
     assert writes_of_the_token_row() == 1  # a minute on: recorded again
+
+
+# --- Ownership of memory-user ids ----------------------------------------------------------------------
+
+
+def _account_client(username: str):
+    account = get_user_model().objects.create_user(username, password=f"pw-{username}-12345")
+    client = APIClient()
+    client.force_authenticate(account)
+    return account, client
+
+
+def test_an_account_cannot_claim_an_id_the_operator_will_use(memory):
+    _, mallory = _account_client("mallory")
+    made = mallory.post("/api/v1/users/", {"user_id": "carol"}, format="json")
+    assert made.status_code == 201
+    call_command("api_token", "create", "carol", stdout=StringIO(), stderr=StringIO())
+    carol = MemoryUser.objects.get(external_id="carol")
+    assert carol.owner is None  # the operator's carol, not the account's
+    memory.create_assistant("helper")
+    memory.add_memory(user_id="carol", assistant_id="helper", user_input="My PIN is 4411.", agent_response="Ok.")
+    seen = [u["user_id"] for u in mallory.get("/api/v1/users/").data["results"]]
+    assert "carol" not in seen
+    assert mallory.get("/api/v1/users/carol/export/").status_code == 404
+
+
+def test_two_accounts_may_each_name_a_memory_user_the_same(memory):
+    _, ann = _account_client("ann")
+    _, bo = _account_client("bo")
+    first = ann.post("/api/v1/users/", {"user_id": "me"}, format="json")
+    second = bo.post("/api/v1/users/", {"user_id": "me"}, format="json")
+    assert first.status_code == second.status_code == 201
+    assert first.data["user_id"] != second.data["user_id"]
+    assert [u["user_id"] for u in ann.get("/api/v1/users/").data["results"]] == [first.data["user_id"]]
+    again = ann.post("/api/v1/users/", {"user_id": "me"}, format="json")
+    assert again.status_code == 400 and "user_id" in again.data
+
+
+@pytest.fixture
+def squatted(memory):
+    """An id an account took before ids were namespaced: a row that an upgrade leaves as it was."""
+    account = get_user_model().objects.create_user("mallory", password="pw-mallory-12345")
+    return MemoryUser.objects.create(external_id="carol", owner=account)
+
+
+def test_the_operator_is_told_that_an_id_belongs_to_an_account_and_nothing_is_issued(squatted):
+    with pytest.raises(CommandError, match="mallory"):
+        call_command("api_token", "create", "carol", stdout=StringIO(), stderr=StringIO())
+    assert not ApiToken.objects.filter(memory_user=squatted).exists()
+    with pytest.raises(UserHeldByAccount, match="mallory"):
+        MemoryOS().create_user("carol")
+
+
+def test_an_operator_who_means_it_takes_an_id_over_and_that_is_recorded(squatted):
+    out = StringIO()
+    call_command("api_token", "create", "carol", "--take-over", stdout=out, stderr=StringIO())
+    squatted.refresh_from_db()
+    assert squatted.owner is None
+    assert ApiToken.objects.filter(memory_user=squatted).count() == 1
+    change = OwnerChange.objects.get(user=squatted)
+    assert change.previous_owner == "mallory" and change.owner is None and "api_token" in change.by

@@ -29,6 +29,7 @@ from memory_engine.models import (
     MemorySpace,
     MemoryUser,
     MidTermSession,
+    OwnerChange,
     Page,
 )
 from memory_engine.store.spaces import space_delete, space_parameters_set, user_memory_delete
@@ -36,16 +37,34 @@ from memory_engine.store.spaces import space_delete, space_parameters_set, user_
 Cause = EntryVersion.Cause
 
 
+class OwnerChangeInline(admin.TabularInline):
+    model = OwnerChange
+    fields = readonly_fields = ["at", "previous_owner", "owner", "by"]
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(MemoryUser)
 class MemoryUserAdmin(admin.ModelAdmin):
     """Deleting a memory user (after Django's confirmation page, which lists what goes) removes all of
-    its memory through the engine: every space's rows, history, heat timeline, runs and index files."""
+    its memory through the engine: every space's rows, history, heat timeline, runs and index files.
+
+    The id and the owner are read-only: memory users are made by accounts (in their namespace), by
+    commands and by the library, and an operator takes one over with `api_token create --take-over`,
+    which is recorded (the owner changes below)."""
 
     list_display = ["external_id", "display_name", "owner", "created_at"]
     search_fields = ["external_id", "display_name"]
     list_select_related = ["owner"]
     actions = ["export_json"]
-    readonly_fields = ["memory"]
+    readonly_fields = ["external_id", "owner", "memory"]
+    inlines = [OwnerChangeInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
 
     @admin.display(description="memory, tier by tier")
     def memory(self, user):

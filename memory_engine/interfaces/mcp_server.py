@@ -85,12 +85,16 @@ async def _run(fn, *args, **kwargs):
 
 
 def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
-    if create:
-        user_create(user_id=user_id)
-        assistant_create(assistant_id=assistant_id)
-    elif not MemoryUser.objects.filter(external_id=user_id).exists():
+    """The space of the user with the assistant. With `create`, an operator user new to the database
+    (stdio) and the assistant are made; a token's user always exists."""
+    known = MemoryUser.objects.filter(external_id=user_id).exists()
+    if not known and not create:
         raise ToolError(f"no memory for user {user_id!r} yet")
     try:
+        if create:
+            if not known:
+                user_create(user_id=user_id)
+            assistant_create(assistant_id=assistant_id)
         return space_get(user_id=user_id, assistant_id=assistant_id, create=create)
     except MemoryInputError as exc:
         raise ToolError(str(exc)) from None

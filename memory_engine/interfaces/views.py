@@ -49,15 +49,15 @@ def space_create(request):
     user_id = request.POST.get("user_id", "").strip()
     assistant_id = request.POST.get("assistant_id", "").strip() or "helper"
     try:
-        owned_user_create(
+        user = owned_user_create(
             owner=request.user, user_id=user_id, display_name=request.POST.get("display_name", "").strip()
         )
         assistant_create(assistant_id=assistant_id)
-        space_get(user_id=user_id, assistant_id=assistant_id)
+        space_get(user_id=user.external_id, assistant_id=assistant_id)
     except MemoryInputError as exc:
         messages.error(request, str(exc))
         return redirect("home")
-    return redirect("chat", user_id=user_id, assistant_id=assistant_id)
+    return redirect("chat", user_id=user.external_id, assistant_id=assistant_id)
 
 
 @login_required

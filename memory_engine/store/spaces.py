@@ -5,8 +5,15 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from memory_engine import inputs
-from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser
-from memory_engine.models import Assistant, MemorySpace, MemoryUser, external_id_validator
+from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser, UserHeldByAccount, UserIdTaken
+from memory_engine.models import (
+    ACCOUNT_SEPARATOR,
+    Assistant,
+    MemorySpace,
+    MemoryUser,
+    OwnerChange,
+    external_id_validator,
+)
 from memory_engine.store import index
 from memory_engine.store.writes import space_write
 
@@ -21,22 +28,52 @@ def _check_external_id(value: str, what: str) -> None:
 
 
 def user_create(*, user_id: str, display_name: str = "") -> MemoryUser:
-    """Create a user, or return the existing one with that id. Safe to repeat."""
+    """The operator's memory user `user_id` (commands, the library, MCP over stdio), created if new.
+    Safe to repeat. Raises UserHeldByAccount when a playground account holds that id (possible only for
+    rows made before account ids were namespaced): it is never adopted silently."""
     _check_external_id(user_id, "user")
-    user, _ = MemoryUser.objects.get_or_create(external_id=user_id, defaults={"display_name": display_name})
+    user, _ = MemoryUser.objects.select_related("owner").get_or_create(
+        external_id=user_id, defaults={"display_name": display_name}
+    )
+    if user.owner is not None:
+        raise UserHeldByAccount(user_id, user.owner.get_username())
     return user
 
 
-def owned_user_create(*, owner, user_id: str, display_name: str = "") -> MemoryUser:
-    """Create a memory user that a playground account owns (sees through the API and its pages), or
-    return it if that account already owns it. Raises MemoryInputError when the id is taken by memory
-    that is not the account's. Safe to repeat."""
-    _check_external_id(user_id, "user")
+def user_take_over(*, user_id: str, by: str) -> MemoryUser:
+    """Make the memory user `user_id` the operator's, whoever held it, and record who held it
+    (models.OwnerChange). The account loses sight of it; the operator's tokens reach it."""
+    _check_external_id(user_id, "user")  # operator ids only: an account's `name:id` is never taken over
+    with transaction.atomic():
+        user = MemoryUser.objects.select_for_update().filter(external_id=user_id).first()
+        if user is None:
+            raise UnknownUser(user_id)
+        if user.owner_id is not None:
+            OwnerChange.objects.create(user=user, previous_owner=user.owner.get_username(), owner=None, by=by)
+            user.owner = None
+            user.save(update_fields=["owner"])
+    return user
+
+
+def account_user_id(owner, name: str) -> str:
+    """The id of the memory user an account calls `name`: `<username>:<name>` (models.ACCOUNT_SEPARATOR).
+    `name` may already carry the account's own prefix."""
+    prefix = f"{owner.get_username()}{ACCOUNT_SEPARATOR}"
+    name = name.removeprefix(prefix)
+    _check_external_id(name, "user")
+    return prefix + name
+
+
+def owned_user_create(*, owner, user_id: str, display_name: str = "", exist_ok: bool = True) -> MemoryUser:
+    """Create the memory user an account calls `user_id`, in the account's namespace (account_user_id),
+    or return it if the account already has it (UserIdTaken instead when not `exist_ok`). Raises
+    UserIdTaken when the id is held by memory that is not the account's."""
+    full_id = account_user_id(owner, user_id)
     user, created = MemoryUser.objects.get_or_create(
-        external_id=user_id, defaults={"display_name": display_name, "owner": owner}
+        external_id=full_id, defaults={"display_name": display_name, "owner": owner}
     )
-    if not created and user.owner_id != owner.pk:
-        raise MemoryInputError(f"user id {user_id!r} is taken")
+    if not created and (user.owner_id != owner.pk or not exist_ok):
+        raise UserIdTaken(full_id)
     return user
 
 

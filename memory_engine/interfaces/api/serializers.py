@@ -17,7 +17,6 @@ from memory_engine.models import (
     MemoryUser,
     MidTermSession,
     Page,
-    external_id_validator,
 )
 
 
@@ -40,7 +39,8 @@ class EngineTextField(serializers.CharField):
 
 
 class MemoryUserIn(serializers.Serializer):
-    user_id = serializers.CharField(max_length=100, validators=[external_id_validator])
+    # Checked by the engine (spaces.account_user_id), which stores it as `<your username>:<user_id>`.
+    user_id = serializers.CharField(max_length=255, help_text="Stored as `<your username>:<user_id>`.")
     display_name = serializers.CharField(max_length=200, required=False, default="")
 
 

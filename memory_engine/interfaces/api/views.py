@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from memory_engine.engine import long_term
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.retriever import retrieve
+from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
 from memory_engine.interfaces.api.errors import PayloadTooLarge
@@ -31,7 +32,6 @@ from memory_engine.models import (
     ImportJob,
     LongTermEntry,
     MemorySpace,
-    MemoryUser,
     MidTermSession,
     Page,
 )
@@ -107,9 +107,12 @@ class UsersView(MemoryApiView):
         if getattr(request.user, "token", None) is not None:
             raise PermissionDenied("a token acts for its own memory user only; sign in to create users")
         data = self.valid(s.MemoryUserIn)
-        if MemoryUser.objects.filter(external_id=data["user_id"]).exists():  # even if the account owns it
-            raise ValidationError({"user_id": ["this user id is taken"]})
-        user = owned_user_create(owner=request.user, user_id=data["user_id"], display_name=data["display_name"])
+        try:
+            user = owned_user_create(
+                owner=request.user, user_id=data["user_id"], display_name=data["display_name"], exist_ok=False
+            )
+        except MemoryInputError as exc:  # not a valid id, or taken
+            raise ValidationError({"user_id": [str(exc)]}) from None
         return Response(s.MemoryUserOut(user).data, status=status.HTTP_201_CREATED)
 
 

@@ -1,11 +1,13 @@
 """Make, list and revoke API tokens: `manage.py api_token create alice --name my-agent` prints the secret
-once; `api_token list [alice]`; `api_token revoke <prefix>`."""
+once; `api_token list [alice]`; `api_token revoke <prefix>`. An id that a playground account holds is
+refused, unless `--take-over`, which makes it the operator's and is recorded (models.OwnerChange)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
+from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
-from memory_engine.models import ApiToken
-from memory_engine.store.spaces import user_create
+from memory_engine.models import ApiToken, MemoryUser
+from memory_engine.store.spaces import user_create, user_take_over
 
 
 class Command(BaseCommand):
@@ -16,6 +18,11 @@ class Command(BaseCommand):
         create = actions.add_parser("create", help="make a token for a memory user (created if new)")
         create.add_argument("user_id")
         create.add_argument("--name", default="", help="what the token is for")
+        create.add_argument(
+            "--take-over",
+            action="store_true",
+            help="if a playground account holds this id, make it the operator's (recorded); without it, refused",
+        )
         listing = actions.add_parser("list", help="list tokens")
         listing.add_argument("user_id", nargs="?")
         revoke = actions.add_parser("revoke", help="stop a token working")
@@ -24,8 +31,10 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         if action == "create":
             try:
+                if options["take_over"] and MemoryUser.objects.filter(external_id=options["user_id"]).exists():
+                    user_take_over(user_id=options["user_id"], by="manage.py api_token create --take-over")
                 user = user_create(user_id=options["user_id"])
-            except Exception as exc:
+            except MemoryInputError as exc:
                 raise CommandError(str(exc)) from None
             token, secret = token_create(memory_user=user, name=options["name"])
             self.stderr.write(f"token {token.prefix}... for {user.external_id}; the secret is shown only now:")
