@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -188,3 +189,30 @@ class CeleryWorker:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(10)
             self.handle.close()
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def mcp_http_server(env: dict, log_path: Path, assistant: str = "helper"):
+    """`manage.py mcp_server --transport http` in its own process with `env` added to this one's;
+    yields its /mcp URL once it listens, and stops it after."""
+    port = free_port()
+    command = [sys.executable, "manage.py", "mcp_server", "--transport", "http", "--port", str(port)]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [*command, "--assistant", assistant],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until(lambda: port_open(port), timeout=300, what="the MCP HTTP server")
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)

@@ -5,9 +5,6 @@ server over HTTP."""
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
 
 import pytest
@@ -19,7 +16,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
-from tests.processes import ROOT, free_port, wait_until
+from tests.processes import ROOT, mcp_http_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -135,41 +132,11 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
     assert EntryVersion.objects.filter(entry_id=profile_id, cause="api", actor="mcp").exists()
 
 
-def test_over_stdio_without_a_fixed_user_each_call_names_one(alice_memory, server_env):
-    async def work(session):
-        named = result(await session.call_tool("get_user_profile", {"user_id": "alice", "assistant_id": "helper"}))
-        unnamed = await session.call_tool("get_user_profile", {})
-        return named, unnamed
-
-    named, unnamed = asyncio.run(stdio_session(server_env, work=work))
-    assert named["user_profile"] == {"occupation": "nurse"}
-    assert unnamed.is_error and "user_id is required" in unnamed.content[0].text
-
-
 @pytest.fixture
 def http_server(server_env, tmp_path):
     """The server over streamable HTTP in its own process; yields its /mcp URL."""
-    port = free_port()
-    command = [sys.executable, "manage.py", "mcp_server", "--transport", "http", "--port", str(port)]
-    with open(tmp_path / "mcp-http.log", "w") as log:
-        process = subprocess.Popen(
-            [*command, "--assistant", "helper"],
-            cwd=ROOT,
-            env={**os.environ, **server_env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_until(lambda: port_open(port), timeout=300, what="the MCP HTTP server")
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+    with mcp_http_server(server_env, tmp_path / "mcp-http.log") as url:
+        yield url
 
 
 async def http_session(url: str, secret: str | None, work):

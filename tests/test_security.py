@@ -1,8 +1,12 @@
 """Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from io import StringIO
 
+import httpx2
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
@@ -12,9 +16,11 @@ from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, UserHeldByAccount
+from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import ApiToken, LongTermEntry, MemoryUser, OwnerChange
 from tests.api_helpers import SPACE, client_for
+from tests.processes import ROOT, mcp_http_server
 
 
 @pytest.fixture
@@ -121,3 +127,56 @@ def test_an_operator_who_means_it_takes_an_id_over_and_that_is_recorded(squatted
     assert ApiToken.objects.filter(memory_user=squatted).count() == 1
     change = OwnerChange.objects.get(user=squatted)
     assert change.previous_owner == "mallory" and change.owner is None and "api_token" in change.by
+
+
+# --- MCP: the API's limits, and an explicit user over stdio ----------------------------------------------
+
+
+def test_over_stdio_the_server_refuses_to_start_without_a_memory_user(server_env):
+    env = {**os.environ, **server_env, "MEMORYOS_MCP_USER_ID": ""}
+    command = [sys.executable, "manage.py", "mcp_server"]
+    ran = subprocess.run(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    assert ran.returncode != 0 and "--user" in ran.stderr.decode()
+
+
+def _initialize(url: str, secret: str, padding: str = "") -> httpx2.Response:
+    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    if padding:
+        params["_meta"] = {"padding": padding}
+    return httpx2.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+        headers={"Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"},
+        timeout=120,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_a_body_over_the_api_limit_or_nested_too_deep_is_refused(memory, server_env, tmp_path):
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    env = {**server_env, "MEMORYOS_API_MAX_BODY_BYTES": "60000"}
+    with mcp_http_server(env, tmp_path / "mcp.log") as url:
+        assert _initialize(url, secret).status_code == 200
+        assert _initialize(url, secret, padding="x" * 70_000).status_code == 413
+        nested = httpx2.post(
+            url,
+            content="[" * 25_000 + "]" * 25_000,
+            headers={
+                "Authorization": f"Bearer {secret}",
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+            },
+            timeout=120,
+        )
+        assert 400 <= nested.status_code < 500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_the_api_rate_limit_applies_per_token(memory, server_env, tmp_path):
+    _, alice = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    _, bob = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
+    with mcp_http_server({**server_env, "MEMORYOS_API_RATE": "3/min"}, tmp_path / "mcp.log") as url:
+        answers = [_initialize(url, alice) for _ in range(5)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
+        assert int(answers[-1].headers["Retry-After"]) > 0
+        assert _initialize(url, bob).status_code == 200  # another caller has its own count

@@ -6,9 +6,10 @@ knowledge, an entry's history with the turns it came from, and an export of the 
 
 Whose memory a call touches:
 - over stdio (a desktop client starts `manage.py mcp_server`), the user fixed by `--user`
-  (MEMORYOS_MCP_USER_ID), or else the `user_id` each call gives;
-- over streamable HTTP, the memory user of the API token the client sends as `Authorization: Bearer`;
-  a call that names another user is refused.
+  (MEMORYOS_MCP_USER_ID), which the command requires;
+- over streamable HTTP, the memory user of the API token the client sends as `Authorization: Bearer`,
+  with the REST API's body limit and rate (mcp_http.py).
+A call that names another user is refused.
 The assistant is the server's (`--assistant`, MEMORYOS_MCP_ASSISTANT_ID) unless a call names one.
 
 Tools are thin: they resolve the space and call the same services as the REST API.
@@ -40,8 +41,8 @@ ACTOR = "mcp"
 
 @dataclass(frozen=True)
 class Who:
-    """Whose memory the server serves: a fixed user (stdio --user, or the HTTP token's), or any user
-    named per call (stdio without --user); and the default assistant."""
+    """Whose memory the server serves: a fixed user (stdio --user, or the HTTP token's); and the default
+    assistant."""
 
     fixed_user: str | None
     assistant: str
@@ -53,9 +54,7 @@ class Who:
             if asked and asked != fixed:
                 raise ToolError(f"this server serves the memory of {fixed!r} only, not {asked!r}")
             return fixed
-        if not asked:
-            raise ToolError("user_id is required: this server is not fixed to one user")
-        return asked
+        raise ToolError("this server serves no memory user: start it with --user, or send an API token")
 
 
 class ApiTokenVerifier:
@@ -73,7 +72,7 @@ class ApiTokenVerifier:
 # --- Services behind the tools (sync: they use the ORM) ----------------------------------------------
 
 
-async def _run(fn, *args, **kwargs):
+async def run_orm(fn, *args, **kwargs):
     """Run an ORM function off the event loop, on a live database connection (this process lives long:
     a connection the database dropped is replaced, as Django does between requests)."""
 
@@ -200,8 +199,8 @@ def _entry_history(space, entry_id) -> dict:
 
 
 def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None = None) -> MCPServer:
-    """The MCP server for a fixed user (or any user named per call), the given default assistant. With
-    `http_url` (streamable HTTP), every request must carry an API token, whose user it serves."""
+    """The MCP server for a fixed user (stdio) and the given default assistant. With `http_url`
+    (streamable HTTP), every request must carry an API token, whose user it serves."""
     auth = {}
     if http_url:
         auth = {
@@ -217,7 +216,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
     who = Who(fixed_user=user_id, assistant=assistant_id)
 
     def space(user: str | None, assistant: str | None, *, create: bool = False):
-        return _run(_space, who.user(user), assistant or who.assistant, create=create)
+        return run_orm(_space, who.user(user), assistant or who.assistant, create=create)
 
     @server.tool()
     async def add_memory(
@@ -231,7 +230,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         """Store one exchange (what the user said, what the assistant answered) in short-term memory.
         timestamp: ISO 8601, now if left out. meta_data: your own data, kept with the turn."""
         found = await space(user_id, assistant_id, create=True)
-        return await _run(_add_memory, found, user_input, agent_response, timestamp, meta_data)
+        return await run_orm(_add_memory, found, user_input, agent_response, timestamp, meta_data)
 
     @server.tool()
     async def retrieve_memory(
@@ -247,7 +246,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         if not 1 <= max_results <= 100:
             raise ToolError("max_results must be between 1 and 100")
         found = await space(user_id, assistant_id)
-        return await _run(_retrieve_memory, found, query, relationship_with_user, style_hint, max_results)
+        return await run_orm(_retrieve_memory, found, query, relationship_with_user, style_hint, max_results)
 
     @server.tool()
     async def get_user_profile(
@@ -259,7 +258,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         """The user's profile (attribute -> value), and optionally the facts known about the user and
         the assistant's own knowledge."""
         found = await space(user_id, assistant_id)
-        return await _run(_get_user_profile, found, include_knowledge, include_assistant_knowledge)
+        return await run_orm(_get_user_profile, found, include_knowledge, include_assistant_knowledge)
 
     @server.tool()
     async def list_profile_entries(
@@ -267,7 +266,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
     ) -> list[dict]:
         """The profile entries, with ids for editing; status: active, superseded, evicted, deleted or all."""
         found = await space(user_id, assistant_id)
-        return await _run(_list_entries, found, (Kind.PROFILE,), status)
+        return await run_orm(_list_entries, found, (Kind.PROFILE,), status)
 
     @server.tool()
     async def list_knowledge(
@@ -280,7 +279,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
             raise ToolError("kind must be user_knowledge or assistant_knowledge")
         found = await space(user_id, assistant_id)
-        return await _run(_list_entries, found, (kind,), status)
+        return await run_orm(_list_entries, found, (kind,), status)
 
     @server.tool()
     async def edit_profile_entry(
@@ -288,7 +287,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
     ) -> dict:
         """Change a profile entry's value; the old value stays in its history."""
         found = await space(user_id, assistant_id)
-        return await _run(_edit_entry, found, entry_id, (Kind.PROFILE,), value)
+        return await run_orm(_edit_entry, found, entry_id, (Kind.PROFILE,), value)
 
     @server.tool()
     async def edit_knowledge(
@@ -296,26 +295,26 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
     ) -> dict:
         """Change a knowledge entry's text; retrieval sees the new text at once."""
         found = await space(user_id, assistant_id)
-        return await _run(_edit_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE), value)
+        return await run_orm(_edit_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE), value)
 
     @server.tool()
     async def delete_profile_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
         """Delete a profile entry (its history stays)."""
         found = await space(user_id, assistant_id)
-        return await _run(_delete_entry, found, entry_id, (Kind.PROFILE,))
+        return await run_orm(_delete_entry, found, entry_id, (Kind.PROFILE,))
 
     @server.tool()
     async def delete_knowledge(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
         """Delete a knowledge entry (its history stays); retrieval stops finding it at once."""
         found = await space(user_id, assistant_id)
-        return await _run(_delete_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE))
+        return await run_orm(_delete_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE))
 
     @server.tool()
     async def entry_history(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
         """Where an entry came from: every version (who changed it, when, why) and the turns it was
         learnt from."""
         found = await space(user_id, assistant_id)
-        return await _run(_entry_history, found, entry_id)
+        return await run_orm(_entry_history, found, entry_id)
 
     @server.tool()
     async def export_memory(user_id: str | None = None) -> dict:
@@ -328,6 +327,6 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
                 raise ToolError(f"no memory for user {name!r} yet")
             return user_export(user=user)
 
-        return await _run(export)
+        return await run_orm(export)
 
     return server

@@ -1,9 +1,12 @@
-"""Serve the memory to MCP clients: `manage.py mcp_server` (stdio, for a desktop client that starts it)
-or `manage.py mcp_server --transport http --port 8001` (streamable HTTP at /mcp, API token required)."""
+"""Serve the memory to MCP clients: `manage.py mcp_server --user alice` (stdio, for a desktop client that
+starts it; it serves that memory user only) or `manage.py mcp_server --transport http --port 8001`
+(streamable HTTP at /mcp, API token required, with the REST API's body limit and rate)."""
 
+import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from memory_engine.interfaces.mcp_http import http_app
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import external_id_validator
 
@@ -16,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--user",
             default=settings.MCP_USER_ID,
-            help="stdio: serve only this memory user (default MEMORYOS_MCP_USER_ID; empty: each call names one)",
+            help="stdio: the memory user served, required (default MEMORYOS_MCP_USER_ID)",
         )
         parser.add_argument("--assistant", default=settings.MCP_ASSISTANT_ID, help="the default assistant id")
         parser.add_argument("--host", default="127.0.0.1")
@@ -29,10 +32,13 @@ class Command(BaseCommand):
             except Exception as exc:
                 raise CommandError(f"{value!r}: {exc}") from None
         if transport == "stdio":
+            if not user:
+                raise CommandError("over stdio name the memory user to serve: --user ID (or MEMORYOS_MCP_USER_ID)")
             build_server(user_id=user or None, assistant_id=assistant).run("stdio")
             return
         if user:
             raise CommandError("over HTTP the user is the API token's; --user applies to stdio only")
         url = f"http://{host}:{port}"
         self.stderr.write(f"MCP server at {url}/mcp (send an API token as Authorization: Bearer)")
-        build_server(user_id=None, assistant_id=assistant, http_url=url).run("streamable-http", host=host, port=port)
+        server = build_server(user_id=None, assistant_id=assistant, http_url=url)
+        uvicorn.run(http_app(server, host=host), host=host, port=port, log_level="warning")
