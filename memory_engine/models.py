@@ -383,9 +383,25 @@ class ImportJob(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The last sign of work on the job (made, sent, started, a turn stored); empty when its message
+    # could not be sent. The workers' sweep sends an unfinished job again when this is empty or old
+    # (jobs/imports.imports_stalled): its worker died, or the broker was down.
+    touched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
 
     def __str__(self) -> str:
         return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"
+
+
+class ImportedTurn(models.Model):
+    """Turn `number` of an import job is stored: written in the transaction that stores its page, under a
+    unique key, so two workers (or a redelivered message) running one job store each turn once."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="stored_turns")
+    number = models.PositiveIntegerField(help_text="The turn's place in the job, from 0.")
+    page = models.ForeignKey(Page, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "number"], name="import_turn_stored_once")]

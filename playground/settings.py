@@ -249,6 +249,8 @@ MEMORYOS = {
     # process that stored the turn consolidates right away (no worker needed, slower requests).
     "CONSOLIDATION": envchoice("MEMORYOS_CONSOLIDATION", "celery", ("celery", "inline")),
     "CONSOLIDATION_LEASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_LEASE_SECONDS", 300.0),
+    # An unfinished import untouched this long is sent again by the sweep (its worker died).
+    "IMPORT_STALL_SECONDS": envfloat("MEMORYOS_IMPORT_STALL_SECONDS", 600.0),
     "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),
     "CONSOLIDATION_RETRY_BASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS", 10.0),
     "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),

@@ -6,7 +6,7 @@ from django.core.cache import cache
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.imports import import_run, locomo_turns, transcript_turns
-from memory_engine.models import ImportJob, Page
+from memory_engine.models import ImportedTurn, ImportJob, Page
 from tests.api_helpers import client_for
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
@@ -71,6 +71,7 @@ def test_an_interrupted_import_goes_on_from_where_it_stopped(memory, alice_space
     job.status, job.done = "running", 2  # as if a worker died after the second turn, and delivered again
     job.save()
     Page.objects.filter(space=alice_space, seq=3).delete()
+    ImportedTurn.objects.filter(job=job, number=2).delete()
     import_run(job.pk)
     assert list(Page.objects.filter(space=alice_space).values_list("user_input", flat=True).order_by("seq")) == [
         u for u, _ in CAT_TALK

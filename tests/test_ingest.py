@@ -59,5 +59,5 @@ def test_a_failed_promotion_waits_out_the_cooldown_unless_the_ingestion_retries_
 def test_a_bad_turn_stores_nothing_and_leaves_the_counters_alone(hot_space, fake_llm):
     counters = IngestCounters()
     with pytest.raises(InvalidTurn, match="empty"):
-        ingest_turn(hot_space, TurnIn("", "", days_ago(1)), counters, with_store=lambda: None)
+        ingest_turn(hot_space, TurnIn("", "", days_ago(1)), counters, with_store=lambda page: None)
     assert not Page.objects.exists() and counters.turns == 0 and counters.store_ms == []

@@ -1,8 +1,10 @@
 """Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
 
 import os
+import re
 import subprocess
 import sys
+import threading
 from datetime import timedelta
 from io import StringIO
 
@@ -18,9 +20,13 @@ from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, UserHeldByAccount
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.models import ApiToken, LongTermEntry, MemoryUser, OwnerChange
+from memory_engine.jobs.imports import import_create
+from memory_engine.jobs.tasks import run_import, send
+from memory_engine.models import ApiToken, ImportJob, LongTermEntry, MemoryUser, OwnerChange, Page
 from tests.api_helpers import SPACE, client_for
-from tests.processes import ROOT, mcp_http_server
+from tests.fake_llm_server import held, reply
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, extraction, nothing_extracted
+from tests.processes import ROOT, mcp_http_server, wait_for
 
 
 @pytest.fixture
@@ -180,3 +186,85 @@ def test_over_http_the_api_rate_limit_applies_per_token(memory, server_env, tmp_
         assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
         assert int(answers[-1].headers["Retry-After"]) > 0
         assert _initialize(url, bob).status_code == 200  # another caller has its own count
+
+
+# --- Imports: each turn stored once, never stuck ----------------------------------------------------
+
+
+def _transcript(count: int) -> list[dict]:
+    talk = CAT_TALK + COOKING_TALK
+    return [
+        {"user_input": talk[i % len(talk)][0], "agent_response": f"({i}) {talk[i % len(talk)][1]}"}
+        for i in range(count)
+    ]
+
+
+def _import_runs_ended(*workers) -> int:
+    logs = "".join(w.log.read_text() for w in workers)
+    return len(re.findall(r"run_import\[[^\]]+\] (?:succeeded|raised|failed)", logs))
+
+
+def _import_progress():
+    return tuple(ImportJob.objects.values_list("status", "done")), Page.objects.count()
+
+
+def _extraction_calls(fake_llm) -> int:
+    return sum("response_format" in r for r in list(fake_llm.requests))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_running_one_import_at_once_store_each_turn_once(memory, hot_space, fake_llm, start_worker):
+    gate = threading.Event()
+    fake_llm.responder = lambda request: held(gate, extraction()) if "response_format" in request else reply("Hi")
+    patient = {"MEMORYOS_LLM_TIMEOUT_SECONDS": "600", "MEMORYOS_CONSOLIDATION_LEASE_SECONDS": "600"}
+    first, second = start_worker("w1", **patient), start_worker("w2", **patient)
+    job = import_create(space=hot_space, turns=_transcript(12), source="t")
+    send(run_import, [job.pk], {})
+    # The first worker stops in a promotion's LLM call, the job part done. The same job is delivered
+    # again (as after a visibility timeout), and the second worker runs it to the end meanwhile.
+    wait_for(lambda: _extraction_calls(fake_llm), progress=_import_progress, what="the first worker's LLM call")
+    send(run_import, [job.pk], {})
+    wait_for(
+        lambda: ImportJob.objects.get(pk=job.pk).status == "succeeded",
+        progress=_import_progress,
+        what="the second delivery to finish the job",
+    )
+    gate.set()
+    wait_for(lambda: _import_runs_ended(first, second) == 2, progress=_import_progress, what="both runs to end")
+    stored = list(Page.objects.filter(space=hot_space).order_by("seq").values_list("agent_response", flat=True))
+    assert stored == [t["agent_response"] for t in job.turns]
+    assert ImportJob.objects.get(pk=job.pk).done == 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_started_while_the_broker_is_down_runs_when_it_is_back(
+    memory, alice_space, fake_llm, broker, start_worker
+):
+    fake_llm.responder = nothing_extracted
+    broker.stop()
+    answer = client_for("alice").post(
+        SPACE.format(user="alice") + "imports/", {"transcript": _transcript(4)}, format="json"
+    )
+    assert answer.status_code == 202 and answer.data["status"] == "queued"
+    broker.start()
+    start_worker()  # its start-up sweep finds the job that could not be sent
+    wait_for(
+        lambda: ImportJob.objects.get(pk=answer.data["id"]).status == "succeeded",
+        progress=_import_progress,
+        what="the import to run once the broker is back",
+    )
+    assert Page.objects.filter(space=alice_space).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_whose_worker_died_is_taken_up_by_the_sweep(memory, alice_space, fake_llm, broker, start_worker):
+    fake_llm.responder = nothing_extracted
+    job = import_create(space=alice_space, turns=_transcript(3), source="t")
+    ImportJob.objects.filter(pk=job.pk).update(status="running")  # a worker took it, then died
+    start_worker(MEMORYOS_IMPORT_STALL_SECONDS="1", MEMORYOS_SWEEP_SECONDS="2")
+    wait_for(
+        lambda: ImportJob.objects.get(pk=job.pk).status == "succeeded",
+        progress=_import_progress,
+        what="the sweep to take the import up",
+    )
+    assert Page.objects.filter(space=alice_space).count() == 3

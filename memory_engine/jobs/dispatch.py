@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from memory_engine.jobs.consolidation import run_consolidation
-from memory_engine.jobs.imports import import_create, import_fail, import_run
+from memory_engine.jobs.imports import import_create, import_run, import_unsent
 from memory_engine.jobs.tasks import consolidate_space, run_import, send
 from memory_engine.models import ImportJob, MemorySpace
 
@@ -58,13 +58,14 @@ def request_retry(space: MemorySpace) -> None:
 
 
 def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
-    """Record the import and have it run; inline, the job is finished on return."""
+    """Record the import and have it run; inline, the job is finished on return. With the broker down
+    the job waits, queued, and the workers' sweep sends it once the broker is back."""
     job = import_create(space=space, turns=turns, source=source)
     dispatch(
         here=lambda: import_run(job.pk),
         task=run_import,
         args=[job.pk],
-        unqueued=lambda: import_fail(job.pk, "the job queue could not be reached; start the import again"),
+        unqueued=lambda: import_unsent(job.pk),
     )
     if inline():
         job.refresh_from_db()

@@ -2,17 +2,19 @@
 turn (jobs.ingest), so the tiers fill as they would in a chat; an ImportJob row records the progress.
 A worker does it (or the calling process, when MEMORYOS_CONSOLIDATION is "inline")."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 
-from django.db.models import F
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.models import ImportJob, MemorySpace
+from memory_engine.models import ImportedTurn, ImportJob, MemorySpace, Page
 
 MAX_TURNS = 5000
 
@@ -61,27 +63,48 @@ def locomo_turns(sample_id: str) -> list[dict]:
 def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
     """Record an import of `turns` (already checked) into the space; `jobs.dispatch.import_start` has it
     run."""
-    return ImportJob.objects.create(space=space, source=source[:200], turns=turns, total=len(turns))
+    return ImportJob.objects.create(
+        space=space, source=source[:200], turns=turns, total=len(turns), touched_at=timezone.now()
+    )
+
+
+class TurnStoredBefore(Exception):
+    """This turn of the job is already stored (by another worker, or an earlier delivery)."""
+
+
+def _mark_stored(job: ImportJob, number: int, page: Page) -> None:
+    """Record turn `number` of the job as stored, in the transaction storing its page; if it was already
+    (the unique key says so), raise TurnStoredBefore, which rolls the page back."""
+    try:
+        with transaction.atomic():
+            ImportedTurn.objects.create(job=job, number=number, page=page)
+    except IntegrityError:
+        raise TurnStoredBefore from None
+    ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, touched_at=timezone.now())
 
 
 def import_run(job_id: int) -> None:
     """Store the job's remaining turns one by one, consolidating after each and counting progress.
-    Safe to repeat: a finished job does nothing, an interrupted one goes on from where it stopped."""
+    Safe to repeat and to run twice at once: a finished job does nothing, an interrupted one goes on
+    from where it stopped, and each turn is stored once (ImportedTurn's unique key)."""
     job = ImportJob.objects.select_related("space").filter(pk=job_id).first()
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
         return
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING)
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, touched_at=timezone.now())
     counters = IngestCounters()
-    count_one = lambda: ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1)  # noqa: E731
     try:
-        for turn in job.turns[job.done :]:
+        for number in range(job.done, job.total):
+            turn = job.turns[number]
             when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
-            ingest_turn(
-                job.space,
-                TurnIn(turn["user_input"], turn["agent_response"], when),
-                counters,
-                with_store=count_one,  # the turn and the count together: a retry never stores it twice
-            )
+            try:
+                ingest_turn(
+                    job.space,
+                    TurnIn(turn["user_input"], turn["agent_response"], when),
+                    counters,
+                    with_store=lambda page, number=number: _mark_stored(job, number, page),
+                )
+            except TurnStoredBefore:
+                continue
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise
@@ -93,3 +116,20 @@ def import_fail(job_id: int, error: str) -> None:
     ImportJob.objects.filter(pk=job_id).update(
         status=ImportJob.Status.FAILED, error=error[:4000], finished_at=timezone.now()
     )
+
+
+def import_unsent(job_id: int) -> None:
+    """The job's message could not be sent (the broker is down): the sweep sends it once it is back."""
+    ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(touched_at=None)
+
+
+def imports_stalled() -> list[int]:
+    """Unfinished imports to send again: never sent, or untouched for MEMORYOS_IMPORT_STALL_SECONDS (the
+    worker died, or the message was lost). Each is marked touched, so it is sent once per period; a
+    copy that meets a job still running stores nothing twice."""
+    cutoff = timezone.now() - timedelta(seconds=settings.MEMORYOS["IMPORT_STALL_SECONDS"])
+    unfinished = ImportJob.objects.filter(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
+    stalled = unfinished.filter(Q(touched_at__isnull=True) | Q(touched_at__lt=cutoff))
+    job_ids = list(stalled.values_list("pk", flat=True))
+    ImportJob.objects.filter(pk__in=job_ids).update(touched_at=timezone.now())
+    return job_ids

@@ -63,12 +63,12 @@ def ingest_turn(
     llm: LLM | None = None,
     promotion: bool = True,
     retry_now: bool = False,
-    with_store: Callable[[], object] | None = None,
+    with_store: Callable[[Page], object] | None = None,
 ) -> Page:
     """Store one turn, then consolidate the space here and now, and count both in `counters`.
 
-    `with_store()` runs in the transaction that stores the turn (an import counts its progress there,
-    so a repeated job never stores a turn twice). `promotion=False` makes only the moves that need no
+    `with_store(page)` runs in the transaction that stores the turn (an import records the turn there
+    under a unique key, so a repeated job never stores a turn twice); what it raises rolls the page back. `promotion=False` makes only the moves that need no
     LLM; `llm` replaces the configured one; `retry_now` does not let a failed promotion wait out the
     cooldown (an evaluation whose figures must not depend on how fast the machine is). Raises what
     page_store raises for a bad turn; then nothing is stored.
@@ -83,7 +83,7 @@ def ingest_turn(
             meta=turn.meta,
         )
         if with_store is not None:
-            with_store()
+            with_store(page)
     stored = time.perf_counter()
     _, run = run_consolidation(space.pk, llm=llm, promotion=promotion, retry_now=retry_now)
     done = time.perf_counter()

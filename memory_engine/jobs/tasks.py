@@ -16,7 +16,7 @@ from memory_engine.jobs.consolidation import (
     run_consolidation,
     spaces_with_pending_work,
 )
-from memory_engine.jobs.imports import import_run
+from memory_engine.jobs.imports import import_run, imports_stalled
 from memory_engine.store.embeddings import get_embedder
 
 logger = logging.getLogger(__name__)
@@ -45,9 +45,11 @@ def consolidate_space(self, space_id: int, retry_now: bool = False) -> str:
 def sweep_pending() -> int:
     """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
     messages (lost, broker down, worker killed), except spaces whose last job failed within the
-    cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed. Returns
-    how many spaces were queued."""
+    cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed; imports
+    never sent or left by a dead worker are sent again. Returns how many spaces were queued."""
     close_lost_retries()
+    for job_id in imports_stalled():
+        send(run_import, [job_id], {})
     space_ids = sorted(set(spaces_with_pending_work()) - recently_failed())
     for space_id in space_ids:
         enqueue(space_id)
