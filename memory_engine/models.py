@@ -405,3 +405,6 @@ class ImportedTurn(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["job", "number"], name="import_turn_stored_once")]
+
+    def __str__(self) -> str:
+        return f"turn {self.number} of import {self.job_id}"

@@ -58,9 +58,33 @@ def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
 
 # --- Core -------------------------------------------------------------------------------------
 
-SECRET_KEY = envstr("SECRET_KEY", "dev-only-insecure-key-change-me")
-DEBUG = envbool("DEBUG", True)
+# DEBUG is off unless the development commands (scripts/play, scripts/test) turn it on. Without DEBUG
+# the secret key must come from the environment: a missing key, or one of the known placeholders, stops
+# the process instead of signing sessions with a key anyone can read here.
+DEBUG = envbool("DEBUG", False)
+DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"
+KNOWN_SECRET_KEYS = {DEVELOPMENT_SECRET_KEY, "change-me-in-production", "change-me", "secret"}
+SECRET_KEY = envstr("SECRET_KEY", "") or (DEVELOPMENT_SECRET_KEY if DEBUG else "")
+if not DEBUG and (not SECRET_KEY or SECRET_KEY in KNOWN_SECRET_KEYS):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set to a long random value when DEBUG is off (for development, DEBUG=true); "
+        'make one with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
 ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+
+# --- Behind a TLS proxy (MEMORYOS_HTTPS=true) ----------------------------------------------------
+# The site is served over HTTPS by a proxy that terminates TLS and sets X-Forwarded-Proto: Django then
+# redirects plain HTTP, marks its cookies secure and sends HSTS. Each part can be set on its own.
+HTTPS = envbool("MEMORYOS_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", HTTPS)
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", HTTPS)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", HTTPS)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+CSRF_TRUSTED_ORIGINS = [o for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
     "django.contrib.admin",

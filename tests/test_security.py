@@ -2,6 +2,7 @@
 
 import os
 import re
+import secrets
 import subprocess
 import sys
 import threading
@@ -268,3 +269,34 @@ def test_an_import_whose_worker_died_is_taken_up_by_the_sweep(memory, alice_spac
         what="the sweep to take the import up",
     )
     assert Page.objects.filter(space=alice_space).count() == 3
+
+
+# --- Secure by default -----------------------------------------------------------------------------------
+
+
+def _manage(*args: str, env: dict) -> subprocess.CompletedProcess:
+    """manage.py in its own process with `env` instead of this process's Django settings."""
+    drop = {"DEBUG", "SECRET_KEY", "MEMORYOS_HTTPS", "ALLOWED_HOSTS"}
+    base = {k: v for k, v in os.environ.items() if k not in drop}
+    command = [sys.executable, "manage.py", *args]
+    return subprocess.run(command, cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=300)
+
+
+def test_debug_is_off_by_default_and_then_a_missing_or_known_secret_key_stops_the_process():
+    for key in ("", "dev-only-insecure-key-change-me", "change-me-in-production"):
+        refused = _manage("check", env={"SECRET_KEY": key})
+        assert refused.returncode != 0 and "SECRET_KEY must be set" in refused.stderr, key
+    key = secrets.token_urlsafe(50)
+    shown = _manage(
+        "shell", "-v0", "-c", "from django.conf import settings; print(settings.DEBUG)", env={"SECRET_KEY": key}
+    )
+    assert shown.stdout.strip() == "False", shown.stderr
+
+
+def test_the_documented_production_environment_passes_the_deploy_check_at_warning_level():
+    lines = (ROOT / "docs" / "production.env").read_text().splitlines()
+    env = dict(line.split("=", 1) for line in lines if line.strip() and not line.startswith("#"))
+    assert env["DEBUG"] == "false" and env["SECRET_KEY"] == ""  # the operator fills the key in
+    env["SECRET_KEY"] = secrets.token_urlsafe(50)
+    checked = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert checked.returncode == 0, checked.stderr

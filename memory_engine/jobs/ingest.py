@@ -68,10 +68,11 @@ def ingest_turn(
     """Store one turn, then consolidate the space here and now, and count both in `counters`.
 
     `with_store(page)` runs in the transaction that stores the turn (an import records the turn there
-    under a unique key, so a repeated job never stores a turn twice); what it raises rolls the page back. `promotion=False` makes only the moves that need no
-    LLM; `llm` replaces the configured one; `retry_now` does not let a failed promotion wait out the
-    cooldown (an evaluation whose figures must not depend on how fast the machine is). Raises what
-    page_store raises for a bad turn; then nothing is stored.
+    under a unique key, so a repeated job never stores a turn twice); what it raises rolls the page
+    back. `promotion=False` makes only the moves that need no LLM; `llm` replaces the configured one;
+    `retry_now` does not let a failed promotion wait out the cooldown (an evaluation whose figures must
+    not depend on how fast the machine is). Raises what page_store raises for a bad turn; then nothing
+    is stored.
     """
     began = time.perf_counter()
     with transaction.atomic():
