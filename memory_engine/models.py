@@ -9,6 +9,8 @@ V catches up by reading only the rows with a higher version, through an index on
 without it, catching up after each consolidation read every page of the space. See index.py.
 """
 
+import uuid
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -110,6 +112,9 @@ class MemorySpace(models.Model):
     thread_summary = models.TextField(blank=True, help_text="Running summary of the current thread.")
     vector_version = models.BigIntegerField(default=0)
     embedding_model = models.CharField(max_length=300, blank=True)
+    # Who the space's index files belong to: written into their headers, and a file with another key (a
+    # space of a reset or restored database that had this number) is rebuilt, never read (store/index.py).
+    index_key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     # Consolidation lease: the worker that holds it is the only one consolidating this space.
     consolidation_owner = models.CharField(max_length=100, blank=True)
     consolidation_lease_until = models.DateTimeField(null=True, blank=True)

@@ -3,6 +3,7 @@
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import threading
@@ -10,6 +11,7 @@ from datetime import timedelta
 from io import StringIO
 
 import httpx2
+import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
@@ -24,9 +26,11 @@ from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.imports import import_create
 from memory_engine.jobs.tasks import run_import, send
 from memory_engine.models import ApiToken, ImportJob, LongTermEntry, MemoryUser, OwnerChange, Page
+from memory_engine.store import index
+from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
 from tests.fake_llm_server import held, reply
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, extraction, nothing_extracted
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 from tests.processes import ROOT, mcp_http_server, wait_for
 
 
@@ -300,3 +304,43 @@ def test_the_documented_production_environment_passes_the_deploy_check_at_warnin
     env["SECRET_KEY"] = secrets.token_urlsafe(50)
     checked = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
     assert checked.returncode == 0, checked.stderr
+
+
+# --- Index identity: a file serves only the space that wrote it --------------------------------------
+
+
+def test_an_index_folder_left_from_another_database_is_never_served(memory, alice_space, bob_space):
+    """After a reset or a restore, a space may get the number of an old space whose index folder is still
+    on disk. Here bob's space is given alice's folder, as if it had her number: his retrieval must show
+    his own memory only, never her pages."""
+    for space in (alice_space, bob_space):
+        space.stm_capacity, space.heat_threshold = 1, 1000
+        space.save()
+    add_turns(memory, CAT_TALK, user="alice")
+    add_turns(memory, COOKING_TALK + COOKING_TALK, user="bob")  # more writes: bob's version is higher
+    alice_space.refresh_from_db()
+    bob_space.refresh_from_db()
+    assert bob_space.vector_version >= alice_space.vector_version
+    index.dense_index(alice_space, "pages")  # writes alice's file
+    index.forget_space(bob_space.pk, delete_files=True)
+    shutil.copytree(index.index_dir(alice_space.pk), index.index_dir(bob_space.pk))
+    index.forget_all()  # a fresh process
+    found = memory.retrieve(user_id="bob", assistant_id="helper", query="Milo the cat", count_hits=False)
+    bobs = set(Page.objects.filter(space=bob_space, tier="mid").values_list("pk", flat=True))
+    assert found.pages and {item.id for item in found.pages} <= bobs
+    held = index.dense_index(bob_space, "pages")
+    assert {i for i, _ in held.search(held.faiss.reconstruct(max(bobs)), 100)} == bobs  # all of his, none of hers
+
+
+def test_rows_named_by_an_index_are_loaded_only_from_its_own_space(memory, alice_space, bob_space):
+    """Defence in depth: even an index that held another space's row id could not show that row."""
+    secret = long_term.knowledge_entry_add(
+        space=alice_space, kind="user_knowledge", topic="health", fact="Alice takes insulin daily", actor="test"
+    )
+    long_term.knowledge_entry_add(
+        space=bob_space, kind="user_knowledge", topic="food", fact="Bob likes curry", actor="test"
+    )
+    held = index.dense_index(bob_space, "user_knowledge")
+    held.add([secret.pk], np.vstack([from_bytes(secret.embedding, held.dim)]))
+    found = memory.retrieve(user_id="bob", assistant_id="helper", query="Who takes insulin?", count_hits=False)
+    assert found.user_knowledge and all(item.id != secret.pk for item in found.user_knowledge)

@@ -157,7 +157,7 @@ def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
 
 def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], top: int) -> list[Item]:
     hits = search_dense(space, "sessions", query_vector, top * 4)
-    sessions = MidTermSession.objects.defer("embedding").in_bulk([i for i, _ in hits])
+    sessions = MidTermSession.objects.filter(space=space).defer("embedding").in_bulk([i for i, _ in hits])
     scored = []
     for session_id, cos in hits:
         session = sessions.get(session_id)
@@ -208,7 +208,7 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
     )
     chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
     best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
-    pages = Page.objects.defer("embedding").in_bulk(best)
+    pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
     items = []
     for pid in best:
         page = pages.get(pid)
@@ -242,7 +242,9 @@ def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> l
     wanted = [eid for ranking in rankings for eid, _ in ranking]
     profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
     rows = list(
-        LongTermEntry.objects.filter(profile | Q(pk__in=wanted)).defer("embedding").prefetch_related(_SOURCE_PAGES)
+        LongTermEntry.objects.filter(profile | Q(space=space, pk__in=wanted))
+        .defer("embedding")
+        .prefetch_related(_SOURCE_PAGES)
     )
     by_id = {entry.pk: entry for entry in rows}
     out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
@@ -372,4 +374,4 @@ def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
         sessions_record_hits(space, session_ids, now)
         if entry_ids:
-            LongTermEntry.objects.filter(pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)
+            LongTermEntry.objects.filter(space=space, pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)

@@ -7,8 +7,10 @@ index knows the version it is current to, so bringing it up to date reads only t
     current  -> use it
     behind   -> catch up: re-read rows with a higher version, drop their old vectors, add the live ones
     missing, unreadable, made by another model, or ahead of the database -> rebuild from the database
+    written for another space (its header's key is not this space's index_key) -> rebuild
 
-so a stale or corrupt file is never read as empty memory. Writers bump the version while holding the
+so a stale or corrupt file is never read as empty memory, and a folder left by a reset or restored
+database, whose space had this number, is never read as this space's memory. Writers bump the version while holding the
 space's row lock (writes.lock_space), so versions commit in order and a reader that sees version V sees
 every row up to V.
 
@@ -95,9 +97,10 @@ SPECS = {
 class DenseIndex:
     """Exact inner-product search over L2-normalised vectors; FAISS ids are the rows' primary keys."""
 
-    def __init__(self, dim: int, model: str, version: int = 0, faiss_index=None) -> None:
+    def __init__(self, dim: int, model: str, version: int = 0, faiss_index=None, space_key: str = "") -> None:
         self.dim = dim
         self.model = model
+        self.space_key = space_key  # the index_key of the space whose rows it holds
         self.version = version
         self.saved_version = version if faiss_index is not None else -1
         self.faiss = faiss_index if faiss_index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
@@ -188,8 +191,10 @@ class PageOrder:
 
 @dataclass
 class SpaceIndexes:
-    """The indexes of one space held by this process, and the version they are current to."""
+    """The indexes of one space held by this process (the space with `key`), and the version they are
+    current to."""
 
+    key: str
     dense: dict[str, DenseIndex] = field(default_factory=dict)
     lexical: dict[str, BM25Index] = field(default_factory=dict)
     lexical_version: dict[str, int] = field(default_factory=dict)
@@ -215,6 +220,7 @@ def write_index_file(path: Path, index: DenseIndex) -> None:
     """Write atomically: a reader sees the old file or the new one, never half of one."""
     payload = faiss.serialize_index(index.faiss).tobytes()
     meta = {
+        "space": index.space_key,
         "version": index.version,
         "model": index.model,
         "dim": index.dim,
@@ -252,7 +258,7 @@ def read_index_file(path: Path) -> DenseIndex | None:
         faiss_index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
         if faiss_index.ntotal != meta["count"] or faiss_index.d != meta["dim"]:
             raise ValueError("size does not match its header")
-        return DenseIndex(meta["dim"], meta["model"], int(meta["version"]), faiss_index)
+        return DenseIndex(meta["dim"], meta["model"], int(meta["version"]), faiss_index, meta.get("space", ""))
     except Exception as exc:  # any damage means: rebuild from the database
         logger.warning("index file %s is unreadable (%s); rebuilding from the database", path, exc)
         return None
@@ -324,15 +330,28 @@ def pinned_versions():
 
 
 def _current_version(space: MemorySpace) -> int:
+    """The space's vector version in the database (its model and index key are refreshed with it)."""
     versions = getattr(_pinned, "versions", None)
     if versions is not None and space.pk in versions:
-        version, model = versions[space.pk]
+        version, model, key = versions[space.pk]
     else:
-        version, model = MemorySpace.objects.values_list("vector_version", "embedding_model").get(pk=space.pk)
+        version, model, key = MemorySpace.objects.values_list("vector_version", "embedding_model", "index_key").get(
+            pk=space.pk
+        )
         if versions is not None:
-            versions[space.pk] = (version, model)
-    space.vector_version, space.embedding_model = version, model
+            versions[space.pk] = (version, model, key)
+    space.vector_version, space.embedding_model, space.index_key = version, model, key
     return version
+
+
+def _held(space: MemorySpace) -> SpaceIndexes:
+    """This process's indexes of the space; a new, empty set when those held under its number belong to
+    another space (the database was reset or restored while this process lived)."""
+    key = str(space.index_key)
+    held = _cache.get(space.pk)
+    if held is None or held.key != key:
+        held = _cache[space.pk] = SpaceIndexes(key)
+    return held
 
 
 def dense_index(space: MemorySpace, name: str) -> DenseIndex:
@@ -341,15 +360,18 @@ def dense_index(space: MemorySpace, name: str) -> DenseIndex:
     with _lock:
         version = _current_version(space)
         model = check_embedding_model(space)
-        held = _cache.setdefault(space.pk, SpaceIndexes())
+        held = _held(space)
         index = held.dense.get(name)
         if index is None or index.model != model or index.version > version:
             index = read_index_file(index_path(space.pk, name))
+            if index is not None and index.space_key != held.key:
+                logger.warning("index file %s of space %s was written for another space", name, space.pk)
+                index = None
             if index is not None and (index.model != model or index.version > version):
                 logger.warning("index file %s is from another model or ahead of the database", name)
                 index = None
         if index is None:
-            index = DenseIndex(get_embedder().dim, model, version=-1)
+            index = DenseIndex(get_embedder().dim, model, version=-1, space_key=held.key)
         if index.version < version:
             _catch_up_dense(spec, space, index, version)
         held.dense[name] = index
@@ -363,7 +385,7 @@ def lexical_index(space: MemorySpace, name: str) -> BM25Index:
     spec = SPECS[name]
     with _lock:
         version = _current_version(space)
-        held = _cache.setdefault(space.pk, SpaceIndexes())
+        held = _held(space)
         index = held.lexical.get(name)
         have = held.lexical_version.get(name, -1)
         if index is None or have > version:
