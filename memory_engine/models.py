@@ -364,6 +364,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Stops working then; empty: never.")
 
     def __str__(self) -> str:
         return f"{self.prefix}... for {self.memory_user_id} ({self.name or 'unnamed'})"

@@ -200,6 +200,10 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memory_engine.interfaces.api.errors.exception_handler",
 }
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
+# Sign-in attempts (the playground's page and the admin's): see memory_engine/interfaces/signin.py.
+MEMORYOS_SIGNIN_MAX_FAILURES = envint("MEMORYOS_SIGNIN_MAX_FAILURES", 5)
+MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS = envint("MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS", 50)
+MEMORYOS_SIGNIN_LOCKOUT_SECONDS = envint("MEMORYOS_SIGNIN_LOCKOUT_SECONDS", 900)
 SPECTACULAR_SETTINGS = {
     "TITLE": "MemoryOS Playground API",
     "DESCRIPTION": "Three-tier memory for LLM assistants: turns, retrieval, profile and knowledge with history.",

@@ -1,13 +1,16 @@
 from django.contrib import admin
+from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
 from memory_engine.interfaces import views
+from memory_engine.interfaces.signin import SignInForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("spaces/new/", views.space_create, name="space-create"),
     path("chat/<str:user_id>/<str:assistant_id>/", views.chat, name="chat"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/login/", LoginView.as_view(authentication_form=SignInForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("memory_engine.interfaces.api.urls")),

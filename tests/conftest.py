@@ -2,6 +2,7 @@
 no memory space of his own. Nobody may see anyone else's memory."""
 
 import pytest
+from django.core.cache import cache
 
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.store import index
@@ -25,9 +26,9 @@ NO_LLM = {
 
 @pytest.fixture(autouse=True)
 def _isolated_indexes(settings, tmp_path):
-    """Each test gets its own sidecar folder and starts with no index cached in the process, and no
-    LLM unless it asks for one. Consolidation runs inline unless a test starts a Celery worker
-    (tests/test_celery_worker.py)."""
+    """Each test gets its own sidecar folder and starts with no index cached in the process, no counts
+    in the cache (rate limits, sign-in failures), and no LLM unless it asks for one. Consolidation runs
+    inline unless a test starts a Celery worker (tests/test_celery_worker.py)."""
     settings.MEMORYOS = {
         **settings.MEMORYOS,
         **NO_LLM,
@@ -35,6 +36,7 @@ def _isolated_indexes(settings, tmp_path):
         "CONSOLIDATION": "inline",
     }
     index.forget_all()
+    cache.clear()
     yield
     index.forget_all()
 

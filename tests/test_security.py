@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from datetime import timedelta
 from io import StringIO
 
@@ -17,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
@@ -344,3 +346,37 @@ def test_rows_named_by_an_index_are_loaded_only_from_its_own_space(memory, alice
     held.add([secret.pk], np.vstack([from_bytes(secret.embedding, held.dim)]))
     found = memory.retrieve(user_id="bob", assistant_id="helper", query="Who takes insulin?", count_hits=False)
     assert found.user_knowledge and all(item.id != secret.pk for item in found.user_knowledge)
+
+
+# --- Sign-in attempts and token lifetimes ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/accounts/login/", "/admin/login/"])
+def test_sign_in_attempts_are_limited_then_even_the_right_password_waits(client, db, url):
+    get_user_model().objects.create_user("vic", password="pw-vic-right-1", is_staff=True)
+    for _ in range(5):
+        wrong = client.post(url, {"username": "vic", "password": "guess"})
+        assert "_auth_user_id" not in client.session and wrong.status_code == 200
+    refused = client.post(url, {"username": "vic", "password": "pw-vic-right-1"})
+    assert "_auth_user_id" not in client.session
+    assert "Too many failed sign-ins" in refused.content.decode()
+
+
+def test_after_the_lockout_the_right_password_works_again(client, db, settings):
+    settings.MEMORYOS_SIGNIN_LOCKOUT_SECONDS = 1
+    get_user_model().objects.create_user("wes", password="pw-wes-right-1")
+    for _ in range(5):
+        client.post("/accounts/login/", {"username": "wes", "password": "guess"})
+    time.sleep(1.5)  # the lockout is one second here; waiting longer only makes the test slower
+    client.post("/accounts/login/", {"username": "wes", "password": "pw-wes-right-1"})
+    assert client.session.get("_auth_user_id")
+
+
+def test_a_token_made_to_expire_stops_working_then(memory):
+    out = StringIO()
+    call_command("api_token", "create", "alice", "--expires-in-days", "30", stdout=out, stderr=StringIO())
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {out.getvalue().strip()}")
+    assert api.get("/api/v1/users/alice/").status_code == 200
+    ApiToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert api.get("/api/v1/users/alice/").status_code == 401

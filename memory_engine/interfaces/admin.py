@@ -17,6 +17,7 @@ from memory_engine.engine.export import space_counts, space_sizes, user_export
 from memory_engine.engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.interfaces.api.tokens import token_revoke
+from memory_engine.interfaces.signin import AdminSignInForm
 from memory_engine.jobs.dispatch import request_retry
 from memory_engine.models import (
     SPACE_PARAMETERS,
@@ -35,6 +36,8 @@ from memory_engine.models import (
 from memory_engine.store.spaces import space_delete, space_parameters_set, user_memory_delete
 
 Cause = EntryVersion.Cause
+
+admin.site.login_form = AdminSignInForm  # sign-in attempts are limited here as on the playground's page
 
 
 class OwnerChangeInline(admin.TabularInline):
@@ -95,10 +98,10 @@ class ApiTokenAdmin(admin.ModelAdmin):
     """Tokens are made with `manage.py api_token create` (the secret is shown only there); here they can
     be seen and revoked."""
 
-    list_display = ["prefix", "memory_user", "name", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["prefix", "memory_user", "name", "created_at", "last_used_at", "expires_at", "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["prefix", "name", "memory_user__external_id"]
-    readonly_fields = ["memory_user", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["memory_user", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at", "expires_at"]
     actions = ["revoke"]
 
     def has_add_permission(self, request) -> bool:

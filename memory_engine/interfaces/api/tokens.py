@@ -6,8 +6,9 @@ working tokens. A request carries it as `Authorization: Bearer <secret>` (or `To
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
@@ -22,10 +23,15 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(*, memory_user: MemoryUser, name: str = "") -> tuple[ApiToken, str]:
-    """Make a token for the memory user; returns it and its secret (not stored, shown only now)."""
+def token_create(
+    *, memory_user: MemoryUser, name: str = "", expires_at: datetime | None = None
+) -> tuple[ApiToken, str]:
+    """Make a token for the memory user, working until `expires_at` (None: until revoked); returns it
+    and its secret (not stored, shown only now)."""
     secret = SECRET_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(memory_user=memory_user, name=name, key_hash=_hash(secret), prefix=secret[:12])
+    token = ApiToken.objects.create(
+        memory_user=memory_user, name=name, key_hash=_hash(secret), prefix=secret[:12], expires_at=expires_at
+    )
     return token, secret
 
 
@@ -40,14 +46,17 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def token_for_secret(secret: str) -> ApiToken | None:
-    """The live token with this secret (its memory user loaded), or None; marks it used (to the minute)."""
+    """The live token with this secret (its memory user loaded), or None (unknown, revoked or expired);
+    marks it used (to the minute)."""
+    now = timezone.now()
     token = (
-        ApiToken.objects.select_related("memory_user").filter(key_hash=_hash(secret), revoked_at__isnull=True).first()
+        ApiToken.objects.select_related("memory_user")
+        .filter(key_hash=_hash(secret), revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .first()
     )
-    if token is not None:
-        now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    if token is not None and (token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION):
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
 
 

@@ -2,7 +2,10 @@
 once; `api_token list [alice]`; `api_token revoke <prefix>`. An id that a playground account holds is
 refused, unless `--take-over`, which makes it the operator's and is recorded (models.OwnerChange)."""
 
+from datetime import timedelta
+
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
@@ -18,6 +21,7 @@ class Command(BaseCommand):
         create = actions.add_parser("create", help="make a token for a memory user (created if new)")
         create.add_argument("user_id")
         create.add_argument("--name", default="", help="what the token is for")
+        create.add_argument("--expires-in-days", type=float, help="the token stops working after this long")
         create.add_argument(
             "--take-over",
             action="store_true",
@@ -36,7 +40,11 @@ class Command(BaseCommand):
                 user = user_create(user_id=options["user_id"])
             except MemoryInputError as exc:
                 raise CommandError(str(exc)) from None
-            token, secret = token_create(memory_user=user, name=options["name"])
+            days = options["expires_in_days"]
+            if days is not None and days <= 0:
+                raise CommandError("--expires-in-days must be more than 0")
+            expires_at = timezone.now() + timedelta(days=days) if days is not None else None
+            token, secret = token_create(memory_user=user, name=options["name"], expires_at=expires_at)
             self.stderr.write(f"token {token.prefix}... for {user.external_id}; the secret is shown only now:")
             self.stdout.write(secret)
         elif action == "list":
@@ -44,7 +52,12 @@ class Command(BaseCommand):
             if options["user_id"]:
                 tokens = tokens.filter(memory_user__external_id=options["user_id"])
             for token in tokens:
-                state = f"revoked {token.revoked_at:%Y-%m-%d}" if token.revoked_at else "active"
+                if token.revoked_at:
+                    state = f"revoked {token.revoked_at:%Y-%m-%d}"
+                elif token.expires_at and token.expires_at <= timezone.now():
+                    state = f"expired {token.expires_at:%Y-%m-%d}"
+                else:
+                    state = f"active to {token.expires_at:%Y-%m-%d}" if token.expires_at else "active"
                 used = f"last used {token.last_used_at:%Y-%m-%d %H:%M}" if token.last_used_at else "never used"
                 self.stdout.write(
                     f"{token.prefix}  {token.memory_user.external_id:20}  {state:18}  {used}  {token.name}"
