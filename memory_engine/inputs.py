@@ -24,6 +24,7 @@ from memory_engine.models import SPACE_PARAMETERS, MemorySpace
 ENTRY_VALUE_CHARS = 2000  # a profile value or a fact
 ENTRY_KEY_CHARS = 200  # a profile attribute or a fact's topic
 META_DEPTH = 20  # nesting of a turn's meta
+HINT_CHARS = 200  # the reference's relationship_with_user and style_hint, which retrieval echoes back
 
 
 def text(value: object, field: str, *, limit: int | None = None, error: type[MemoryInputError] = TurnTooLong) -> str:
@@ -43,6 +44,11 @@ def text(value: object, field: str, *, limit: int | None = None, error: type[Mem
     if len(value) > limit:
         raise error(f"{field} is {len(value)} characters long; the limit is {limit}")
     return value
+
+
+def hint(value: object, field: str) -> str:
+    """A short text a caller passes through a call and gets back (MCP's style_hint): text, as a turn's."""
+    return text(value, field, limit=HINT_CHARS)
 
 
 def query(value: object) -> str:

@@ -77,6 +77,7 @@ def server_env(fake_llm, tmp_path):
     scripted LLM and inline consolidation."""
     fake_llm.responder = nothing_extracted
     return {
+        "DEBUG": "true",  # a development server (the MCP SDK starts stdio servers with a bare environment)
         "DATABASE_URL": database_url(),
         "MEMORYOS_LLM_PROVIDER": "openai",
         "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,

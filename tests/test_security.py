@@ -14,16 +14,19 @@ from io import StringIO
 import httpx2
 import numpy as np
 import pytest
+from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
-from memory_engine.errors import EntryNotActive, UserHeldByAccount
+from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces.api.tokens import token_create
+from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.imports import import_create
 from memory_engine.jobs.tasks import run_import, send
@@ -380,3 +383,23 @@ def test_a_token_made_to_expire_stops_working_then(memory):
     assert api.get("/api/v1/users/alice/").status_code == 200
     ApiToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
     assert api.get("/api/v1/users/alice/").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_the_mcp_fuzz_run_found_is_refused_not_a_crash(memory, alice_space):
+    """Found by tests/test_mcp_fuzz.py: a lone surrogate in an assistant id reached the database, and one
+    in a style hint was echoed back, and neither can be encoded: crashes instead of refusals."""
+    server = build_server(user_id="alice", assistant_id="helper")
+    calls = [
+        ("get_user_profile", {"assistant_id": "\ud800"}, "is not valid"),
+        ("get_user_profile", {"assistant_id": "a\x00b"}, "is not valid"),
+        ("get_user_profile", {"assistant_id": "x" * 500}, "is not valid"),
+        ("retrieve_memory", {"query": "cats", "style_hint": "\ud800"}, "style_hint is not valid unicode"),
+        ("retrieve_memory", {"query": "cats", "relationship_with_user": "f" * 201}, "the limit is 200"),
+    ]
+    for tool, arguments, says in calls:
+        with pytest.raises(ToolError) as refused:
+            async_to_sync(server.call_tool)(tool, arguments)
+        assert not isinstance(refused.value, UnexpectedToolError) and says in str(refused.value), arguments
+    with pytest.raises(MemoryInputError, match="is not valid"):
+        memory.space(user_id="\ud800", assistant_id="helper")

@@ -26,6 +26,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from memory_engine import inputs
 from memory_engine.engine import long_term
 from memory_engine.engine.export import entry_dict, user_export, version_dict
 from memory_engine.engine.retriever import retrieve
@@ -122,6 +123,8 @@ def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict
 
 def _retrieve_memory(space, query, relationship_with_user, style_hint, max_results) -> dict:
     try:
+        relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
+        style_hint = inputs.hint(style_hint, "style_hint")
         found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results)
     except MemoryInputError as exc:
         raise ToolError(str(exc)) from None

@@ -13,15 +13,16 @@ from memory_engine.models import (
     MemoryUser,
     OwnerChange,
     external_id_validator,
+    memory_user_id_validator,
 )
 from memory_engine.store import index
 from memory_engine.store.writes import space_write
 
 
-def _check_external_id(value: str, what: str) -> None:
+def _check_external_id(value: str, what: str, validator=external_id_validator) -> None:
     try:
-        external_id_validator(value)
-    except ValidationError:
+        validator(value)
+    except (ValidationError, TypeError):
         raise MemoryInputError(
             f"{what} id {value!r} is not valid: use 1-100 letters, digits, '_', '.', '@' or '-'"
         ) from None
@@ -89,9 +90,12 @@ def assistant_create(*, assistant_id: str, name: str = "", persona: str = "") ->
 def space_get(*, user_id: str, assistant_id: str, create: bool = True) -> MemorySpace:
     """The memory space of a known user and a known assistant, created on first use.
 
-    Raises UnknownUser / UnknownAssistant for ids never created, and MemoryInputError when the space
-    does not exist and `create` is false. Creating is safe to repeat and to race.
+    Raises UnknownUser / UnknownAssistant for ids never created, and MemoryInputError for an id that
+    cannot be one or when the space does not exist and `create` is false. Creating is safe to repeat
+    and to race.
     """
+    _check_external_id(user_id, "user", memory_user_id_validator)  # before any query: e.g. no lone surrogate
+    _check_external_id(assistant_id, "assistant")
     user = MemoryUser.objects.filter(external_id=user_id).first()
     if user is None:
         raise UnknownUser(user_id)
