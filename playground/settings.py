@@ -101,7 +101,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memory_engine.interfaces.health.HealthCheckMiddleware",  # /healthz, before host checks and redirects
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, with DEBUG off too (STATIC_ROOT)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -144,9 +146,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Static files, i18n -----------------------------------------------------------------------
 
+# Served by whitenoise from STATIC_ROOT, which `collectstatic` fills (the image build and `scripts/serve
+# web` run it); compressed copies are served to clients that accept them.
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -1,6 +1,7 @@
 """The MCP server over streamable HTTP, behind the REST API's limits.
 
 - A body over MEMORYOS_API_MAX_BODY_BYTES answers 413 (the SDK checks it, given the API's limit).
+- `/healthz` answers as the web server's does (interfaces/health.py), for load balancers and compose.
 - Each caller (an API token, or else the client address) counts against the API's MEMORYOS_API_RATE,
   in the same cache entries as the REST API (api/throttling.py): over it, 429 with Retry-After. One
   count for both doors, so a token does not get twice the rate by using both.
@@ -14,6 +15,8 @@ from rest_framework.throttling import SimpleRateThrottle
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory_engine.interfaces.api.tokens import secret_from_header, token_for_secret
+from memory_engine.interfaces.health import PATH as HEALTH_PATH
+from memory_engine.interfaces.health import health_report
 from memory_engine.interfaces.mcp_server import run_orm
 
 
@@ -50,21 +53,30 @@ def allowed(scope: Scope) -> tuple[bool, int]:
 
 
 class RateLimited:
-    """ASGI middleware: a request over its caller's rate gets 429, as from the REST API."""
+    """ASGI middleware: `/healthz`; and a request over its caller's rate gets 429, as from the REST API."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH:
+            healthy, checks = await run_orm(health_report)
+            body = json.dumps({"status": "ok" if healthy else "failing", "checks": checks})
+            await _answer(send, 200 if healthy else 503, body)
+            return
         if scope["type"] == "http":
             ok, wait = await run_orm(allowed, scope)
             if not ok:
                 body = json.dumps({"detail": f"Request was throttled. Expected available in {wait} seconds."})
-                headers = [(b"content-type", b"application/json"), (b"retry-after", str(wait).encode())]
-                await send({"type": "http.response.start", "status": 429, "headers": headers})
-                await send({"type": "http.response.body", "body": body.encode()})
+                await _answer(send, 429, body, [(b"retry-after", str(wait).encode())])
                 return
         await self.app(scope, receive, send)
+
+
+async def _answer(send: Send, status: int, body: str, headers: list | None = None) -> None:
+    headers = [(b"content-type", b"application/json"), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body.encode()})
 
 
 def http_app(server: MCPServer, *, host: str) -> ASGIApp:
