@@ -55,6 +55,7 @@ from memory_engine.engine.heat import heat, heat_params, recency
 from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.summaries import split_sentences, thread_summary
+from memory_engine.engine.timing import STAGES, timed
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm
@@ -312,7 +313,7 @@ def database_run(options: BenchOptions, *, progress: Progress) -> dict:
         gc.collect()
         progress(f"{label}: {target:,} pages: timing {options.store_samples} stores, {options.queries} retrievals")
         store_ms = measure_store(space, turns)
-        first_ms, retrieve_ms = measure_retrieval(space, queries)
+        first_ms, retrieve_ms, stage_ms = measure_retrieval(space, queries)
         progress(f"{label}: {target:,} pages: web probe")
         web = _spawn_probe("web", options, space_id=space.pk)
         db_bytes, index_bytes = stored_bytes(space)
@@ -331,6 +332,7 @@ def database_run(options: BenchOptions, *, progress: Progress) -> dict:
                 "texts_embedded": growth.embedded,
                 "store_ms": summarize(store_ms),
                 "retrieve_ms": summarize(retrieve_ms),
+                "retrieve_stages_ms": {name: summarize(values) for name, values in stage_ms.items()},
                 "retrieve_after_consolidation_ms": summarize(after_ms),
                 "first_retrieve_ms": round(first_ms, 1),
                 "web_peak_rss_bytes": web["peak_rss_bytes"],
@@ -384,19 +386,26 @@ def measure_store(space: MemorySpace, turns: list[tuple[str, str]]) -> list[floa
     return timings
 
 
-def measure_retrieval(space: MemorySpace, queries: list[str]) -> tuple[float, list[float]]:
+def measure_retrieval(space: MemorySpace, queries: list[str]) -> tuple[float, list[float], dict[str, list[float]]]:
     """The first retrieval in a cold index cache (FAISS files read, BM25 built from the database), then
-    the time of each further query, with hit counting as in normal use."""
+    the time of each further query, with hit counting as in normal use, and of each of its stages
+    (engine/timing.py; "other" is what no stage covers: budgeting, building the result)."""
     index.forget_space(space.pk)
     started = time.perf_counter()
     retrieve(space, queries[0])
     first = (time.perf_counter() - started) * 1000
     timings = []
+    stages: dict[str, list[float]] = {name: [] for name in (*STAGES, "other")}
     for query in queries[1:]:
-        started = time.perf_counter()
-        retrieve(space, query)
-        timings.append((time.perf_counter() - started) * 1000)
-    return first, timings
+        with timed() as clock:
+            started = time.perf_counter()
+            retrieve(space, query)
+            total = (time.perf_counter() - started) * 1000
+        timings.append(total)
+        for name in STAGES:
+            stages[name].append(clock.seconds.get(name, 0.0) * 1000)
+        stages["other"].append(total - sum(clock.seconds.values()) * 1000)
+    return first, timings, stages
 
 
 def measure_retrieval_after_consolidation(
@@ -495,7 +504,15 @@ class Growth:
     seconds: float
 
 
-def space_grow(space: MemorySpace, *, target: int, options: BenchOptions, progress: Progress) -> Growth:
+def space_grow(
+    space: MemorySpace,
+    *,
+    target: int,
+    options: BenchOptions,
+    progress: Progress,
+    analyze: bool = True,
+    index_files: bool = True,
+) -> Growth:
     """Bulk-insert synthetic mid-term pages until the space holds `target` of them, with sessions,
     heat events and (the first time) long-term entries as the updater would have left them; delete the
     short-term pages left by measurements first; then rebuild the space's index files.
@@ -503,7 +520,8 @@ def space_grow(space: MemorySpace, *, target: int, options: BenchOptions, progre
     Continues the synthetic stream from the synthetic pages already there (it is prefix-stable), so
     growing 1k -> 10k -> 100k adds 1k, 9k and 90k pages; pages that measurements consolidated into
     mid-term stay too. On PostgreSQL, ANALYZEs the database afterwards. Safe to repeat: a space already at
-    `target` gets nothing more.
+    `target` gets nothing more. `analyze=False` and `index_files=False` leave the ANALYZE and the index
+    files to the caller (the multi-tenant benchmark grows a thousand spaces, then analyzes once).
     """
     started = time.perf_counter()
     Page.objects.filter(space=space, tier=Page.Tier.SHORT).delete()
@@ -582,12 +600,14 @@ def space_grow(space: MemorySpace, *, target: int, options: BenchOptions, progre
             _session_settle(sessions[topic], rows, topic, params, version)
         if not LongTermEntry.objects.filter(space=locked).exists():
             _long_term_entries(locked, objects, version)
-    if connection.vendor == "postgresql":
+    if analyze and connection.vendor == "postgresql":
         # What autovacuum would have done by the time a space is this big (it is off on some servers,
         # e.g. these machines'): without statistics the planner scans every page of the space for the
         # retriever's page lookups (56 ms instead of 1.6 ms at 100k pages, measured).
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
+    if not index_files:
+        return Growth(len(new), embedded, time.perf_counter() - started)
     progress(f"growing to {target:,} pages: rebuilding index files")
     counts = index.rebuild_space_indexes(space)
     expected = Page.objects.filter(space=space, tier=Page.Tier.MID).count()
@@ -767,6 +787,15 @@ def render_report(results: dict) -> str:
                 f"{retr['median']:>8.1f} {retr['p95']:>8.1f} {retr_target:>7} {retr_ok:<4} "
                 f"{after['median']:>18.1f} / {after['p95']:>6.1f} {size['first_retrieve_ms']:>8.0f}"
             )
+    lines += ["", "Where a retrieval's time goes: median / p95 of each stage, ms (engine/timing.py)"]
+    stage_names = (*STAGES, "other")
+    lines.append(f"{'database':<9} {'pages':>8}  " + " ".join(f"{name:>13}" for name in stage_names))
+    for db in results["databases"]:
+        for size in db["sizes"]:
+            stages = size.get("retrieve_stages_ms")
+            if stages:
+                cells = " ".join(f"{stages[name]['median']:>6.2f}/{stages[name]['p95']:>6.2f}" for name in stage_names)
+                lines.append(f"{db['database']:<9} {size['pages']:>8,}  {cells}")
     lines += [
         "",
         "Memory and disk",

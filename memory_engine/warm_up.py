@@ -1,10 +1,15 @@
 """Load the models a reply needs (the embedder, and the offline LLM when it is the provider) before the
 first request, so that the first chat after a start answers as fast as the others instead of waiting
-for them to load. The web server does it in a background thread when MEMORYOS_WARM_UP is set."""
+for them to load. The web server does it in a background thread when MEMORYOS_WARM_UP is set: its ASGI
+and WSGI entry points (playground/asgi.py, wsgi.py) call `warm_up_if_asked`, so no other process loads
+models it does not answer with: not collectstatic or migrate, and not a Celery worker, which must not
+start a loading thread before it forks its pool (its first consolidation hung so, seen in bench_tenants)."""
 
 import logging
 import threading
 import time
+
+from django.conf import settings
 
 from memory_engine.llm import get_llm
 from memory_engine.store.embeddings import get_embedder
@@ -26,3 +31,8 @@ def warm_up_in_background() -> threading.Thread:
     thread = threading.Thread(target=warm_up, name="memoryos-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def warm_up_if_asked() -> None:
+    if settings.MEMORYOS_WARM_UP:
+        warm_up_in_background()

@@ -8,8 +8,9 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def database_from_url(url: str, *, sqlite_synchronous: str = "normal") -> dict:
-    """Turn `sqlite:///path` or `postgres://user:pass@host:port/name` into a DATABASES entry."""
+def database_from_url(url: str, *, sqlite_synchronous: str = "normal", pool_size: int = 10) -> dict:
+    """Turn `sqlite:///path` or `postgres://user:pass@host:port/name` into a DATABASES entry; a PostgreSQL
+    one keeps a pool of at most `pool_size` connections in each process."""
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         name = unquote(parsed.path[1:]) if parsed.path.startswith("/") else parsed.path
@@ -38,6 +39,10 @@ def database_from_url(url: str, *, sqlite_synchronous: str = "normal") -> dict:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": 60,
+            # A pool per process, not persistent connections: under ASGI each request runs in a thread of
+            # its own, and a connection kept per thread is never reused (the web server ran PostgreSQL
+            # out of connections under load). Django returns the connection to the pool after each request.
+            "CONN_MAX_AGE": 0,
+            "OPTIONS": {"pool": {"min_size": 1, "max_size": pool_size, "timeout": 30}},
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")

@@ -140,6 +140,7 @@ DATABASES = {
     "default": database_from_url(
         envstr("DATABASE_URL", "sqlite:///var/db.sqlite3"),
         sqlite_synchronous=envchoice("SQLITE_SYNCHRONOUS", "normal", ("normal", "full")),
+        pool_size=envint("DATABASE_POOL_SIZE", 10),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -243,15 +244,19 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"memory_engine": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")}},
+    "loggers": {
+        "memory_engine": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+        # A server error's traceback, with DEBUG off too (Django's own console handler needs DEBUG).
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+    },
 }
 
 # --- MemoryOS engine --------------------------------------------------------------------------
 # Defaults are the paper's values. Capacities and heat constants are the defaults of a new memory
 # space; each space keeps its own copy, which the playground lets you change.
 
-# Load the embedder and the offline LLM in the background when the process starts (scripts/play sets
-# it for the web server), so that the first reply does not wait for them.
+# Load the embedder and the offline LLM in the background when a web server process starts (its ASGI
+# or WSGI entry point; scripts/play and compose set it), so that the first reply does not wait for them.
 MEMORYOS_WARM_UP = envbool("MEMORYOS_WARM_UP", False)
 
 MEMORYOS = {
@@ -268,6 +273,8 @@ MEMORYOS = {
     "CONTINUITY_GAP_SECONDS": envfloat("MEMORYOS_CONTINUITY_GAP_SECONDS", 1800.0),
     "CONTINUITY_MIN_SIMILARITY": envfloat("MEMORYOS_CONTINUITY_MIN_SIMILARITY", 0.2),
     "DUPLICATE_SIMILARITY": envfloat("MEMORYOS_DUPLICATE_SIMILARITY", 0.92),
+    # The indexes one process keeps in memory, least recently used dropped beyond this (0: no bound).
+    "INDEX_CACHE_MB": envfloat("MEMORYOS_INDEX_CACHE_MB", 1024.0),
     "TOP_SESSIONS": envint("MEMORYOS_TOP_SESSIONS", 5),
     "TOP_PAGES": envint("MEMORYOS_TOP_PAGES", 10),
     "TOP_KNOWLEDGE": envint("MEMORYOS_TOP_KNOWLEDGE", 10),

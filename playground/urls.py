@@ -1,8 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth.views import LoginView
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
-from memory_engine.interfaces import views
+from memory_engine.interfaces import ops, views
 from memory_engine.interfaces.signin import SignInForm
 
 urlpatterns = [
@@ -14,4 +16,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("memory_engine.interfaces.api.urls")),
+    path("ops/process/", ops.process_stats, name="ops-process"),
+    # Browsers ask for /favicon.ico on every page, the admin's and the API docs' included.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
 ]

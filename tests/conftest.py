@@ -9,7 +9,7 @@ from memory_engine.store import index
 from tests.memory_helpers import nothing_extracted
 from tests.processes import ROOT, database_url
 
-pytest_plugins = ["tests.conftest_llm", "tests.conftest_worker"]
+pytest_plugins = ["tests.conftest_llm", "tests.conftest_worker", "tests.conftest_browser", "tests.conftest_production"]
 
 
 # Where a test that asked for no LLM sends its LLM calls: a port nothing listens on, so a call fails at

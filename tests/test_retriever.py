@@ -1,10 +1,18 @@
 """Retrieval across every tier: hybrid ranking, token budget, scores, provenance, heat."""
 
-import pytest
+import threading
+import time
 
-from memory_engine.engine.retriever import chain_scores, match_scores, topic_query
-from memory_engine.models import HeatEvent, MemoryUser, MidTermSession
+import pytest
+from django.db import connection
+from django.db.models import F
+
+from memory_engine.engine.retriever import chain_scores, match_scores, retrieve, topic_query
+from memory_engine.engine.timing import STAGES, timed
+from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession
+from memory_engine.store.writes import space_write
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
+from tests.processes import wait_until
 
 TRAVEL_TALK = [
     ("I'm flying to Lisbon in June for a conference.", "Lisbon in June is lovely; try the pastel de nata."),
@@ -158,3 +166,75 @@ def test_a_retrieval_costs_the_same_number_of_queries_however_many_sessions_it_h
     narrow, wide = queries_and_sessions(1), queries_and_sessions(10)
     assert wide[1] > narrow[1] == 1
     assert wide[0] == narrow[0]
+
+
+def test_a_timed_retrieval_says_where_its_time_went(memory, filled):
+    with timed() as clock:
+        began = time.perf_counter()
+        retrieve(filled, "Milo the cat")
+        elapsed = time.perf_counter() - began
+    assert {"embed", "versions", "dense", "lexical", "scoring", "rows"} <= set(clock.seconds) <= set(STAGES)
+    assert all(seconds > 0 for seconds in clock.seconds.values())
+    assert sum(clock.seconds.values()) <= elapsed
+    with timed() as untouched:
+        pass
+    retrieve(filled, "Milo the cat")  # outside the block: nothing is added
+    assert untouched.seconds == {}
+
+
+def _waiting_for_a_lock() -> int:
+    """How many connections to this database wait for a row or table lock (now: inside a transaction
+    PostgreSQL otherwise keeps the first answer)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: SQLite runs one writer at a time")
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("entry_first", [False, True], ids=["session", "entry then session"])
+def test_a_retrieval_counting_its_hits_beside_a_write_to_the_same_rows_never_deadlocks(memory, filled, entry_first):
+    """A writer holds the space (as a consolidation does) while a retrieval counts hits on a session and
+    an entry the writer then changes. Before writes.hold_space PostgreSQL aborted one of the two with a
+    deadlock: the retrieval's request answered 500 (seen in the multi-tenant benchmark)."""
+    query = "What is the name of my cat?"
+    first = memory.retrieve(user_id="alice", assistant_id="helper", query=query)
+    session_id = first.pages[0].provenance["session_id"]
+    entry_id = first.user_knowledge[0].id
+    before = MidTermSession.objects.get(pk=session_id).n_visit, LongTermEntry.objects.get(pk=entry_id).hits
+    errors, space_held, counted = [], threading.Event(), threading.Event()
+
+    def write():
+        try:
+            with space_write(filled.pk):
+                space_held.set()
+                if entry_first:
+                    LongTermEntry.objects.filter(pk=entry_id).update(value=F("value"))
+                wait_until(lambda: counted.is_set() or _waiting_for_a_lock(), timeout=120, what="the retrieval to wait")
+                MidTermSession.objects.filter(pk=session_id).update(heat=F("heat"))
+        except Exception as exc:  # returned to the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def count():
+        try:
+            space_held.wait(timeout=120)
+            memory.retrieve(user_id="alice", assistant_id="helper", query=query)
+        except Exception as exc:  # returned to the test
+            errors.append(exc)
+        finally:
+            counted.set()
+            connection.close()
+
+    threads = [threading.Thread(target=write), threading.Thread(target=count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert errors == []
+    after = MidTermSession.objects.get(pk=session_id).n_visit, LongTermEntry.objects.get(pk=entry_id).hits
+    assert after == (before[0] + 1, before[1] + 1)

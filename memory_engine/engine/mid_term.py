@@ -116,16 +116,20 @@ def active_sessions(space: MemorySpace) -> list[MidTermSession]:
 def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: datetime) -> None:
     """Count a retrieval hit on each session: N_visit + 1, last visit now, a heat timeline point.
 
-    Not idempotent: each call is one more visit. The sessions are locked while they are counted, so
-    concurrent hits all count; it needs no space lock. Four statements however many sessions were hit
-    (a retrieval is on the request path).
+    Not idempotent: each call is one more visit. The sessions are locked while they are counted, in id
+    order (two retrievals never deadlock), so concurrent hits all count; the caller holds the space
+    against writers (writes.hold_space). Four statements however many sessions were hit (a retrieval is
+    on the request path).
     """
     if not session_ids:
         return
     params = heat_params(space)
     with transaction.atomic(savepoint=False):  # joins the caller's transaction when there is one
         sessions = list(
-            MidTermSession.objects.select_for_update().filter(pk__in=session_ids, space=space).defer("embedding")
+            MidTermSession.objects.select_for_update()
+            .filter(pk__in=session_ids, space=space)
+            .order_by("pk")
+            .defer("embedding")
         )
         MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
             n_visit=F("n_visit") + 1, total_visits=F("total_visits") + 1, last_visit_at=now

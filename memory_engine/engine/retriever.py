@@ -23,16 +23,25 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Prefetch, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.short_term import short_term_pages
+from memory_engine.engine.timing import stage
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.store.index import page_neighbourhood, pinned_versions, score_dense, search_dense, search_lexical
+from memory_engine.store.index import (
+    page_neighbourhood,
+    pinned_versions,
+    read_version,
+    score_dense,
+    search_dense,
+    search_lexical,
+)
 from memory_engine.store.keywords import content_tokens, jaccard
+from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
 
@@ -156,8 +165,15 @@ def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
 
 
 def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], top: int) -> list[Item]:
-    hits = search_dense(space, "sessions", query_vector, top * 4)
-    sessions = MidTermSession.objects.filter(space=space).defer("embedding").in_bulk([i for i, _ in hits])
+    with stage("dense"):
+        hits = search_dense(space, "sessions", query_vector, top * 4)
+    with stage("rows"):
+        sessions = MidTermSession.objects.filter(space=space).defer("embedding").in_bulk([i for i, _ in hits])
+    with stage("scoring"):
+        return _rank_sessions(hits, sessions, query_words, top)
+
+
+def _rank_sessions(hits: list[tuple[int, float]], sessions: dict, query_words: set[str], top: int) -> list[Item]:
     scored = []
     for session_id, cos in hits:
         session = sessions.get(session_id)
@@ -182,33 +198,41 @@ def _scored(space: MemorySpace, name: str, query: str, query_vector, ids: set[in
     """Complete the dense and lexical scores of `ids` that the top-CANDIDATES searches did not reach."""
     missing_dense = [i for i in ids if i not in dense]
     if missing_dense:
-        dense = dense | score_dense(space, name, query_vector, missing_dense)
+        with stage("dense"):
+            dense = dense | score_dense(space, name, query_vector, missing_dense)
     missing_lexical = {i for i in ids if i not in lexical}
     if missing_lexical:
-        lexical = lexical | dict(search_lexical(space, name, query, len(missing_lexical), allowed=missing_lexical))
+        with stage("lexical"):
+            found = search_lexical(space, name, query, len(missing_lexical), allowed=missing_lexical)
+        lexical = lexical | dict(found)
     return dense, lexical
 
 
 def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> list[Item]:
     """The best mid-term pages: their match with the query (match_scores) lifted by their neighbours'."""
-    dense_hits = search_dense(space, "pages", query_vector, CANDIDATES)
-    lexical_hits = search_lexical(space, "pages", query, CANDIDATES)
+    with stage("dense"):
+        dense_hits = search_dense(space, "pages", query_vector, CANDIDATES)
+    with stage("lexical"):
+        lexical_hits = search_lexical(space, "pages", query, CANDIDATES)
     candidates = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
     if not candidates:
         return []
-    pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
+    with stage("scoring"):
+        pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
     dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
     cfg = settings.MEMORYOS
-    match = match_scores(
-        {i: dense[i] for i in pool if i in dense},
-        {i: lexical[i] for i in pool if i in lexical},
-        best_lexical,
-        cfg["RETRIEVAL_LEXICAL_WEIGHT"],
-    )
-    chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
-    best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
-    pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
+    with stage("scoring"):
+        match = match_scores(
+            {i: dense[i] for i in pool if i in dense},
+            {i: lexical[i] for i in pool if i in lexical},
+            best_lexical,
+            cfg["RETRIEVAL_LEXICAL_WEIGHT"],
+        )
+        chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
+        best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
+    with stage("rows"):
+        pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
     items = []
     for pid in best:
         page = pages.get(pid)
@@ -226,36 +250,54 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
 
 def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[tuple[int, dict]]:
     """The ids of the best `top` entries of a knowledge index by match, each with its scores."""
-    dense_hits = search_dense(space, name, query_vector, CANDIDATES)
-    lexical_hits = search_lexical(space, name, query, CANDIDATES)
+    with stage("dense"):
+        dense_hits = search_dense(space, name, query_vector, CANDIDATES)
+    with stage("lexical"):
+        lexical_hits = search_lexical(space, name, query, CANDIDATES)
     ids = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
     dense, lexical = _scored(space, name, query, query_vector, ids, dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
-    match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
-    best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
+    with stage("scoring"):
+        match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
+        best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
     return [(eid, {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}) for eid in best]
 
 
 def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> list[list[Item]]:
     """The active profile (by attribute), then the entries of each ranking as items in its order; all
-    read in one query."""
+    read in two queries (the entries, then the turns each came from)."""
     wanted = [eid for ranking in rankings for eid, _ in ranking]
     profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
-    rows = list(
-        LongTermEntry.objects.filter(profile | Q(space=space, pk__in=wanted))
-        .defer("embedding")
-        .prefetch_related(_SOURCE_PAGES)
-    )
+    rows = list(LongTermEntry.objects.filter(profile | Q(space=space, pk__in=wanted)).defer("embedding"))
+    sources = _source_pages([entry.pk for entry in rows])
     by_id = {entry.pk: entry for entry in rows}
-    out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
+    out = [
+        [
+            _entry_item(e, 1.0, {}, sources.get(e.pk, []))
+            for e in sorted(rows, key=lambda e: (e.key, e.pk))
+            if _is_profile(e, space)
+        ]
+    ]
     for ranking in rankings:
         items = []
         for eid, scores in ranking:
             entry = by_id.get(eid)
             if entry is not None and entry.status == LongTermEntry.Status.ACTIVE:
-                items.append(_entry_item(entry, scores["match"], scores))
+                items.append(_entry_item(entry, scores["match"], scores, sources.get(eid, [])))
         out.append(items)
     return out
+
+
+def _source_pages(entry_ids: list[int]) -> dict[int, list[tuple[int, int]]]:
+    """entry id -> (page id, seq) of the turns it came from, in conversation order: one query over the link
+    table (a prefetch of the pages would build a queryset per entry, ~0.1 ms each)."""
+    links = LongTermEntry.source_pages.through.objects.filter(longtermentry_id__in=entry_ids)
+    sources: dict[int, list[tuple[int, int]]] = {}
+    for entry_id, page_id, seq in links.values_list("longtermentry_id", "page_id", "page__seq").order_by(
+        "page__seq", "page_id"
+    ):
+        sources.setdefault(entry_id, []).append((page_id, seq))
+    return sources
 
 
 def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
@@ -266,11 +308,7 @@ def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
     )
 
 
-# An entry's provenance needs only the ids and turn numbers of its source pages, not their text and vectors.
-_SOURCE_PAGES = Prefetch("source_pages", queryset=Page.objects.only("id", "seq").order_by("seq"))
-
-
-def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
+def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[tuple[int, int]]) -> Item:
     text = f"{entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else entry.value
     return Item(
         kind=entry.kind,
@@ -281,8 +319,8 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict) -> Item:
         provenance={
             "entry_id": entry.pk,
             "key": entry.key,
-            "source_page_ids": sorted(page.pk for page in entry.source_pages.all()),  # prefetched
-            "source_pages": [{"page_id": page.pk, "seq": page.seq} for page in entry.source_pages.all()],
+            "source_page_ids": sorted(page_id for page_id, _ in sources),
+            "source_pages": [{"page_id": page_id, "seq": seq} for page_id, seq in sources],
             "updated_at": entry.updated_at.isoformat(),
         },
     )
@@ -326,16 +364,20 @@ def retrieve(
 
     names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []
     topic = topic_query(query, names)
-    query_vector: np.ndarray = get_embedder().encode_one(topic)
+    with stage("embed"):
+        query_vector: np.ndarray = get_embedder().encode_one(topic)
     query_words = set(content_tokens(topic))
     result = Retrieval(query=query, token_budget=budget)
     with pinned_versions():  # every index searched as of one read of the space's version
+        with stage("versions"):
+            read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
         pages = _search_pages(space, topic, query_vector, top_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
-    profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
-    short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
+    with stage("rows"):
+        profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
+        short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
 
     left = budget
     newest_first, used, dropped = _fit(short[::-1], left)
@@ -355,12 +397,14 @@ def retrieve(
     result.tokens_used = budget - left
 
     if count_hits:
-        _count_hits(space, result, now)
+        with stage("hits"):
+            _count_hits(space, result, now)
     return result
 
 
 def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
-    """One transaction for every hit of a retrieval. On PostgreSQL it commits without waiting for the
+    """One transaction for every hit of a retrieval, after any write to the space in progress
+    (writes.hold_space: so the two never deadlock). On PostgreSQL it commits without waiting for the
     write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
     (the database stays consistent), and a retrieval, which is on the request path, does not wait for
     an fsync."""
@@ -372,6 +416,7 @@ def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        hold_space(space.pk)
         sessions_record_hits(space, session_ids, now)
         if entry_ids:
             LongTermEntry.objects.filter(space=space, pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)

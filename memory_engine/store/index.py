@@ -26,6 +26,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Model, Q
 
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.store.embeddings import check_embedding_model, from_bytes, get_embedder, model_label, to_bytes
+from memory_engine.store.index_cache import CacheStats, IndexCache, configured_limit_bytes
 from memory_engine.store.lexical import BM25Index
 from memory_engine.store.writes import next_vector_version, space_write
 
@@ -110,6 +112,11 @@ class DenseIndex:
 
     def __len__(self) -> int:
         return int(self.faiss.ntotal)
+
+    def nbytes(self) -> int:
+        """Memory held: the vectors and their ids, and the id -> row map once made (about 100 bytes an
+        entry in a Python dict)."""
+        return len(self) * (self.dim * 4 + 8) + (len(self._positions) * 100 if self._positions else 0)
 
     def remove(self, ids: list[int]) -> None:
         """Drop these ids; ids not in the index are ignored. Safe to repeat."""
@@ -200,9 +207,26 @@ class SpaceIndexes:
     lexical_version: dict[str, int] = field(default_factory=dict)
     page_order: PageOrder = field(default_factory=PageOrder)
 
+    def nbytes(self) -> int:
+        """An estimate of the memory held, for the cache's bound (the page order: two dict entries a page)."""
+        return (
+            sum(index.nbytes() for index in self.dense.values())
+            + sum(index.nbytes() for index in self.lexical.values())
+            + len(self.page_order.seq_of) * 200
+        )
 
-_cache: dict[int, SpaceIndexes] = {}
-_lock = threading.RLock()
+
+_cache = IndexCache(configured_limit_bytes)
+
+
+def space_lock(space_id: int):
+    """The lock that loading, catching up and searching the space's indexes hold (no other space's)."""
+    return _cache.lock(space_id)
+
+
+def cache_stats() -> CacheStats:
+    """This process's index cache: spaces and bytes held, the bound, hits, misses and evictions."""
+    return _cache.stats()
 
 
 def index_dir(space_id: int) -> Path:
@@ -344,25 +368,33 @@ def _current_version(space: MemorySpace) -> int:
     return version
 
 
+def read_version(space: MemorySpace) -> int:
+    """The space's vector version now (within `pinned_versions`, the one every index will be current to)."""
+    return _current_version(space)
+
+
 def _held(space: MemorySpace) -> SpaceIndexes:
     """This process's indexes of the space; a new, empty set when those held under its number belong to
     another space (the database was reset or restored while this process lived)."""
     key = str(space.index_key)
     held = _cache.get(space.pk)
     if held is None or held.key != key:
-        held = _cache[space.pk] = SpaceIndexes(key)
+        held = SpaceIndexes(key)
+        _cache.put(space.pk, held)
     return held
 
 
 def dense_index(space: MemorySpace, name: str) -> DenseIndex:
     """The FAISS index `name` of the space, current to the database as of this call."""
     spec = SPECS[name]
-    with _lock:
+    with _cache.lock(space.pk):
         version = _current_version(space)
         model = check_embedding_model(space)
         held = _held(space)
         index = held.dense.get(name)
-        if index is None or index.model != model or index.version > version:
+        in_memory = index is not None and index.model == model and index.version <= version
+        began = time.perf_counter()
+        if not in_memory:
             index = read_index_file(index_path(space.pk, name))
             if index is not None and index.space_key != held.key:
                 logger.warning("index file %s of space %s was written for another space", name, space.pk)
@@ -377,18 +409,22 @@ def dense_index(space: MemorySpace, name: str) -> DenseIndex:
         held.dense[name] = index
         if index.version - index.saved_version >= SAVE_EVERY or index.saved_version < 0:
             write_index_file(index_path(space.pk, name), index)
+        _cache.record(hit=in_memory, seconds=time.perf_counter() - began)
+        _cache.resize(space.pk)
         return index
 
 
 def lexical_index(space: MemorySpace, name: str) -> BM25Index:
     """The in-memory BM25 index `name` of the space, current to the database as of this call."""
     spec = SPECS[name]
-    with _lock:
+    with _cache.lock(space.pk):
         version = _current_version(space)
         held = _held(space)
         index = held.lexical.get(name)
         have = held.lexical_version.get(name, -1)
-        if index is None or have > version:
+        in_memory = index is not None and have <= version
+        began = time.perf_counter()
+        if not in_memory:
             index, have = BM25Index(), -1
             if spec.model is Page:
                 held.page_order = PageOrder()
@@ -396,6 +432,8 @@ def lexical_index(space: MemorySpace, name: str) -> BM25Index:
             _catch_up_lexical(spec, space, index, held.page_order if spec.model is Page else None, have, version)
         held.lexical[name] = index
         held.lexical_version[name] = version
+        _cache.record(hit=in_memory, seconds=time.perf_counter() - began)
+        _cache.resize(space.pk)
         return index
 
 
@@ -408,43 +446,43 @@ def rebuild_space_indexes(space: MemorySpace) -> dict[str, int]:
 
 def forget_space(space_id: int, *, delete_files: bool = False) -> None:
     """Drop the cached indexes of a space (and its files); the next use rebuilds from the database."""
-    with _lock:
-        _cache.pop(space_id, None)
+    with _cache.lock(space_id):
+        _cache.forget(space_id)
         if delete_files:
             shutil.rmtree(index_dir(space_id), ignore_errors=True)
 
 
 def forget_all() -> None:
-    with _lock:
-        _cache.clear()
+    """Drop every cached index and zero the counters (tests; a process that switched databases)."""
+    _cache.clear()
 
 
-# --- Searching (under the lock: a catch-up in another thread must not change an index mid-search) --
+# --- Searching (under the space's lock: a catch-up in another thread must not change an index mid-search) --
 
 
 def search_dense(space: MemorySpace, name: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    with _lock:
+    with _cache.lock(space.pk):
         return dense_index(space, name).search(vector, k)
 
 
 def score_dense(space: MemorySpace, name: str, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
-    with _lock:
+    with _cache.lock(space.pk):
         return dense_index(space, name).score_ids(vector, ids)
 
 
 def search_lexical(
     space: MemorySpace, name: str, query: str, k: int, allowed: set[int] | None = None
 ) -> list[tuple[int, float]]:
-    with _lock:
+    with _cache.lock(space.pk):
         return lexical_index(space, name).search(query, k, allowed)
 
 
 def page_neighbourhood(space: MemorySpace, page_ids: set[int]) -> dict[int, int]:
     """id -> seq of the given mid-term pages and of the mid-term pages just before and after each;
     ids that are not mid-term pages are left out."""
-    with _lock:
+    with _cache.lock(space.pk):
         lexical_index(space, "pages")
-        order = _cache[space.pk].page_order
+        order = _held(space).page_order
         seqs = {order.seq_of[i] for i in page_ids if i in order.seq_of}
         wanted = {seq + step for seq in seqs for step in (-1, 0, 1)}
         return {order.id_at[seq]: seq for seq in wanted if seq in order.id_at}

@@ -27,6 +27,10 @@ ARRAY_SCORING_MIN_POSTINGS = 1500
 __all__ = ["BM25Index"]
 
 
+POSTING_BYTES = 70
+DOCUMENT_BYTES = 250
+
+
 class BM25Index:
     """Okapi BM25 over documents keyed by int id, updated incrementally.
 
@@ -50,6 +54,7 @@ class BM25Index:
         self._doc_terms: dict[int, dict[str, int]] = {}
         self._doc_len: dict[int, int] = {}
         self._total_len = 0
+        self._n_postings = 0  # (term, document) pairs, for nbytes()
         # For array scoring: each document has a slot (a row of the arrays below, reused after removal),
         # and a term's postings, once searched, are also kept as arrays of (slot, tf), with the postings
         # added since then waiting in ``_appended``. Removing a document drops the arrays of its terms.
@@ -66,6 +71,11 @@ class BM25Index:
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._doc_len
+
+    def nbytes(self) -> int:
+        """An estimate of the memory held (tests/test_index_cache.py checks it against tracemalloc): each
+        (term, document) pair sits in two dicts, each document in four, plus the slot arrays."""
+        return self._n_postings * POSTING_BYTES + len(self._doc_len) * DOCUMENT_BYTES + self._slot_ids.nbytes * 2
 
     def add(self, doc_id: int, text: str) -> None:
         """Index ``text`` under ``doc_id``, replacing whatever that id held before.
@@ -91,6 +101,7 @@ class BM25Index:
         self._doc_terms[doc_id] = term_counts
         self._doc_len[doc_id] = length
         self._total_len += length
+        self._n_postings += len(term_counts)
 
     def remove(self, doc_id: int) -> None:
         """Drop ``doc_id`` from the index. Safe to repeat; an unknown id is ignored."""
@@ -108,6 +119,7 @@ class BM25Index:
                 del arrays[term]
                 self._appended.pop(term, None)
         self._total_len -= self._doc_len.pop(doc_id)
+        self._n_postings -= len(term_counts)
         self._free_slots.append(self._slot_of.pop(doc_id))
 
     def _take_slot(self, doc_id: int, length: int) -> int:

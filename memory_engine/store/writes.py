@@ -10,7 +10,7 @@ what to pick up (store/index.py). A reader that sees version V sees every row wr
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from memory_engine.models import MemorySpace
 from memory_engine.store.embeddings import check_embedding_model
@@ -49,8 +49,26 @@ def space_write(space_id: int) -> Iterator[SpaceWrite]:
 def lock_space(space_id: int) -> MemorySpace:
     """Lock the space row until the transaction ends. Must be called inside transaction.atomic(); use
     space_write. On SQLite the IMMEDIATE transaction mode already serialises writers, and
-    select_for_update is a no-op there."""
+    select_for_update is a no-op there.
+
+    The lock is FOR UPDATE, not FOR NO KEY UPDATE, so that it also excludes `hold_space`."""
     return MemorySpace.objects.select_for_update().get(pk=space_id)
+
+
+def hold_space(space_id: int) -> None:
+    """For a transaction that changes a space's rows outside space_write (retrieval hit counts): wait for
+    the space's writer, if any, and keep the next one out until the transaction ends, without excluding
+    other holders. Call it first, inside transaction.atomic().
+
+    Why: such a transaction locks sessions and entries, and its heat events' foreign key to the space
+    is checked at COMMIT, which takes a KEY SHARE lock on the space row. A writer holds the space first
+    and then locks rows. Taken last, the KEY SHARE lock closes a cycle with a writer waiting for one of
+    those rows (PostgreSQL aborts one of the two with a deadlock). Taken first, it keeps the writers'
+    order: space, then rows. On SQLite writers are serialised anyway, and this is a no-op."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {MemorySpace._meta.db_table} WHERE id = %s FOR KEY SHARE", [space_id])
 
 
 def begin_vector_write(space: MemorySpace) -> int:

@@ -1,0 +1,50 @@
+"""`/ops/process/`: what this process holds, for operators (staff accounts only): its resident memory and
+its index cache (spaces and bytes held against the bound, hits, misses, evictions, how long loads took).
+
+Each web process answers for itself (the answer names its pid): the multi-tenant benchmark asks
+repeatedly to hear from each of them.
+"""
+
+import os
+import resource
+import statistics
+
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET
+
+from memory_engine.store.index import cache_stats
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux), else its peak."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@require_GET
+def process_stats(request):
+    if not (request.user.is_authenticated and request.user.is_staff):
+        return JsonResponse({"detail": "staff accounts only"}, status=403)
+    stats = cache_stats()
+    loads = sorted(stats.load_seconds)
+    return JsonResponse(
+        {
+            "pid": os.getpid(),
+            "rss_bytes": resident_bytes(),
+            "index_cache": {
+                "spaces": stats.spaces,
+                "bytes": stats.bytes,
+                "limit_bytes": stats.limit_bytes,
+                "hits": stats.hits,
+                "misses": stats.misses,
+                "evictions": stats.evictions,
+                "hit_rate": stats.hit_rate,
+                "loads_kept": len(loads),
+                "load_ms_median": round(statistics.median(loads) * 1000, 2) if loads else None,
+                "load_ms_p95": round(loads[int(0.95 * (len(loads) - 1))] * 1000, 2) if loads else None,
+            },
+        }
+    )

@@ -1,0 +1,265 @@
+"""The production stack as its users meet it: every process started by the entrypoint (`scripts/serve`) with
+DEBUG off, gunicorn serving the pages, a Celery worker and beat on a Redis of the test's own, the test
+database (SQLite or PostgreSQL), and an OpenAI-compatible LLM server (the scripted fake) configured by the
+environment. A headless Chromium signs up, chats, watches the worker's consolidation reach the page and
+loads the admin and the API docs; every process then gets SIGTERM, and after a restart nothing stored is
+missing and the memory still answers."""
+
+import re
+
+import httpx2
+import pytest
+from django.apps import apps
+from django.contrib.auth import get_user_model
+
+from memory_engine.interfaces.api.tokens import token_create
+from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
+from tests.fake_llm_server import reply
+from tests.memory_helpers import extraction
+from tests.processes import free_port, healthy, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "pw-sam-4815162342"
+
+
+@pytest.fixture
+def llm_env(fake_llm) -> dict:
+    """The stack's LLM: the fake server, as an operator would configure a hosted endpoint."""
+
+    def answer(request):
+        if "response_format" in request:  # the worker's extraction from a promoted session
+            return extraction(profile=[("occupation", "nurse", 1)])
+        said = request["messages"][-1]["content"]
+        answers = {"nurse": "Nice to meet you, Sam.", "hospital": "Have a good shift!", "job": "You work as a nurse."}
+        return reply(next(answer for word, answer in answers.items() if word in said))
+
+    fake_llm.responder = answer
+    return {
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "test-key",
+        # One environment for every role, as an operator may share it: the worker must not warm up in a
+        # thread before it forks its pool (its first consolidation hung, seen in bench_tenants).
+        "MEMORYOS_WARM_UP": "true",
+    }
+
+
+def wait_serving(web, base: str) -> None:
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    assert web.running(), web.output()[-3000:]
+
+
+def wait_ready(worker) -> None:
+    """Until the worker takes tasks, its embedding model loaded (a minute or more on a busy machine)."""
+    wait_until(lambda: " ready." in worker.output() or not worker.running(), timeout=600, what="the worker")
+    assert worker.running(), worker.output()[-3000:]
+
+
+def start_stack(start, llm_env: dict) -> tuple[str, list]:
+    """web, worker and beat, as compose starts them once migrate has finished; the site's URL and the roles,
+    once the site is healthy and the worker takes tasks."""
+    port = free_port()
+    web = start("web", BIND=f"127.0.0.1:{port}", **llm_env)
+    worker = start("worker", WORKER_NAME=f"prod-{port}", **llm_env)
+    beat = start("beat", **llm_env)
+    base = f"http://127.0.0.1:{port}"
+    wait_serving(web, base)
+    wait_ready(worker)
+    assert beat.running(), beat.output()[-3000:]
+    return base, [web, worker, beat]
+
+
+class Loads:
+    """Every response and failed request of a browser page, to check what each page links."""
+
+    def __init__(self, page) -> None:
+        self.responses: list[tuple[str, int, str]] = []
+        self.failed: list[str] = []
+        page.on("response", lambda r: self.responses.append((r.url, r.status, r.request.resource_type)))
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} {r.failure}"))
+
+    def assets(self) -> dict[str, int]:
+        """Each stylesheet, script, image and font the pages loaded, with the status of its first load."""
+        first: dict[str, int] = {}
+        for url, status, kind in self.responses:
+            if kind in ("stylesheet", "script", "image", "font"):
+                first.setdefault(url, status)
+        return first
+
+    def errors(self) -> list[str]:
+        return [f"{url} {status}" for url, status, _ in self.responses if status >= 400] + self.failed
+
+
+def styled(page) -> bool:
+    """The page has stylesheets and each of them loaded its rules."""
+    return page.evaluate(
+        """() => document.styleSheets.length > 0 && Array.from(document.styleSheets).every((sheet) => {
+            try { return sheet.cssRules.length > 0; } catch (error) { return false; }  // not loaded as CSS
+        })"""
+    )
+
+
+def stored_rows() -> dict[str, int]:
+    models = [*apps.get_app_config("memory_engine").get_models(), get_user_model()]
+    return {model.__name__: model.objects.count() for model in models}
+
+
+def counts_in_page(page) -> dict[str, str]:
+    names = page.locator("#counts dt").all_inner_texts()
+    return dict(zip(names, page.locator("#counts dd").all_inner_texts(), strict=True))
+
+
+def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, browser, screenshots):
+    migrate = start("migrate")
+    assert migrate.process.wait(300) == 0, migrate.output()
+    base, roles = start_stack(start, llm_env)
+    loads = Loads(browser)
+
+    # A visitor signs up and starts a memory space of their own.
+    browser.goto(f"{base}/accounts/signup/")
+    assert styled(browser)
+    browser.fill("#id_username", "sam")
+    browser.fill("#id_password1", PASSWORD)
+    browser.fill("#id_password2", PASSWORD)
+    browser.click("button[type=submit]")
+    browser.wait_for_url(f"{base}/")
+    browser.fill("input[name=user_id]", "me")
+    browser.fill("input[name=display_name]", "Sam")
+    browser.click("form[action='/spaces/new/'] button[type=submit]")
+    browser.wait_for_url(re.compile(r".*/chat/sam:me/helper/$"))
+    assert styled(browser)
+
+    # Small tiers, so that the second turn pushes the first to mid-term and the session is promoted.
+    browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '7'")  # page ready
+    browser.click("#parameters-panel summary")
+    browser.fill("input[name=stm_capacity]", "1")
+    browser.fill("input[name=heat_threshold]", "0.1")
+    browser.click("#parameters button[type=submit]")
+    browser.wait_for_selector("#parameters-status >> text=saved")
+    for number, said in enumerate(("Hi, I'm Sam and I work as a nurse.", "I'm off to the hospital now."), start=1):
+        browser.fill("#query", said)
+        browser.click("#send")
+        browser.wait_for_function(
+            f"document.querySelectorAll('.bubble.assistant:not(.pending)').length === {number}", timeout=120_000
+        )
+    replies = browser.locator(".bubble.assistant .text").all_inner_texts()
+    assert replies == ["Nice to meet you, Sam.", "Have a good shift!"]
+
+    # The worker moves the first turn to mid-term, promotes the session and extracts the profile; the page
+    # polls while it is busy and shows the result.
+    browser.wait_for_selector("#profile dd .value >> text=nurse", timeout=600_000)
+    browser.wait_for_function("document.querySelector('#consolidation').textContent === 'idle'", timeout=600_000)
+    assert counts_in_page(browser)["mid-term"] == "1"
+    browser.screenshot(path=str(screenshots / "production-chat.png"), full_page=True)
+
+    # The admin (another person, in a browser of their own), styled, shows the entry the worker made; the
+    # API docs draw the schema.
+    get_user_model().objects.create_superuser("ops", password=PASSWORD)
+    admin = browser.context.browser.new_context().new_page()
+    admin_loads = Loads(admin)
+    admin.goto(f"{base}/admin/login/?next=/admin/memory_engine/longtermentry/")
+    assert styled(admin)
+    admin.fill("#id_username", "ops")
+    admin.fill("#id_password", PASSWORD)
+    admin.click("input[type=submit]")
+    admin.wait_for_selector("#result_list >> text=nurse")
+    header = admin.evaluate("getComputedStyle(document.querySelector('#header')).backgroundColor")
+    assert header not in ("rgba(0, 0, 0, 0)", "transparent"), header
+    admin.goto(f"{base}/api/docs/")
+    admin.wait_for_selector(".swagger-ui .info .title >> text=MemoryOS Playground API")
+    assert styled(admin)
+
+    assets = loads.assets() | admin_loads.assets()
+    assert any(url.endswith("/static/js/chat.js") for url in assets)
+    assert any("/static/admin/css/" in url for url in assets)
+    assert any("swagger-ui" in url for url in assets)
+    assert all(status == 200 for status in assets.values()), assets
+    assert loads.errors() + admin_loads.errors() == []
+    assert admin.evaluate("fetch('/favicon.ico').then(r => [r.status, r.headers.get('content-type')])") == [
+        200,
+        "image/svg+xml",
+    ]
+
+    # Every process stops on SIGTERM within its grace period; then the stack starts again on the same data.
+    for role in roles:
+        assert role.stop() in (0, -15), role.output()[-3000:]
+    before = stored_rows()
+    assert before["Page"] == 2 and before["LongTermEntry"] == 1, before
+    base, roles = start_stack(start, llm_env)
+    assert stored_rows() == before
+
+    browser.goto(f"{base}/chat/sam:me/helper/")  # the session survived the restart: no sign-in
+    browser.wait_for_selector("#profile dd .value >> text=nurse")
+    assert browser.locator(".bubble.user").count() == 2
+    browser.fill("#query", "What is my job?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=You work as a nurse.")
+    used = browser.locator(".bubble.assistant details.used").last
+    used.locator("summary").click()
+    assert "nurse" in used.inner_text()  # the restarted web process retrieved the worker's entry
+    assert loads.errors() == []
+    for role in roles:
+        assert role.stop() in (0, -15), role.output()[-3000:]
+
+
+def test_two_web_processes_and_two_workers_share_one_database(start, llm_env, tmp_path):
+    """Each process with its own index folder, as separate containers have: a turn stored through one web
+    process is found through the other on the very next request, before and after the workers move it to
+    mid-term; an entry deleted through one is never returned by the other."""
+    user = user_create(user_id="demo")
+    assistant_create(assistant_id="helper")
+    space = space_get(user_id="demo", assistant_id="helper")
+    space_parameters_set(space, {"stm_capacity": 2, "heat_threshold": 1000.0})
+    _, secret = token_create(memory_user=user, name="two processes")
+    assert start("migrate").process.wait(300) == 0
+    webs = []
+    for name in ("a", "b"):
+        port = free_port()
+        role = start("web", BIND=f"127.0.0.1:{port}", MEMORYOS_INDEX_DIR=str(tmp_path / f"web-{name}"), **llm_env)
+        base = f"http://127.0.0.1:{port}"
+        client = httpx2.Client(
+            base_url=f"{base}/api/v1/users/demo/spaces/helper/",
+            headers={"Authorization": f"Bearer {secret}"},
+            timeout=120,
+        )
+        webs.append((role, base, client))
+    workers = [
+        start("worker", WORKER_NAME=name, MEMORYOS_INDEX_DIR=str(tmp_path / name), **llm_env) for name in ("w1", "w2")
+    ]
+    for role, base, _ in webs:
+        wait_serving(role, base)
+    for worker in workers:
+        wait_ready(worker)
+
+    def found(client, query: str) -> list[str]:
+        answer = client.post("retrieve/", json={"query": query, "count_hits": False})
+        assert answer.status_code == 200, answer.text
+        data = answer.json()
+        return [item["text"] for tier in ("short_term", "pages", "user_knowledge") for item in data[tier]]
+
+    topics = ["sailing", "violin", "orchids", "marathons", "pottery", "chess"]
+    for number, topic in enumerate(topics):
+        writer, reader = webs[number % 2][2], webs[(number + 1) % 2][2]
+        said = f"My new hobby is {topic}."
+        assert writer.post("turns/", json={"user_input": said, "agent_response": "How nice!"}).status_code == 201
+        assert any(said in text for text in found(reader, f"hobby {topic}")), (topic, number)
+
+    # The workers move the older turns to mid-term (and index them there); both web processes still find
+    # every turn, each from its own index folder.
+    a, b = (client for _, _, client in webs)
+    wait_until(
+        lambda: not a.get("").json()["counts"]["consolidation_pending"], timeout=600, what="the workers' consolidation"
+    )
+    assert a.get("").json()["counts"]["mid_term_pages"] == len(topics) - 2
+    for topic in topics:
+        for client in (a, b):
+            assert any(f"hobby is {topic}" in text for text in found(client, f"hobby {topic}")), topic
+
+    fact = a.post("knowledge/", json={"value": "The user keeps a parrot named Kiwi"})
+    assert fact.status_code == 201, fact.text
+    assert any("Kiwi" in text for text in found(b, "parrot Kiwi"))
+    assert a.delete(f"knowledge/{fact.json()['id']}/").status_code == 204
+    assert not any("Kiwi" in text for text in found(b, "parrot Kiwi"))
+    assert not any("Kiwi" in text for text in found(a, "parrot Kiwi"))
