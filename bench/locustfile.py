@@ -5,6 +5,9 @@ TENANTS_MODE: "mix" (70% retrieve, 20% store a turn, 10% chat, spaces by their Z
 (retrievals on the 20 most popular spaces only, or the more popular half of fewer spaces); or
 "warm+cold" (the same, plus one client that retrieves from the largest spaces never touched before, one
 after another, a second apart).
+
+The clients are FastHttpUsers (geventhttpclient): the load tool shares the server's cores here, and
+they spend a fraction of the CPU per request that HttpUser (requests) does.
 """
 
 import itertools
@@ -12,7 +15,7 @@ import json
 import os
 import random
 
-from locust import HttpUser, between, constant, task
+from locust import FastHttpUser, between, constant, task
 
 PLAN = json.loads(open(os.environ["TENANTS_PLAN"]).read())  # noqa: SIM115, PTH123 (read once at start)
 MODE = os.environ.get("TENANTS_MODE", "mix")
@@ -33,7 +36,7 @@ def headers(space: dict) -> dict:
     return {"Authorization": f"Bearer {space['token']}"}
 
 
-class Tenant(HttpUser):
+class Tenant(FastHttpUser):
     """A client of the mixed load: each request for a space drawn by its Zipf weight."""
 
     wait_time = constant(0)
@@ -67,7 +70,7 @@ class Tenant(HttpUser):
         )
 
 
-class WarmClient(HttpUser):
+class WarmClient(FastHttpUser):
     """Retrievals on the most popular spaces only: their indexes stay in memory."""
 
     wait_time = constant(0)
@@ -84,7 +87,7 @@ class WarmClient(HttpUser):
         )
 
 
-class ColdLoader(HttpUser):
+class ColdLoader(FastHttpUser):
     """One client loading a large space never touched before, then the next, a second apart."""
 
     wait_time = between(1, 1)

@@ -26,6 +26,7 @@ import json
 import math
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -174,15 +175,16 @@ def rss_of(pid: int) -> int:
     return 0
 
 
-CPU_GROUPS = ("web", "worker", "postgres", "locust", "other")
+CPU_GROUPS = ("web", "worker", "postgres", "locust", "other")  # "locust": see cores_used
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds (user + system) used so far by every live process on the machine, by group: the web
-    server (gunicorn), the Celery worker, PostgreSQL, Locust, and the rest (the benchmark itself, the
-    fake LLM, Redis, anything else running). "machine" is the whole machine's busy time, from
-    /proc/stat, so work of processes that ended between two readings is counted there."""
+    server (gunicorn), the Celery worker, PostgreSQL, and the rest (the benchmark itself, the fake LLM,
+    Redis, anything else running); "locust" is what this process's ended children used (Locust runs as
+    one and has ended by the second reading). "machine" is the whole machine's busy time, from
+    /proc/stat."""
     used = dict.fromkeys(CPU_GROUPS, 0.0)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -195,6 +197,8 @@ def cpu_seconds() -> dict[str, float]:
         fields = stat[stat.rindex(")") + 2 :].split()
         seconds = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
         used[_cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)] += seconds
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used["locust"] = children.ru_utime + children.ru_stime
     cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     busy = sum(int(value) for value in cpu) - int(cpu[3]) - int(cpu[4])  # less idle and iowait
     used["machine"] = busy / TICKS
@@ -208,8 +212,6 @@ def _cpu_group(name: str, command: str) -> str:
         return "worker"
     if name in ("postgres", "postmaster") or command.startswith("postgres:"):
         return "postgres"
-    if "locust" in command:
-        return "locust"
     return "other"
 
 
