@@ -1,5 +1,8 @@
 """FAISS sidecar indexes: the database is the source of truth, a bad file is rebuilt, never read as empty."""
 
+import threading
+
+import faiss
 import numpy as np
 import pytest
 from django.core.management import call_command
@@ -171,3 +174,22 @@ def test_the_neighbourhood_of_a_page_follows_the_pages_that_are_in_mid_term(memo
     index.forget_all()  # a fresh process builds the same from the database
     assert second not in index.page_neighbourhood(space, {first, third})
     assert first in index.page_neighbourhood(space, {first})
+
+
+def test_a_search_from_any_thread_runs_on_one_openmp_thread():
+    """A request thread's FAISS search must not fan out over every core (DenseIndex.search says why)."""
+    dense = index.DenseIndex(8, "test")
+    vectors = np.eye(8, dtype=np.float32)
+    dense.add(list(range(1, 9)), vectors)
+    seen = {}
+
+    def search():
+        seen["before"] = faiss.omp_get_max_threads()
+        seen["hits"] = dense.search(vectors[2], 3)
+        seen["after"] = faiss.omp_get_max_threads()
+
+    thread = threading.Thread(target=search)
+    thread.start()
+    thread.join(timeout=60)
+    assert seen["hits"][0] == (3, pytest.approx(1.0))
+    assert seen["after"] == 1
