@@ -1,6 +1,5 @@
 """The bundled embedding model on its two runtimes: int8 ONNX (the default) and torch."""
 
-import json
 import subprocess
 import sys
 
@@ -8,14 +7,13 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from memory_engine.jobs.locomo import DEV_FILE, load_samples
 from memory_engine.store.embeddings import Embedder, OnnxEmbedder, bundled_model_path, get_embedder, model_label
 from tests.processes import ROOT
 
-LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-
 
 def locomo_turns(count: int) -> list[str]:
-    conversation = json.loads(LOCOMO.read_text())[0]["conversation"]
+    conversation = load_samples(DEV_FILE)[0]["conversation"]
     turns = [
         turn["text"]
         for key, session in conversation.items()
