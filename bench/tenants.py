@@ -7,11 +7,13 @@
    PostgreSQL database (its name must contain "bench"), sizes drawn from a long-tailed (log-normal)
    distribution up to --max-pages, the largest few at the maximum. Every space holds a prefix of the same
    synthetic conversation (bench/synthetic_chat.py), so its embeddings are computed once and cached.
+   Every space's index files are then written once, as a deployment's index volumes hold them.
 2. **Runs.** For each cache setting (the bound of --cache-mb, then no bound) and each client count, a fresh
    stack through the production entrypoint (`scripts/serve web` with gunicorn and --web-workers, a Celery
-   worker and a private Redis, an OpenAI-compatible fake LLM on 127.0.0.1) with empty index folders; a
-   warm-up Locust run, then the measured one: closed-loop clients (no think time) choosing spaces by a
-   Zipf law over a shuffled order, 70% retrievals, 20% stored turns, 10% chat replies.
+   worker and a private Redis, an OpenAI-compatible fake LLM on 127.0.0.1), its index folders a copy of
+   the population's files; a warm-up Locust run, then the measured one: closed-loop clients (no think
+   time) choosing spaces by a Zipf law over a shuffled order, 70% retrievals, 20% stored turns, 10% chat
+   replies.
 3. **Cold loads next to warm traffic** (bounded cache): warm clients on the most popular spaces alone,
    then the same with one client loading large spaces never touched before, one after another; the
    warm requests' p99 of the two phases side by side.
@@ -138,6 +140,7 @@ def populate(options: TenantOptions, progress) -> dict:
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE")
         user_create(user_id="bench-population", display_name=options.population_key())
+    write_index_files(options, progress)
     ApiToken.objects.all().delete()
     tokens = []
     for number in range(options.spaces):
@@ -156,6 +159,33 @@ def populate(options: TenantOptions, progress) -> dict:
         "queries": synthetic_queries(options.seed + 2, 200),
         "pages_total": Page.objects.count(),
     }
+
+
+def kept_index_dir(options: TenantOptions) -> Path:
+    """The population's index files, which every run's processes start from."""
+    return Path(options.work_dir) / "populate-indexes"
+
+
+def write_index_files(options: TenantOptions, progress) -> None:
+    """Write every space's index files into this process's index folder (the population's), once per
+    population: each run's processes start from a copy, as a deployment's processes start from the files
+    their volumes kept (README, "Deploying"), so a first use reads a file rather than every vector."""
+    from memory_engine.models import MemorySpace
+    from memory_engine.store.index import forget_space, index_dir, rebuild_space_indexes
+
+    folder = index_dir(0).parent
+    marker = folder / "population"
+    if marker.exists() and marker.read_text() == options.population_key():
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    spaces = list(MemorySpace.objects.order_by("pk"))
+    for number, space in enumerate(spaces):
+        rebuild_space_indexes(space)
+        forget_space(space.pk)
+        if number % 100 == 99:
+            progress(f"index files: {number + 1:,}/{len(spaces):,} spaces")
+    folder.mkdir(parents=True, exist_ok=True)
+    marker.write_text(options.population_key())
 
 
 def stored_pages() -> int:
@@ -292,6 +322,10 @@ def start_stack(options: TenantOptions, url: str, run_dir: Path, cache_mb: float
         "HF_HUB_OFFLINE": "1",
         "MEMORYOS_WARM_UP": "true",  # the embedder loads at start, not in the first measured request
     }
+    kept = kept_index_dir(options)
+    for folder in ("web-indexes", "worker-indexes"):
+        # Hard links: an index file is only ever replaced (written aside, then renamed), never changed.
+        shutil.copytree(kept, run_dir / folder, copy_function=os.link)
     web = Role(
         "web",
         {**env, "BIND": f"127.0.0.1:{port}", "MEMORYOS_INDEX_DIR": str(run_dir / "web-indexes")},
@@ -436,7 +470,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
             **os.environ,
             "DATABASE_URL": url,
             "HF_HUB_OFFLINE": "1",
-            "MEMORYOS_INDEX_DIR": str(work / "populate-indexes"),
+            "MEMORYOS_INDEX_DIR": str(kept_index_dir(options)),
         },
         check=False,
     )

@@ -181,6 +181,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
 }
+# Celery's Django fix-up closes every database connection before and after each task and, in a prefork
+# worker, the connection pool with them: each task then opened a new PostgreSQL backend. With this set it
+# closes them only every this many tasks; playground/celery.py returns each task's connection to the
+# pool instead, as a web request does.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 1800)
 CELERY_BEAT_SCHEDULE = {

@@ -55,3 +55,5 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
         and "Cold loads next to warm traffic" in printed
     )
     assert (tmp_path / "rss.png").stat().st_size > 10_000
+    # Every run started from the population's index files, as a deployment's processes start from theirs.
+    assert len(list((tmp_path / "populate-indexes").glob("space-*/pages.faiss"))) == 20

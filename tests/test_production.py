@@ -11,8 +11,11 @@ import httpx2
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from memory_engine.interfaces.api.tokens import token_create
+from memory_engine.jobs.conversation import turn_add
+from memory_engine.models import ConsolidationRun, Page
 from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
 from tests.fake_llm_server import reply
 from tests.memory_helpers import extraction
@@ -263,3 +266,44 @@ def test_two_web_processes_and_two_workers_share_one_database(start, llm_env, tm
     assert a.delete(f"knowledge/{fact.json()['id']}/").status_code == 204
     assert not any("Kiwi" in text for text in found(b, "parrot Kiwi"))
     assert not any("Kiwi" in text for text in found(a, "parrot Kiwi"))
+
+
+def sessions_begun() -> int:
+    """How many sessions PostgreSQL has begun on the test database so far (pg_stat_database)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL counts the sessions begun on it")
+def test_the_worker_keeps_its_database_connection_from_one_task_to_the_next(start, settings):
+    """A production worker (prefork) runs each consolidation on the connection its pool already holds:
+    Celery's Django fix-up used to close the pool around every task, so each one began a new PostgreSQL
+    session (a backend forked, its catalogue cache cold)."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "celery"}
+    user_create(user_id="demo")
+    assistant_create(assistant_id="helper")
+    space = space_get(user_id="demo", assistant_id="helper")
+    space_parameters_set(space, {"stm_capacity": 1, "heat_threshold": 1000.0})
+    worker = start("worker", WORKER_NAME="connections")
+    wait_ready(worker)
+
+    def store_and_consolidate(number: int) -> None:
+        turn_add(space=space, user_input=f"Turn {number} is about kites.", agent_response="Nice.")
+        wait_until(
+            lambda: ConsolidationRun.objects.filter(status="succeeded").count() == number - 1 or not worker.running(),
+            timeout=600,
+            what=f"the worker's consolidation of turn {number - 1}",
+        )
+        assert worker.running(), worker.output()[-3000:]
+
+    store_and_consolidate(1)
+    store_and_consolidate(2)  # the worker's connection is open from here on
+    before = sessions_begun()
+    for number in range(3, 9):
+        store_and_consolidate(number)
+    begun = sessions_begun() - before
+    assert Page.objects.filter(space=space, tier="mid").count() == 7
+    # At most the worker's own session, should its start not have reached the statistics before.
+    assert begun <= 1, f"{begun} sessions begun for 6 tasks"

@@ -339,6 +339,8 @@ def eviction_order(sessions: list[MidTermSession], policy: str, space: MemorySpa
 def evict_sessions(space: MemorySpace, *, now: datetime, report: ConsolidationReport) -> None:
     """Evict sessions beyond the space's mid-term capacity. Their pages are archived, not deleted:
     long-term entries keep pointing at the pages they came from."""
+    if MidTermSession.objects.filter(space=space, status=MidTermSession.Status.ACTIVE).count() <= space.mtm_capacity:
+        return  # within capacity: no need to lock the space (a write) to find that out
     with space_write(space.pk) as write:
         locked = write.space
         sessions = mid_term.active_sessions(locked)
