@@ -1,5 +1,6 @@
 """FAISS sidecar indexes: the database is the source of truth, a bad file is rebuilt, never read as empty."""
 
+import json
 import threading
 
 import faiss
@@ -193,3 +194,64 @@ def test_a_search_from_any_thread_runs_on_one_openmp_thread():
     thread.join(timeout=60)
     assert seen["hits"][0] == (3, pytest.approx(1.0))
     assert seen["after"] == 1
+
+
+# --- BM25 sidecar files ---------------------------------------------------------------------------------
+
+
+def lexical_hits(space, query: str) -> list[tuple[int, float]]:
+    return index.search_lexical(space, "pages", query, 10)
+
+
+def page_text_queries(queries) -> int:
+    """How many of the captured queries read the pages' table (a BM25 index built from their texts)."""
+    return sum('"memory_engine_page"' in query["sql"] for query in queries)
+
+
+def test_a_bm25_file_is_read_back_without_reading_or_tokenising_the_texts(memory, space):
+    expected = lexical_hits(space, "Milo the cat knocked my coffee")
+    order = dict(index.page_neighbourhood(space, set(Page.objects.values_list("pk", flat=True))))
+    assert expected and index.lexical_path(space.pk, "pages").exists()
+    index.forget_all()  # as a fresh process would start
+    with CaptureQueriesContext(connection) as queries:
+        assert lexical_hits(space, "Milo the cat knocked my coffee") == expected
+    assert page_text_queries(queries) == 0
+    assert index.page_neighbourhood(space, set(order)) == order
+
+
+@pytest.mark.parametrize("damage", ["flipped-byte", "truncated", "another space", "other tokenising code"])
+def test_a_bm25_file_that_cannot_be_trusted_is_rebuilt_from_the_database(memory, space, damage):
+    expected = lexical_hits(space, "Milo the cat knocked my coffee")
+    path = index.lexical_path(space.pk, "pages")
+    raw = path.read_bytes()
+    header, payload = raw.split(b"\n", 2)[1], raw.split(b"\n", 2)[2]
+    meta = json.loads(header)
+    if damage == "flipped-byte":
+        raw = raw[:-5] + bytes([raw[-5] ^ 0xFF]) + raw[-4:]
+    elif damage == "truncated":
+        raw = raw[: len(raw) // 2]
+    else:
+        key = "space" if damage == "another space" else "tokens"
+        raw = index.LEXICAL_MAGIC + json.dumps({**meta, key: "something else"}).encode() + b"\n" + payload
+    path.write_bytes(raw)
+    index.forget_all()
+    with CaptureQueriesContext(connection) as queries:
+        assert lexical_hits(space, "Milo the cat knocked my coffee") == expected
+    assert page_text_queries(queries) == 1  # rebuilt from the pages
+    assert index.read_lexical_file(path, space_key=str(space.index_key)) is not None  # and written back
+
+
+def test_a_stale_bm25_file_catches_up_and_one_ahead_of_the_database_is_not_trusted(memory, space):
+    lexical_hits(space, "Milo")  # writes the file at the current version
+    add_turns(memory, COOKING_TALK)
+    index.forget_all()
+    hits = lexical_hits(space, "chickpea curry")
+    assert hits and "curry" in Page.objects.get(pk=hits[0][0]).text
+    index.forget_all()
+    MemorySpace.objects.filter(pk=space.pk).update(vector_version=1)  # e.g. the database was restored
+    Page.objects.filter(space=space).update(vector_version=1)
+    space.refresh_from_db()
+    with CaptureQueriesContext(connection) as queries:
+        assert lexical_hits(space, "chickpea curry")
+    assert page_text_queries(queries) == 1
+    assert index.read_lexical_file(index.lexical_path(space.pk, "pages"), space_key=str(space.index_key)).version == 1

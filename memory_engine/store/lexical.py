@@ -12,6 +12,7 @@ first use and kept until a document with the term is removed: the same arithmeti
 the same scores to the last bit, about ten times faster than the Python loop there.
 """
 
+import hashlib
 import heapq
 import math
 from collections import Counter
@@ -24,7 +25,12 @@ from memory_engine.store.keywords import content_tokens
 # MaxScore pruning) is faster. Both give the same results, so this only decides speed.
 ARRAY_SCORING_MIN_POSTINGS = 1500
 
-__all__ = ["BM25Index"]
+__all__ = ["TOKENS_FINGERPRINT", "BM25Index"]
+
+# What ``content_tokens`` makes of a sentence that exercises its rules (stopwords, plurals, -ed and -ing,
+# speaker labels, case, digits): an index kept in a file by code that tokenised differently is not reused.
+_PROBE = "Alice: The cats were running and jumped over 3 boxes; Bob's dogs stopped, eating berries quickly."
+TOKENS_FINGERPRINT = hashlib.sha256(" ".join(content_tokens(_PROBE)).encode()).hexdigest()[:16]
 
 
 POSTING_BYTES = 70
@@ -84,9 +90,13 @@ class BM25Index:
         with no content words is still counted as a (zero-length) document, so ``len`` and ``in`` agree
         with what was added.
         """
+        self.add_terms(doc_id, dict(Counter(content_tokens(text))))
+
+    def add_terms(self, doc_id: int, term_counts: dict[str, int]) -> None:
+        """``add`` of a document already tokenised: its content words and their counts, as ``documents``
+        gives them (an index read back from a file)."""
         if doc_id in self._doc_len:
             self.remove(doc_id)
-        term_counts = dict(Counter(content_tokens(text)))
         length = sum(term_counts.values())
         slot = self._take_slot(doc_id, length)
         postings, arrays = self._postings, self._arrays
@@ -102,6 +112,11 @@ class BM25Index:
         self._doc_len[doc_id] = length
         self._total_len += length
         self._n_postings += len(term_counts)
+
+    def documents(self) -> list[tuple[int, dict[str, int]]]:
+        """Each document's id and the counts of its content words: all that ``add_terms`` needs to make
+        the same index again (in another process, without tokenising the texts)."""
+        return list(self._doc_terms.items())
 
     def remove(self, doc_id: int) -> None:
         """Drop ``doc_id`` from the index. Safe to repeat; an unknown id is ignored."""
