@@ -170,10 +170,12 @@ def write_index_files(options: TenantOptions, progress) -> None:
     """Write every space's index files into this process's index folder (the population's), once per
     population: each run's processes start from a copy, as a deployment's processes start from the files
     their volumes kept (README, "Deploying"), so a first use reads a file rather than every vector."""
-    from memory_engine.models import MemorySpace
-    from memory_engine.store.index import forget_space, index_dir, rebuild_space_indexes
+    from django.conf import settings
 
-    folder = index_dir(0).parent
+    from memory_engine.models import MemorySpace
+    from memory_engine.store.index import forget_space, rebuild_space_indexes
+
+    folder = Path(settings.MEMORYOS["INDEX_DIR"])
     marker = folder / "population"
     if marker.exists() and marker.read_text() == options.population_key():
         return

@@ -292,6 +292,11 @@ def _read_sidecar(path: Path, magic: bytes) -> tuple[dict, bytes] | None:
     return meta, payload
 
 
+def file_due(version: int, saved: int) -> bool:
+    """Should an index current to `version` be written to its file, which holds `saved` (-1: no file)?"""
+    return saved < 0 or version - saved >= SAVE_EVERY
+
+
 def write_index_file(path: Path, index: DenseIndex) -> None:
     payload = faiss.serialize_index(index.faiss).tobytes()
     meta = {"space": index.space_key, "version": index.version, "model": index.model, "dim": index.dim}
@@ -325,7 +330,7 @@ class LexicalFile:
     order: PageOrder | None
 
 
-def write_lexical_file(path: Path, *, space_key: str, version: int, index: BM25Index, order: PageOrder | None):
+def write_lexical_file(path: Path, *, space_key: str, version: int, index: BM25Index, order: PageOrder | None) -> None:
     """The index's documents as their content words and counts (and the pages' seqs): reading it back
     costs no tokenising and no query."""
     body = {"documents": index.documents(), "seqs": list(order.seq_of.items()) if order is not None else None}
@@ -479,7 +484,7 @@ def dense_index(space: MemorySpace, name: str) -> DenseIndex:
         if index.version < version:
             _catch_up_dense(spec, space, index, version)
         held.dense[name] = index
-        if index.version - index.saved_version >= SAVE_EVERY or index.saved_version < 0:
+        if file_due(index.version, index.saved_version):
             write_index_file(index_path(space.pk, name), index)
         _cache.record(hit=in_memory, seconds=time.perf_counter() - began)
         _cache.resize(space.pk)
@@ -512,7 +517,7 @@ def lexical_index(space: MemorySpace, name: str) -> BM25Index:
         held.lexical[name] = index
         held.lexical_version[name] = version
         saved = held.lexical_saved.get(name, -1)
-        if version - saved >= SAVE_EVERY or saved < 0:
+        if file_due(version, saved):
             order = held.page_order if spec.model is Page else None
             write_lexical_file(
                 lexical_path(space.pk, name), space_key=held.key, version=version, index=index, order=order
