@@ -309,6 +309,9 @@ def start_stack(options: TenantOptions, url: str, run_dir: Path, cache_mb: float
         "SECRET_KEY": "bench-" + os.urandom(24).hex(),
         "DATABASE_URL": url,
         "CELERY_BROKER_URL": redis.url,
+        # As docker-compose.yml has it: the rate limits, sign-in counts and consolidation markers are
+        # shared by the web processes.
+        "CACHE_URL": redis.url.removesuffix("/0") + "/1",
         "STATIC_ROOT": str(run_dir / "static"),
         "BEAT_SCHEDULE_FILE": str(run_dir / "beat"),
         "WEB_WORKERS": str(options.web_workers),

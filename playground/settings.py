@@ -102,6 +102,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memory_engine.interfaces.health.HealthCheckMiddleware",  # /healthz, before host checks and redirects
+    "memory_engine.admission.AdmissionMiddleware",  # at most WEB_REQUESTS_AT_ONCE requests at work
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, with DEBUG off too (STATIC_ROOT)
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -111,6 +112,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Requests a web process works on at once (memory_engine/admission.py; 0: no limit), and how long one
+# waits for its turn before it is answered 503.
+WEB_REQUESTS_AT_ONCE = envint("WEB_REQUESTS_AT_ONCE", 3)
+WEB_QUEUE_TIMEOUT_SECONDS = envfloat("WEB_QUEUE_TIMEOUT_SECONDS", 60.0)
 
 ROOT_URLCONF = "playground.urls"
 LOGIN_URL = "login"
@@ -297,6 +303,10 @@ MEMORYOS = {
     # process that stored the turn consolidates right away (no worker needed, slower requests).
     "CONSOLIDATION": envchoice("MEMORYOS_CONSOLIDATION", "celery", ("celery", "inline")),
     "CONSOLIDATION_LEASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_LEASE_SECONDS", 300.0),
+    # A stored turn's consolidation starts this many whole seconds later, and the turns a space gets
+    # meanwhile join that job rather than queue jobs of their own (jobs/dispatch.py). 0: at once, a job
+    # for every turn.
+    "CONSOLIDATION_DELAY_SECONDS": envint("MEMORYOS_CONSOLIDATION_DELAY_SECONDS", 2),
     # An unfinished import untouched this long is sent again by the sweep (its worker died).
     "IMPORT_STALL_SECONDS": envfloat("MEMORYOS_IMPORT_STALL_SECONDS", 600.0),
     "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),

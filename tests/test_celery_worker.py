@@ -202,3 +202,44 @@ def test_concurrent_turns_while_a_worker_consolidates_are_each_stored_once_in_or
             mine = [t for t in texts if f" w{writer} " in t]
             assert mine == [f"{target.user.external_id} w{writer} turn {i}" for i in range(turns_each)]
         assert Page.objects.filter(space=target, tier="short").count() == 1
+
+
+def test_turns_a_space_gets_while_its_job_waits_to_start_are_moved_by_that_one_job(
+    memory, alice_space, bob_space, fake_llm, start_worker, settings
+):
+    """A stored turn's job starts MEMORYOS_CONSOLIDATION_DELAY_SECONDS later, and the space's turns
+    until then send no job of their own: one job moves them all. Before, every turn sent a job that
+    started at once, so turns a few tenths of a second apart were moved by a job each."""
+    delay = 10  # far more than storing the turns takes, however busy the machine
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION_DELAY_SECONDS": delay}
+    for space in (alice_space, bob_space):
+        space.stm_capacity, space.heat_threshold = 1, 1000.0  # no promotion: no LLM call
+        space.save()
+    fake_llm.responder = answers(extraction())
+    start_worker()
+    get_embedder()
+    began = time.monotonic()
+    for number in range(5):
+        memory.add_memory(
+            user_id="alice", assistant_id="helper", user_input=f"Kites, turn {number}.", agent_response="Nice."
+        )
+        time.sleep(0.3)  # before, the job of the turn before had time to run
+    memory.add_memory(user_id="bob", assistant_id="helper", user_input="Boats.", agent_response="Nice.")
+    memory.add_memory(user_id="bob", assistant_id="helper", user_input="More boats.", agent_response="Nice.")
+    assert time.monotonic() - began < delay, "storing the turns outlasted the delay; the test proves nothing"
+    until(settled, fake_llm, "the delayed jobs to consolidate the turns")
+
+    for space, moved in ((alice_space, 4), (bob_space, 1)):
+        runs = list(ConsolidationRun.objects.filter(space=space).values_list("status", "pages_moved"))
+        assert runs == [("succeeded", moved)]
+        assert Page.objects.filter(space=space, tier="short").count() == 1
+    first = ConsolidationRun.objects.get(space=alice_space)
+    assert (first.started_at - Page.objects.get(space=alice_space, seq=1).created_at).total_seconds() >= delay - 0.5
+
+    # The window has passed: the next turn sends a job of its own, which moves the turn before it.
+    memory.add_memory(user_id="alice", assistant_id="helper", user_input="Kites again.", agent_response="Nice.")
+    until(
+        lambda: ConsolidationRun.objects.filter(space=alice_space).count() == 2 and settled(), fake_llm, "the next job"
+    )
+    assert Page.objects.filter(space=alice_space, tier="mid").count() == 5
+    assert_every_page_once_in_one_tier(alice_space, 6)

@@ -6,6 +6,8 @@ loads the admin and the API docs; every process then gets SIGTERM, and after a r
 missing and the memory still answers."""
 
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 import pytest
@@ -17,7 +19,7 @@ from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import ConsolidationRun, Page
 from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
-from tests.fake_llm_server import reply
+from tests.fake_llm_server import held, reply
 from tests.memory_helpers import extraction
 from tests.processes import free_port, healthy, wait_until
 
@@ -307,3 +309,50 @@ def test_the_worker_keeps_its_database_connection_from_one_task_to_the_next(star
     assert Page.objects.filter(space=space, tier="mid").count() == 7
     # At most the worker's own session, should its start not have reached the statistics before.
     assert begun <= 1, f"{begun} sessions begun for 6 tasks"
+
+
+def test_a_web_process_works_on_its_limit_of_requests_and_a_reply_awaited_from_the_llm_holds_no_place(
+    start, llm_env, fake_llm
+):
+    """WEB_REQUESTS_AT_ONCE=1: requests sent at once are worked on one at a time, the others waiting their
+    turn; a chat waiting on the LLM gives its place up meanwhile, so turns and retrievals go on."""
+    gate = threading.Event()
+    fake_llm.responder = lambda request: held(gate, reply("Hello, Sam."))
+    user = user_create(user_id="demo")
+    assistant_create(assistant_id="helper")
+    _, secret = token_create(memory_user=user, name="admission")
+    get_user_model().objects.create_user("ops", password=PASSWORD, is_staff=True)
+    assert start("migrate").process.wait(300) == 0
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    # A request that waited this long for a place would fail the test: none should wait that long here.
+    web = start("web", BIND=f"127.0.0.1:{port}", WEB_REQUESTS_AT_ONCE="1", WEB_QUEUE_TIMEOUT_SECONDS="60", **llm_env)
+    wait_serving(web, base)
+    api = httpx2.Client(
+        base_url=f"{base}/api/v1/users/demo/spaces/helper/", headers={"Authorization": f"Bearer {secret}"}, timeout=300
+    )
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        chat = pool.submit(api.post, "chat/", json={"query": "Hello, I am Sam."})
+        wait_until(lambda: len(fake_llm.requests) == 1 or chat.done(), timeout=300, what="the chat to reach the LLM")
+        # The chat holds its call open: the one place is free for everyone else.
+        for number in range(3):
+            stored = api.post("turns/", json={"user_input": f"I sail on Sundays ({number}).", "agent_response": "Fun!"})
+            assert stored.status_code == 201, stored.text
+        assert not chat.done()
+        found = list(pool.map(lambda _: api.post("retrieve/", json={"query": "sailing"}), range(12)))
+        assert [answer.status_code for answer in found] == [200] * 12
+        assert all("sail" in answer.json()["short_term"][0]["text"] for answer in found)
+        gate.set()
+        assert chat.result().status_code == 200, chat.result().text
+        assert chat.result().json()["response"] == "Hello, Sam."
+
+    with httpx2.Client(base_url=base, timeout=60) as ops:
+        login = ops.get("/accounts/login/")
+        token = login.text.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+        ops.post("/accounts/login/", data={"username": "ops", "password": PASSWORD, "csrfmiddlewaretoken": token})
+        admission = ops.get("/ops/process/").json()["admission"]
+    assert admission["limit"] == 1
+    assert admission["most_working"] == 1  # twelve retrievals sent at once were worked on one by one
+    assert admission["admitted"] >= 1 + 3 + 12 and admission["turned_away"] == 0
+    assert admission["gave_way"] == 1 and admission["working"] == 1  # the chat's wait; this request

@@ -1,5 +1,7 @@
 """`/ops/process/`: what this process holds, for operators (staff accounts only): its resident memory and
-its index cache (spaces and bytes held against the bound, hits, misses, evictions, how long loads took).
+its index cache (spaces and bytes held against the bound, hits, misses, evictions, how long loads took), and
+its admission of requests (memory_engine/admission.py: the limit, how many work and wait now, the most that
+ever worked at once, how many were turned away or gave their place up while waiting on the LLM).
 
 Each web process answers for itself (the answer names its pid): the multi-tenant benchmark asks
 repeatedly to hear from each of them.
@@ -8,10 +10,12 @@ repeatedly to hear from each of them.
 import os
 import resource
 import statistics
+from dataclasses import asdict
 
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from memory_engine.admission import admission_stats
 from memory_engine.store.index import cache_stats
 
 
@@ -46,5 +50,6 @@ def process_stats(request):
                 "load_ms_median": round(statistics.median(loads) * 1000, 2) if loads else None,
                 "load_ms_p95": round(loads[int(0.95 * (len(loads) - 1))] * 1000, 2) if loads else None,
             },
+            "admission": asdict(admission_stats()),
         }
     )

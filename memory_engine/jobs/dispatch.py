@@ -1,17 +1,31 @@
 """Where work runs: in a Celery worker once the current transaction commits (the default), or here and
 now when MEMORYOS_CONSOLIDATION is "inline" (tests, demos without a broker, the benchmarks). This is the
-one place that decides; every door asks for work through the functions below."""
+one place that decides; every door asks for work through the functions below.
 
+A stored turn's consolidation is coalesced: the first turn of a space sends a job that starts
+MEMORYOS_CONSOLIDATION_DELAY_SECONDS later, and the turns the space gets until then send nothing, since
+that job reads what is pending when it starts and so takes them too. A busy space's turns then move in
+one job (one batch of embeddings, one transaction) rather than a job each. The marker that says "a job
+is on its way" lives in Django's cache for the delay and is set before the job is sent, so a turn that
+finds it was committed before that job starts. With a per-process cache (no CACHE_URL) each process coalesces its own
+turns; a marker lost, or a job lost with the broker, leaves the work to the periodic sweep.
+"""
+
+import contextlib
+import logging
 from collections.abc import Callable
 
 from celery import Task
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from memory_engine.jobs.consolidation import run_consolidation
 from memory_engine.jobs.imports import import_create, import_run, import_unsent
 from memory_engine.jobs.tasks import consolidate_space, run_import, send
 from memory_engine.models import ImportJob, MemorySpace
+
+logger = logging.getLogger(__name__)
 
 
 def inline() -> bool:
@@ -26,25 +40,65 @@ def dispatch(
     args: list,
     kwargs: dict | None = None,
     unqueued: Callable[[], object] | None = None,
+    countdown: float = 0,
+    queue_if: Callable[[], bool] | None = None,
 ) -> None:
     """Run `here()` now when inline; otherwise send `task` once the current transaction commits (at
-    once outside one), so a worker never looks for rows that are not committed yet. `unqueued()` runs
-    when the broker cannot be reached."""
+    once outside one), so a worker never looks for rows that are not committed yet; it starts
+    `countdown` seconds later. After the commit, `queue_if()` may say the task is not needed;
+    `unqueued()` runs when the broker cannot be reached."""
     if inline():
         here()
         return
 
     def queue() -> None:
-        if not send(task, args, kwargs or {}) and unqueued is not None:
+        if queue_if is not None and not queue_if():
+            return
+        if not send(task, args, kwargs or {}, countdown=countdown) and unqueued is not None:
             unqueued()
 
     transaction.on_commit(queue)
 
 
+def consolidation_delay() -> int:
+    return max(0, settings.MEMORYOS["CONSOLIDATION_DELAY_SECONDS"])
+
+
+def _job_on_its_way_key(space_id: int) -> str:
+    return f"memoryos:consolidation-on-its-way:{space_id}"
+
+
+def _forget(key: str) -> None:
+    with contextlib.suppress(Exception):  # unreachable, the marker expires by itself within the delay
+        cache.delete(key)
+
+
 def request_consolidation(space: MemorySpace) -> None:
-    """Consolidate the space (after a stored turn). LLM failures never reach the caller; they are on
-    record in the ConsolidationRun."""
-    dispatch(here=lambda: run_consolidation(space.pk), task=consolidate_space, args=[space.pk])
+    """Consolidate the space (after a stored turn): a job starts after the delay unless one sent for an
+    earlier turn has yet to start (see the module's note). LLM failures never reach the caller; they
+    are on record in the ConsolidationRun."""
+    delay = consolidation_delay()
+    key = _job_on_its_way_key(space.pk)
+
+    def first_in_its_window() -> bool:
+        # The marker is set before the job is sent, and lasts `delay` seconds (whole ones, as Redis
+        # keeps them): it is gone by the time the job starts.
+        if delay == 0:
+            return True
+        try:
+            return cache.add(key, 1, timeout=delay)
+        except Exception as exc:  # the cache's server is down: send a job for this turn, as without a delay
+            logger.warning("consolidation of space %s: the cache cannot be reached (%s)", space.pk, exc)
+            return True
+
+    dispatch(
+        here=lambda: run_consolidation(space.pk),
+        task=consolidate_space,
+        args=[space.pk],
+        countdown=delay,
+        queue_if=first_in_its_window,
+        unqueued=lambda: _forget(key),  # the next turn tries again
+    )
 
 
 def request_retry(space: MemorySpace) -> None:

@@ -58,11 +58,12 @@ def sweep_pending() -> int:
     return len(space_ids)
 
 
-def send(task: Task, args: list, kwargs: dict) -> bool:
-    """Queue the task. False (logged) when the broker cannot be reached: what was stored stays stored,
-    and the workers' periodic sweep finds pending consolidation once the broker is back."""
+def send(task: Task, args: list, kwargs: dict, *, countdown: float = 0) -> bool:
+    """Queue the task, to start `countdown` seconds from now. False (logged) when the broker cannot be
+    reached: what was stored stays stored, and the workers' periodic sweep finds pending consolidation
+    once the broker is back."""
     try:
-        task.apply_async(args=args, kwargs=kwargs, retry=False)
+        task.apply_async(args=args, kwargs=kwargs, retry=False, countdown=countdown or None)
         return True
     except Exception as exc:  # kombu raises several connection error types
         logger.warning("%s%s not queued (%s)", task.name, tuple(args), exc)

@@ -7,6 +7,8 @@ from contextlib import contextmanager
 
 import openai
 
+from memory_engine.admission import waiting_elsewhere
+
 from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Message
 from .sampling import Sampling
 
@@ -68,7 +70,7 @@ class OpenAICompatibleLLM(LLM):
             }
         if watch is not None:
             return self._stream(request, watch)
-        with self._errors():
+        with self._errors(), waiting_elsewhere():  # the request's place is another's meanwhile
             response = self._client.chat.completions.create(**request)
         return _completion_from_response(response, self.name)
 
@@ -79,7 +81,7 @@ class OpenAICompatibleLLM(LLM):
         finish_reason: str | None = None
         usage = None
         chunks = 0
-        with self._errors():
+        with self._errors(), waiting_elsewhere():
             stream = self._client.chat.completions.create(
                 **request, stream=True, stream_options={"include_usage": True}
             )
