@@ -237,6 +237,25 @@ def cpu_seconds() -> dict[str, float]:
     return used
 
 
+def process_cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds (user + system) each of the given processes has used so far."""
+    used = {}
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        used[pid] = (int(fields[11]) + int(fields[12])) / TICKS
+    return used
+
+
+def serving_pids(role: Role) -> list[int]:
+    """The processes of a role that serve: gunicorn's master only forks and watches its workers."""
+    pids = role.pids()
+    return pids[1:] if role.role == "web" and len(pids) > 1 else pids
+
+
 def _cpu_group(name: str, command: str) -> str:
     if "gunicorn" in command:
         return "web"
@@ -265,10 +284,7 @@ class RssSampler(threading.Thread):
         while not self.stopping.wait(1.0):
             now = time.time() - self.began
             for role in self.roles:
-                pids = role.pids()
-                # gunicorn's master only forks and watches; its workers serve (likewise Celery's parent).
-                serving = pids[1:] if role.role == "web" and len(pids) > 1 else pids
-                for pid in serving:
+                for pid in serving_pids(role):
                     self.samples.append((round(now, 1), self.label, role.role, pid, rss_of(pid)))
 
 
@@ -506,8 +522,20 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 load(seconds=options.warmup_seconds, csv_prefix=run_dir / "warmup")
                 progress(f"{label} cache, {clients} clients: measuring {options.seconds}s")
                 cpu_before, measured_from = cpu_seconds(), time.monotonic()
+                web_before = process_cpu_seconds(serving_pids(stack.web))
                 figures = load(seconds=options.seconds, csv_prefix=run_dir / "run")
-                cores = cores_used(cpu_before, cpu_seconds(), time.monotonic() - measured_from)
+                measured = time.monotonic() - measured_from
+                cores = cores_used(cpu_before, cpu_seconds(), measured)
+                web_after = process_cpu_seconds(list(web_before))
+                # Each web process's share: an uneven spread of the connections shows here.
+                cores["web processes"] = sorted(
+                    (
+                        round((web_after[pid] - used) / measured, 2)
+                        for pid, used in web_before.items()
+                        if pid in web_after
+                    ),
+                    reverse=True,
+                )
                 cache = cache_summary(process_stats(stack.base))
             finally:
                 sampler.stopping.set()
@@ -631,7 +659,10 @@ def render_report(results: dict) -> str:
         "",
         f"Cores kept busy while measuring (of {machine['cores']}; Locust's own share included: the load tool "
         "runs on the same cores), and CPU ms per request:",
-        f"{'cache':<9} {'clients':>7}  " + " ".join(f"{group:>8}" for group in (*CPU_GROUPS, "machine")) + "  ms/req",
+        f"{'cache':<9} {'clients':>7}  "
+        + " ".join(f"{group:>8}" for group in (*CPU_GROUPS, "machine"))
+        + "  ms/req"
+        + "  each web process",
     ]
     for run in results["runs"]:
         cores, total = run.get("cores"), run["figures"].get("Aggregated", {})
@@ -640,7 +671,8 @@ def render_report(results: dict) -> str:
             lines.append(
                 f"{run['cache']:<9} {run['clients']:>7}  "
                 + " ".join(f"{cores[group]:>8.2f}" for group in (*CPU_GROUPS, "machine"))
-                + f"  {per_request:>6.0f}"
+                + f"  {per_request:>6.0f}  "
+                + " / ".join(f"{share:.2f}" for share in cores.get("web processes", []))
             )
     cold = results.get("cold")
     if cold:

@@ -47,6 +47,10 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
         assert run["index_cache"]["processes"] >= 1 and run["index_cache"]["hit_rate"] is not None
         assert run["peak_rss"]["web"] > 100 * 2**20 and run["peak_rss"]["worker"] > 100 * 2**20
         assert run["cores"]["web"] > 0 and run["cores"]["locust"] > 0 and run["cores"]["machine"] > 0
+        # Both web processes' shares (the default --web-workers 2), the larger first, within the web total.
+        shares = run["cores"]["web processes"]
+        assert len(shares) == 2 and shares == sorted(shares, reverse=True)
+        assert 0 < sum(shares) <= run["cores"]["web"] + 0.05
     assert figures["cold"]["beside"]["cold retrieve"]["requests"] > 0 and figures["cold"]["errors"] == []
     assert figures["turns"]["accepted"] == figures["turns"]["stored"] > 0
     assert (
