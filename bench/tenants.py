@@ -226,9 +226,7 @@ def cpu_seconds() -> dict[str, float]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        seconds = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
-        used[_cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)] += seconds
+        used[_cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)] += _stat_cpu_seconds(stat)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     used["locust"] = children.ru_utime + children.ru_stime
     cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
@@ -245,9 +243,14 @@ def process_cpu_seconds(pids: list[int]) -> dict[int, float]:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        used[pid] = (int(fields[11]) + int(fields[12])) / TICKS
+        used[pid] = _stat_cpu_seconds(stat)
     return used
+
+
+def _stat_cpu_seconds(stat: str) -> float:
+    """utime + stime of a /proc/<pid>/stat line, in seconds."""
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def serving_pids(role: Role) -> list[int]:

@@ -67,13 +67,18 @@ class Gate:
         self._held.place = taken
         return taken
 
-    def leave(self) -> None:
+    def leave(self, *, giving_way: bool = False) -> None:
+        """Free this thread's place (`giving_way`: for a while, to wait on another service)."""
         if self._places is None or not self.holds():
             return
         self._held.place = False
         with self._count:
             self.stats.working -= 1
+            self.stats.gave_way += giving_way
         self._places.release()
+
+    def give_way(self) -> None:
+        self.leave(giving_way=True)
 
 
 _gate: Gate | None = None
@@ -101,9 +106,7 @@ def waiting_elsewhere() -> Iterator[None]:
     if current is None or not current.holds():
         yield
         return
-    current.leave()
-    with current._count:
-        current.stats.gave_way += 1
+    current.give_way()
     try:
         yield
     finally:

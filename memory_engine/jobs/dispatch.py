@@ -7,8 +7,9 @@ MEMORYOS_CONSOLIDATION_DELAY_SECONDS later, and the turns the space gets until t
 that job reads what is pending when it starts and so takes them too. A busy space's turns then move in
 one job (one batch of embeddings, one transaction) rather than a job each. The marker that says "a job
 is on its way" lives in Django's cache for the delay and is set before the job is sent, so a turn that
-finds it was committed before that job starts. With a per-process cache (no CACHE_URL) each process coalesces its own
-turns; a marker lost, or a job lost with the broker, leaves the work to the periodic sweep.
+finds it was committed before that job starts. With a per-process cache (no CACHE_URL) each process
+coalesces its own turns; a marker lost, or a job lost with the broker, leaves the work to the periodic
+sweep.
 """
 
 import contextlib
@@ -69,7 +70,7 @@ def _job_on_its_way_key(space_id: int) -> str:
 
 
 def _forget(key: str) -> None:
-    with contextlib.suppress(Exception):  # unreachable, the marker expires by itself within the delay
+    with contextlib.suppress(Exception):  # should the cache be down too, the marker expires within the delay
         cache.delete(key)
 
 
