@@ -38,9 +38,11 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from django.conf import settings
@@ -176,18 +178,63 @@ def _run_child(name: str, url: str, options: BenchOptions, work_dir: Path) -> di
 
 def ensure_postgres_database(url: str) -> None:
     """Create the PostgreSQL database of `url` if it does not exist. Safe to repeat."""
-    import psycopg
     from psycopg import sql
 
+    name = _bench_database_name(url)
+    with _server_connection(url) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def copy_postgres_database(source_url: str, target_url: str) -> None:
+    """Make the database of `target_url` a fresh copy of that of `source_url` (dropped first if it is
+    there), with PostgreSQL's file copy: seconds for a few GiB. Nobody may be connected to the source."""
+    from psycopg import sql
+
+    source, target = _bench_database_name(source_url), _bench_database_name(target_url)
+    drop_postgres_database(target_url)
+    with _server_connection(target_url) as conn:
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {} STRATEGY FILE_COPY").format(
+                sql.Identifier(target), sql.Identifier(source)
+            )
+        )
+
+
+def drop_postgres_database(url: str) -> None:
+    """Drop the database of `url` if it is there, closing its connections first."""
+    from psycopg import sql
+
+    name = _bench_database_name(url)
+    with _server_connection(url) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def url_with_database(url: str, name: str) -> str:
+    """`url` with its database's name replaced by `name`. Pure."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def _bench_database_name(url: str) -> str:
+    name = database_from_url(url)["NAME"]
+    _require_bench_name(name)
+    return name
+
+
+@contextmanager
+def _server_connection(url: str):
+    """An autocommit connection to the `postgres` database of the server of `url`; a psycopg error
+    becomes a RuntimeError that names the server."""
+    import psycopg
+
     db = database_from_url(url)
-    _require_bench_name(db["NAME"])
     params = {"dbname": "postgres", "user": db["USER"], "host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432}
     if db["PASSWORD"]:
         params["password"] = db["PASSWORD"]
     try:
         with psycopg.connect(**params, autocommit=True) as conn:
-            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]).fetchone() is None:
-                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
+            yield conn
     except psycopg.Error as exc:
         raise RuntimeError(f"cannot prepare the PostgreSQL benchmark database {redact(url)}: {exc}") from exc
 

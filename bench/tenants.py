@@ -9,9 +9,11 @@
    synthetic conversation (bench/synthetic_chat.py), so its embeddings are computed once and cached.
    Every space's index files are then written once, as a deployment's index volumes hold them.
 2. **Runs.** For each cache setting (the bound of --cache-mb, then no bound) and each client count, a fresh
-   stack through the production entrypoint (`scripts/serve web` with gunicorn and --web-workers, a Celery
-   worker and a private Redis, an OpenAI-compatible fake LLM on 127.0.0.1), its index folders a copy of
-   the population's files; a warm-up Locust run, then the measured one: closed-loop clients (no think
+   copy of the population's database (PostgreSQL's file copy; so no run retrieves over an earlier run's
+   turns, and each run's turns are counted on their own) and a fresh stack through the production
+   entrypoint (`scripts/serve web` with gunicorn and --web-workers, a Celery worker and a private Redis, an
+   OpenAI-compatible fake LLM on 127.0.0.1), its index folders a copy of the population's files; a warm-up
+   Locust run, then the measured one: closed-loop clients (no think
    time) choosing spaces by a Zipf law over a shuffled order, 70% retrievals, 20% stored turns, 10% chat
    replies.
 3. **Cold loads next to warm traffic** (bounded cache): warm clients on the most popular spaces alone,
@@ -19,8 +21,9 @@
    warm requests' p99 of the two phases side by side.
 
 Throughout, the resident memory of every web and worker process is sampled each second (plotted to
---plot), each web process's index cache is read from /ops/process/ (a staff account), and at the end the
-pages stored are counted against the turns Locust saw accepted. Figures print as tables and go to --json.
+--plot), each web process's index cache is read from /ops/process/ (a staff account), and after each run
+the pages its copy holds beyond the population are counted against the turns the server accepted. Figures
+print as tables and go to --json.
 """
 
 import csv
@@ -44,13 +47,17 @@ from django.db import connection
 from bench.scale import (
     BenchOptions,
     cached_embeddings,
+    copy_postgres_database,
+    drop_postgres_database,
     ensure_postgres_database,
     machine_description,
     redact,
     space_grow,
+    url_with_database,
 )
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
 from memory_engine.models import Page, page_text
+from playground.databases import database_from_url
 from tests.fake_llm_server import FakeLLMServer, reply
 from tests.memory_helpers import nothing_extracted
 from tests.processes import RedisServer, Role, free_port, healthy, wait_until
@@ -510,13 +517,16 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
     }
     began = time.time()
     pages_before = plan["pages_total"]
-    accepted_turns = 0
+    # Every run starts from a copy of the population, so no run retrieves over the turns an earlier one
+    # stored, and each run's turns are counted on their own.
+    run_url = url_with_database(url, database_from_url(url)["NAME"] + "_run")
     settings_runs = [("bounded", options.cache_mb), ("no bound", 0.0)]
     for label, cache_mb in settings_runs:
         for clients in options.clients:
             run_dir = fresh_dir(work / "runs" / f"{label.replace(' ', '-')}-{clients}")
-            progress(f"{label} cache, {clients} clients: starting the stack")
-            stack = start_stack(options, url, run_dir, cache_mb)
+            progress(f"{label} cache, {clients} clients: a fresh copy of the population, starting the stack")
+            copy_postgres_database(url, run_url)
+            stack = start_stack(options, run_url, run_dir, cache_mb)
             sampler = RssSampler(f"{label}, {clients} clients", [stack.web, stack.worker], began)
             sampler.start()
             try:
@@ -544,7 +554,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 sampler.stopping.set()
                 sampler.join()
                 stack.stop()
-            accepted_turns += accepted_turns_in(stack.web.log)
+            turns = {"accepted": accepted_turns_in(stack.web.log), "stored": stored_since(run_url, pages_before)}
             results["rss"] += sampler.samples
             results["runs"].append(
                 {
@@ -556,13 +566,15 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                     "index_cache": cache,
                     "cores": cores,
                     "peak_rss": peak_rss(sampler.samples),
+                    "turns": turns,
                 }
             )
             progress(f"{label} cache, {clients} clients: {summary_line(figures)}")
 
     run_dir = fresh_dir(work / "runs" / "cold-loads")
     progress("cold loads next to warm traffic")
-    stack = start_stack(options, url, run_dir, options.cache_mb)
+    copy_postgres_database(url, run_url)
+    stack = start_stack(options, run_url, run_dir, options.cache_mb)
     try:
         clients = max(options.clients)
         load = partial(run_locust, stack.base, plan_path)
@@ -579,6 +591,16 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
     finally:
         stack.stop()
 
+    cold_turns = {"accepted": accepted_turns_in(stack.web.log), "stored": stored_since(run_url, pages_before)}
+    drop_postgres_database(run_url)
+    every_run = [run["turns"] for run in results["runs"]] + [cold_turns]
+    results["turns"] = {key: sum(turns[key] for turns in every_run) for key in ("accepted", "stored")}
+    results["seconds"] = round(time.time() - began, 1)
+    return results
+
+
+def stored_since(url: str, pages_before: int) -> int:
+    """Pages the database of `url` holds beyond the population's (counted in a child process)."""
     counted = subprocess.run(
         [sys.executable, "manage.py", "bench_tenants", "--role", "count"],
         cwd=ROOT,
@@ -587,10 +609,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
         env={**os.environ, "DATABASE_URL": url},
         check=True,
     )
-    pages_after = int(counted.stdout.strip().splitlines()[-1])
-    results["turns"] = {"accepted": accepted_turns, "stored": pages_after - pages_before}
-    results["seconds"] = round(time.time() - began, 1)
-    return results
+    return int(counted.stdout.strip().splitlines()[-1]) - pages_before
 
 
 def fresh_dir(path: Path) -> Path:
@@ -698,11 +717,17 @@ def render_report(results: dict) -> str:
     lines += ["", f"Failed requests, warm-ups included: {sum(error['occurrences'] for error in errors)}"]
     lines += [f"  {error['occurrences']} x {error['name']}: {error['error'][:300]}" for error in errors]
     turns = results.get("turns", {})
+    uneven = [run for run in results["runs"] if run["turns"]["accepted"] != run["turns"]["stored"]]
     lines += [
         "",
-        f"Turns the server accepted (201 to a turn, 200 to a chat, in every run): {turns.get('accepted')}; "
-        f"pages stored meanwhile: "
+        f"Turns the server accepted (201 to a turn, 200 to a chat, in every run, each run on a fresh copy of the "
+        f"population): {turns.get('accepted')}; pages stored meanwhile: "
         f"{turns.get('stored')} ({'none lost' if turns.get('accepted') == turns.get('stored') else 'MISMATCH'})",
+    ]
+    lines += [
+        f"  MISMATCH in {run['cache']}, {run['clients']} clients: {run['turns'].get('accepted')} accepted, "
+        f"{run['turns'].get('stored')} stored"
+        for run in uneven
     ]
     return "\n".join(lines)
 

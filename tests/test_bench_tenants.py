@@ -3,6 +3,7 @@ production stack with Locust, and prints each table with figures that add up."""
 
 import json
 
+import psycopg
 import pytest
 from django.core.management import call_command
 
@@ -39,6 +40,7 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
     )  # fmt: skip
     printed = capsys.readouterr().out
     figures = json.loads(out.read_text())
+    plan = json.loads((tmp_path / "plan.json").read_text())
     assert [(run["cache"], run["clients"]) for run in figures["runs"]] == [("bounded", 2), ("no bound", 2)]
     for run in figures["runs"]:
         total = run["figures"]["Aggregated"]
@@ -53,6 +55,13 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
         assert 0 < sum(shares) <= run["cores"]["web"] + 0.05
     assert figures["cold"]["beside"]["cold retrieve"]["requests"] > 0 and figures["cold"]["errors"] == []
     assert figures["turns"]["accepted"] == figures["turns"]["stored"] > 0
+    # Each run stored its turns in a fresh copy of the population, counted there and dropped after it: no
+    # run retrieved over an earlier run's turns, and the population is as it was made.
+    assert all(run["turns"]["accepted"] == run["turns"]["stored"] > 0 for run in figures["runs"])
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM memory_engine_page").fetchone()[0] == plan["pages_total"]
+        copy = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", ["memoryos_bench_tenants_test_run"])
+        assert copy.fetchone() is None
     assert (
         "Failed requests, warm-ups included: 0" in printed
         and "none lost" in printed
