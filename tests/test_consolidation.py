@@ -52,6 +52,22 @@ def test_pending_work_is_read_from_the_database(backlog, bob_space):
     assert spaces_with_pending_work() == [backlog.pk]
 
 
+def test_each_rule_of_what_is_due_is_read_in_one_query(backlog, bob_space, django_assert_num_queries):
+    with django_assert_num_queries(1):  # a job asks up to three times, and the worker's CPU is not free
+        assert has_pending_work(backlog, promotion=False)  # short-term overflow
+    run_consolidation(backlog.pk, promotion=False)  # the moves that need no LLM
+    with django_assert_num_queries(1):
+        assert not has_pending_work(backlog, promotion=False)
+    with django_assert_num_queries(1):
+        assert has_pending_work(backlog)  # its new session is hot, with pages never analysed
+    MemorySpace.objects.filter(pk=backlog.pk).update(mtm_capacity=0)
+    with django_assert_num_queries(1):
+        assert has_pending_work(backlog, promotion=False)  # more sessions than mid-term holds
+    with django_assert_num_queries(1):
+        assert spaces_with_pending_work() == [backlog.pk]
+    assert not has_pending_work(bob_space)
+
+
 def test_a_run_is_recorded_with_what_it_did_and_cost(backlog, fake_llm):
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
     outcome, run = run_consolidation(backlog.pk, task_id="t-1")

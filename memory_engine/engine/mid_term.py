@@ -14,7 +14,6 @@ from datetime import datetime
 
 import numpy as np
 from django.db import transaction
-from django.db.models import F
 
 from memory_engine import inputs
 from memory_engine.engine.heat import HeatParams, heat, heat_params, recency
@@ -92,7 +91,8 @@ def _heat_point(session: MidTermSession, cause: str, params: HeatParams, now: da
 def session_refresh(session: MidTermSession, *, version: int) -> None:
     """Recompute the summary, keywords and summary embedding from the session's pages and save them.
 
-    Uses the pages' stored embeddings; embeds only the new summary. Safe to repeat.
+    Uses the pages' stored embeddings; embeds only the summary, and only when it changed (the same text
+    gives the same vector, and a space's vectors all come from one model). Safe to repeat.
     """
     pages = list(
         Page.objects.filter(session=session)
@@ -102,9 +102,10 @@ def session_refresh(session: MidTermSession, *, version: int) -> None:
     embedder = get_embedder()
     texts = [p.text for p in pages]
     vectors = np.vstack([from_bytes(p.embedding, embedder.dim) for p in pages]) if pages else None
-    session.summary = extractive_summary(texts, vectors, max_chars=SUMMARY_CHARS) or texts[-1][:SUMMARY_CHARS]
+    summary = extractive_summary(texts, vectors, max_chars=SUMMARY_CHARS) or texts[-1][:SUMMARY_CHARS]
+    if summary != session.summary or not session.embedding:
+        session.summary, session.embedding = summary, to_bytes(embedder.encode_one(summary))
     session.keywords = extract_keywords(texts, k=SESSION_KEYWORDS)
-    session.embedding = to_bytes(embedder.encode_one(session.summary))
     session.vector_version = version
     session.save(update_fields=["summary", "keywords", "embedding", "vector_version", "updated_at"])
 
@@ -118,7 +119,7 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
 
     Not idempotent: each call is one more visit. The sessions are locked while they are counted, in id
     order (two retrievals never deadlock), so concurrent hits all count; the caller holds the space
-    against writers (writes.hold_space). Four statements however many sessions were hit (a retrieval is
+    against writers (writes.hold_space). Three statements however many sessions were hit (a retrieval is
     on the request path).
     """
     if not session_ids:
@@ -131,15 +132,12 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
             .order_by("pk")
             .defer("embedding")
         )
-        MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
-            n_visit=F("n_visit") + 1, total_visits=F("total_visits") + 1, last_visit_at=now
-        )
-        for session in sessions:  # as the update left them: they are locked
+        for session in sessions:  # locked: what was read is what is stored, until this commits
             session.n_visit += 1
             session.total_visits += 1
             session.last_visit_at = now
             session.heat = session_heat(session, params, now)
-        MidTermSession.objects.bulk_update(sessions, ["heat"])
+        MidTermSession.objects.bulk_update(sessions, ["n_visit", "total_visits", "last_visit_at", "heat"])
         HeatEvent.objects.bulk_create(
             [HeatEvent(**_heat_point(s, HeatEvent.Cause.RETRIEVED, params, now)) for s in sessions]
         )

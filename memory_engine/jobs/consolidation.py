@@ -18,7 +18,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memory_engine.engine import updater
@@ -36,24 +37,27 @@ class LeaseLost(RuntimeError):
 
 
 def _pending_spaces(space_id: int | None = None, *, promotion: bool = True) -> set[int]:
-    """The rules of what is due, for every space or just one: short-term overflow, sessions over
-    capacity, and (with `promotion`) hot sessions with unanalysed pages."""
-    pages = Page.objects.all() if space_id is None else Page.objects.filter(space_id=space_id)
-    sessions = MidTermSession.objects.filter(status=MidTermSession.Status.ACTIVE)
-    if space_id is not None:
-        sessions = sessions.filter(space_id=space_id)
+    """The rules of what is due, for every space or just one, in one query: short-term overflow,
+    sessions over capacity, and (with `promotion`) hot sessions with unanalysed pages."""
 
-    def over(rows, capacity_field: str) -> set[int]:
-        counted = rows.values("space").annotate(n=Count("id")).filter(n__gt=F(f"space__{capacity_field}"))
-        return {row["space"] for row in counted}
+    def counted(rows) -> Coalesce:
+        return Coalesce(Subquery(rows.values("space").annotate(n=Count("id")).values("n")), 0)
 
-    due = over(pages.filter(tier=Page.Tier.SHORT), "stm_capacity") | over(sessions, "mtm_capacity")
+    active = MidTermSession.objects.filter(space=OuterRef("pk"), status=MidTermSession.Status.ACTIVE)
+    due = Q(short_pages__gt=F("stm_capacity")) | Q(active_sessions__gt=F("mtm_capacity"))
+    spaces = MemorySpace.objects.annotate(
+        short_pages=counted(Page.objects.filter(space=OuterRef("pk"), tier=Page.Tier.SHORT)),
+        active_sessions=counted(active),
+    )
     if promotion:
         # The stored heat is the heat at its last change; recency only lowers it since, so this is a
         # superset of what is due. The updater checks each session's heat exactly.
-        hot = sessions.filter(heat__gte=F("space__heat_threshold"), pages__tier=Page.Tier.MID, pages__analyzed=False)
-        due |= set(hot.values_list("space_id", flat=True).distinct())
-    return due
+        hot = active.filter(heat__gte=OuterRef("heat_threshold"), pages__tier=Page.Tier.MID, pages__analyzed=False)
+        spaces = spaces.annotate(hot=Exists(hot))
+        due |= Q(hot=True)
+    if space_id is not None:
+        spaces = spaces.filter(pk=space_id)
+    return set(spaces.filter(due).values_list("pk", flat=True))
 
 
 def spaces_with_pending_work() -> list[int]:
