@@ -197,8 +197,21 @@ def write_index_files(options: TenantOptions, progress) -> None:
     marker.write_text(options.population_key())
 
 
-def stored_pages() -> int:
-    return Page.objects.count()
+def database_counts(window: list[float] | None = None) -> dict:
+    """Pages stored; with a window (two Unix times), the consolidation jobs that started in it and the
+    pages they moved (a job that found nothing to do leaves no run)."""
+    from datetime import UTC, datetime
+
+    from django.db.models import Count, Sum
+
+    from memory_engine.models import ConsolidationRun
+
+    counts = {"pages": Page.objects.count()}
+    if window:
+        began, ended = (datetime.fromtimestamp(at, tz=UTC) for at in window)
+        runs = ConsolidationRun.objects.filter(started_at__gte=began, started_at__lt=ended)
+        counts |= runs.aggregate(jobs=Count("id"), pages_moved=Sum("pages_moved", default=0))
+    return counts
 
 
 # --- The stack ------------------------------------------------------------------------------------------
@@ -534,10 +547,11 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 progress(f"{label} cache, {clients} clients: warm-up {options.warmup_seconds}s")
                 load(seconds=options.warmup_seconds, csv_prefix=run_dir / "warmup")
                 progress(f"{label} cache, {clients} clients: measuring {options.seconds}s")
-                cpu_before, measured_from = cpu_seconds(), time.monotonic()
+                cpu_before, measured_from, window = cpu_seconds(), time.monotonic(), [time.time()]
                 web_before = process_cpu_seconds(serving_pids(stack.web))
                 figures = load(seconds=options.seconds, csv_prefix=run_dir / "run")
                 measured = time.monotonic() - measured_from
+                window.append(time.time())
                 cores = cores_used(cpu_before, cpu_seconds(), measured)
                 web_after = process_cpu_seconds(list(web_before))
                 # Each web process's share: an uneven spread of the connections shows here.
@@ -554,7 +568,16 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 sampler.stopping.set()
                 sampler.join()
                 stack.stop()
-            turns = {"accepted": accepted_turns_in(stack.web.log), "stored": stored_since(run_url, pages_before)}
+            counts = counts_in(run_url, window)
+            turns = {"accepted": accepted_turns_in(stack.web.log), "stored": counts["pages"] - pages_before}
+            jobs = {
+                "jobs": counts["jobs"],
+                "per_second": round(counts["jobs"] / measured, 2),
+                "pages_per_job": round(counts["pages_moved"] / counts["jobs"], 2) if counts["jobs"] else None,
+                "worker_ms_per_job": round(cores["worker"] * measured * 1000 / counts["jobs"], 1)
+                if counts["jobs"]
+                else None,
+            }
             results["rss"] += sampler.samples
             results["runs"].append(
                 {
@@ -567,6 +590,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                     "cores": cores,
                     "peak_rss": peak_rss(sampler.samples),
                     "turns": turns,
+                    "consolidation": jobs,
                 }
             )
             progress(f"{label} cache, {clients} clients: {summary_line(figures)}")
@@ -591,7 +615,7 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
     finally:
         stack.stop()
 
-    cold_turns = {"accepted": accepted_turns_in(stack.web.log), "stored": stored_since(run_url, pages_before)}
+    cold_turns = {"accepted": accepted_turns_in(stack.web.log), "stored": counts_in(run_url)["pages"] - pages_before}
     drop_postgres_database(run_url)
     every_run = [run["turns"] for run in results["runs"]] + [cold_turns]
     results["turns"] = {key: sum(turns[key] for turns in every_run) for key in ("accepted", "stored")}
@@ -599,17 +623,15 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
     return results
 
 
-def stored_since(url: str, pages_before: int) -> int:
-    """Pages the database of `url` holds beyond the population's (counted in a child process)."""
+def counts_in(url: str, window: list[float] | None = None) -> dict:
+    """database_counts() of the database of `url`, in a child process."""
+    command = [sys.executable, "manage.py", "bench_tenants", "--role", "count"]
+    if window:
+        command += ["--options-json", json.dumps(window)]
     counted = subprocess.run(
-        [sys.executable, "manage.py", "bench_tenants", "--role", "count"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "DATABASE_URL": url},
-        check=True,
+        command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "DATABASE_URL": url}, check=True
     )
-    return int(counted.stdout.strip().splitlines()[-1]) - pages_before
+    return json.loads(counted.stdout.strip().splitlines()[-1])
 
 
 def fresh_dir(path: Path) -> Path:
@@ -680,10 +702,11 @@ def render_report(results: dict) -> str:
     lines += [
         "",
         f"Cores kept busy while measuring (of {machine['cores']}; Locust's own share included: the load tool "
-        "runs on the same cores), and CPU ms per request:",
+        "runs on the same cores), CPU ms per request, and the consolidation jobs that started while measuring:",
         f"{'cache':<9} {'clients':>7}  "
         + " ".join(f"{group:>8}" for group in (*CPU_GROUPS, "machine"))
         + "  ms/req"
+        + "  jobs/s pages/job worker ms/job"
         + "  each web process",
     ]
     for run in results["runs"]:
@@ -694,6 +717,8 @@ def render_report(results: dict) -> str:
                 f"{run['cache']:<9} {run['clients']:>7}  "
                 + " ".join(f"{cores[group]:>8.2f}" for group in (*CPU_GROUPS, "machine"))
                 + f"  {per_request:>6.0f}  "
+                + _job_cells(run["consolidation"])
+                + "  "
                 + " / ".join(f"{share:.2f}" for share in cores.get("web processes", []))
             )
     cold = results.get("cold")
@@ -730,6 +755,16 @@ def render_report(results: dict) -> str:
         for run in uneven
     ]
     return "\n".join(lines)
+
+
+def _job_cells(jobs: dict) -> str:
+    def cell(value, width: int, form: str) -> str:
+        return f"{value:>{width}{form}}" if value is not None else f"{'-':>{width}}"
+
+    return (
+        f"{jobs['per_second']:>6.2f} {cell(jobs['pages_per_job'], 9, '.2f')} "
+        f"{cell(jobs['worker_ms_per_job'], 13, '.1f')}"
+    )
 
 
 def plot_rss(results: dict, path: Path) -> None:

@@ -53,6 +53,9 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
         shares = run["cores"]["web processes"]
         assert len(shares) == 2 and shares == sorted(shares, reverse=True)
         assert 0 < sum(shares) <= run["cores"]["web"] + 0.05
+        # The consolidation jobs that started while measuring, read from the runs they left.
+        jobs = run["consolidation"]
+        assert jobs["jobs"] > 0 and jobs["pages_per_job"] >= 1 and jobs["worker_ms_per_job"] > 0
     assert figures["cold"]["beside"]["cold retrieve"]["requests"] > 0 and figures["cold"]["errors"] == []
     assert figures["turns"]["accepted"] == figures["turns"]["stored"] > 0
     # Each run stored its turns in a fresh copy of the population, counted there and dropped after it: no
@@ -66,6 +69,7 @@ def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path,
         "Failed requests, warm-ups included: 0" in printed
         and "none lost" in printed
         and "Cold loads next to warm traffic" in printed
+        and "pages/job" in printed
     )
     assert (tmp_path / "rss.png").stat().st_size > 10_000
     # Every run started from the population's index files, as a deployment's processes start from theirs.

@@ -47,7 +47,7 @@ class Command(BaseCommand):
             Path(result).write_text(json.dumps(plan))
             return
         if role == "count":
-            self.stdout.write(str(tenants.stored_pages()))
+            self.stdout.write(json.dumps(tenants.database_counts(json.loads(options_json) if options_json else None)))
             return
         if opts["spaces"] < 20 or min(opts["clients"]) < 1 or opts["seconds"] < 5:
             raise CommandError("--spaces must be at least 20, --clients at least 1, --seconds at least 5")
