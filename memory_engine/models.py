@@ -196,7 +196,15 @@ class Page(models.Model):
                 name="page_in_exactly_one_tier",
             ),
         ]
-        indexes = [models.Index(fields=["space", "tier", "seq"]), models.Index(fields=["space", "vector_version"])]
+        indexes = [
+            models.Index(fields=["space", "tier", "seq"]),
+            models.Index(fields=["space", "vector_version"]),
+            # The pages still to be mined, by session: what a check of pending promotion looks for among
+            # every page of the hot sessions, nearly all of which were mined long ago.
+            models.Index(
+                fields=["session"], condition=models.Q(tier="mid", analyzed=False), name="page_mid_unanalysed"
+            ),
+        ]
         ordering = ["seq"]
 
     def __str__(self) -> str:
