@@ -72,6 +72,11 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _kept_note(meta: dict) -> str:
+    kept = meta.get("kept_from_earlier_runs") or []
+    return f" ({', '.join(kept)} kept from an earlier run of the same key)" if kept else ""
+
+
 def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int, ...], meta: dict) -> str:
     """A readable report: what ran, recall tables per k, tokens, answer scores and ingestion costs."""
     lines = [
@@ -79,7 +84,8 @@ def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int
         "",
         f"Command: `{meta['command']}`  ",
         f"File: `{meta['file']}`; samples: {', '.join(s.sample_id for s in samples)}; "
-        f"questions: {summary['questions']}; LLM: {meta['llm']}; wall clock {meta['seconds']:.0f} s.  ",
+        f"questions: {summary['questions']}; LLM: {meta['llm']}; "
+        f"{meta['seconds']:.0f} s of evaluation{_kept_note(meta)}.  ",
         "Retrieval settings: " + ", ".join(f"{k}={v}" for k, v in meta.get("retrieval", {}).items()) + ".",
         "",
     ]

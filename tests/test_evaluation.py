@@ -124,7 +124,8 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
     out, result = _run(locomo_file, tmp_path, "--no-llm")
 
-    assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png"}
+    assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png", "samples"}
+    assert [p.name for p in (out / "samples").iterdir()] == ["conv-t1.json"]
     assert (out / "locomo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     sample = result["samples"][0]
     assert sample["pages"] == 5 and sample["dialogue_turns"] == 10 and sample["ingest"]["turns"] == 5
@@ -145,6 +146,53 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     assert result["summary"]["answers"] == {}
     table = (out / "locomo.md").read_text()
     assert "| **MemoryOS** | " in table and "Evidence recall@10" in table
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_interrupted_evaluation_resumes_at_the_conversation_it_stopped_in(tmp_path, settings, capsys):
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
+    second = json.loads(json.dumps(SAMPLE)) | {"sample_id": "conv-t2"}
+    second["conversation"]["session_2"][2]["text"] = "x" * 9000  # longer than a turn may be: the run stops
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps([SAMPLE, second]), encoding="utf-8")
+    out = tmp_path / "eval"
+    run = ["evaluate_locomo", "--file", str(path), "--out", str(out), "--no-llm"]
+
+    with pytest.raises(Exception, match="8000"):
+        call_command(*run)
+    assert not (out / "locomo.json").exists()
+    assert (out / "samples" / "conv-t1.json").exists() and not (out / "samples" / "conv-t2.json").exists()
+    first_space = Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id
+    capsys.readouterr()
+
+    second["conversation"]["session_2"][2]["text"] = "I also repainted my kitchen a bright yellow."
+    path.write_text(json.dumps([SAMPLE, second]), encoding="utf-8")
+    call_command(*run)
+    printed = capsys.readouterr().err
+    assert "conv-t1: kept from an earlier run" in printed and "conv-t2: done in" in printed
+    assert "so far (2 of 2 conversations): recall@10 (1-4, 6 questions): MemoryOS" in printed
+    # conv-t1 was not ingested again: its space is the one the interrupted run made.
+    assert Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id == first_space
+    resumed = json.loads((out / "locomo.json").read_text())
+    assert resumed["meta"]["kept_from_earlier_runs"] == ["conv-t1"]
+
+    call_command(*run, "--fresh", "--out", str(tmp_path / "fresh"))
+    fresh = json.loads((tmp_path / "fresh" / "locomo.json").read_text())
+    assert fresh["meta"]["kept_from_earlier_runs"] == []
+    assert resumed["summary"] == fresh["summary"]
+    assert _untimed(resumed["samples"]) == _untimed(fresh["samples"])
+
+    # Another setting is another key: the conversation is computed again.
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 3}
+    call_command(*run)
+    assert "conv-t1: done in" in capsys.readouterr().err
+    assert Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id != first_space
+
+
+def _untimed(samples: list[dict]) -> list[dict]:
+    """Samples without their ingestion's timings, which differ from run to run."""
+    timing = {"store_ms": [], "add_ms": [], "seconds": 0}
+    return [{**s, "ingest": {**s["ingest"], **timing}} for s in samples]
 
 
 def _answers(request):

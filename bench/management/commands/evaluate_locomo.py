@@ -7,6 +7,11 @@
 Writes <out>/locomo.json (every question, every ranking), <out>/locomo.md (the tables) and
 <out>/locomo.png (recall@10 per category and method), and prints the markdown. Deterministic given its
 arguments: retrieval during the questions does not count hits, and the LLM answers at temperature 0.
+
+Each conversation's results are written as soon as it is done (<out>/samples/), and the running recall is
+printed; run the same command again after an interruption and it resumes: a conversation already done
+with the same data, arguments, settings and code is taken as it is (bench/locomo_resume.py). --fresh
+computes everything again.
 """
 
 import shlex
@@ -17,8 +22,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from bench import report
-from bench.locomo_run import KS, evaluate_sample
+from bench import locomo_resume, report
+from bench.locomo_run import KS, MEMORY, SampleResult, evaluate_sample
 from bench.progress import ProgressBar
 from memory_engine.jobs.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm
@@ -47,6 +52,9 @@ class Command(BaseCommand):
             default=None,
             help="token cap of the full-conversation baseline (default: 3000 for the offline LLM, else none)",
         )
+        parser.add_argument(
+            "--fresh", action="store_true", help="compute every conversation again, even one done before"
+        )
 
     def handle(
         self,
@@ -60,6 +68,7 @@ class Command(BaseCommand):
         answer,
         answer_limit,
         full_context_tokens,
+        fresh,
         **options,
     ):
         if answer and no_llm:
@@ -78,10 +87,28 @@ class Command(BaseCommand):
             full_context_tokens = 3000 if llm is not None and llm.weak else 10**7
 
         started = time.perf_counter()
-        results = []
+        folder = Path(out)
+        arguments = {
+            "limit_pages": limit_pages,
+            "limit_questions": limit_questions,
+            "llm": llm.name if llm is not None else None,
+            "answer": answer,
+            "answer_limit": answer_limit,
+            "full_context_tokens": full_context_tokens,
+        }
+        code = locomo_resume.code_version()
+        results: list[SampleResult] = []
+        kept_ids, sample_seconds = [], 0.0
         for sample in chosen:
-            results.append(
-                evaluate_sample(
+            key = locomo_resume.run_key(sample, arguments, code)
+            kept = None if fresh else locomo_resume.load(folder, sample["sample_id"], key)
+            if kept is not None:
+                result, seconds = kept
+                how = f"kept from an earlier run of the same key ({seconds:.0f} s then)"
+                kept_ids.append(sample["sample_id"])
+            else:
+                began = time.perf_counter()
+                result = evaluate_sample(
                     sample,
                     llm=llm,
                     answer=answer,
@@ -91,20 +118,27 @@ class Command(BaseCommand):
                     limit_questions=limit_questions,
                     progress=ProgressBar(self.stderr),
                 )
-            )
+                seconds = time.perf_counter() - began
+                locomo_resume.save(folder, result, key, seconds)
+                how = f"done in {seconds:.0f} s"
+            results.append(result)
+            sample_seconds += seconds
+            self.stderr.write(f"{sample['sample_id']}: {how}; {running_recall([result])}")
+            self.stderr.write(f"  so far ({len(results)} of {len(chosen)} conversations): {running_recall(results)}")
         summary = report.summarise(results, KS)
         meta = {
             "command": "manage.py evaluate_locomo " + shlex.join(sys.argv[2:]),
             "file": file,
             "llm": llm.name if llm is not None else "none (no promotion, no answers)",
-            "seconds": time.perf_counter() - started,
+            "seconds": sample_seconds,  # the conversations' own times, those kept from earlier runs too
+            "seconds_this_run": time.perf_counter() - started,
+            "kept_from_earlier_runs": kept_ids,
             "full_context_tokens": full_context_tokens,
             "retrieval": {
                 name: settings.MEMORYOS[name]
                 for name in ("RETRIEVAL_LEXICAL_WEIGHT", "RETRIEVAL_CHAIN_WEIGHT", "RETRIEVAL_IGNORE_NAMES")
             },
         }
-        folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         text = report.markdown(summary, results, KS, meta)
         (folder / "locomo.md").write_text(text, encoding="utf-8")
@@ -112,3 +146,14 @@ class Command(BaseCommand):
         report.write_chart(folder / "locomo.png", summary)
         self.stdout.write(text)
         self.stdout.write(f"wrote {folder / 'locomo.md'}, {folder / 'locomo.json'}, {folder / 'locomo.png'}")
+
+
+def running_recall(results: list[SampleResult], k: int = 10) -> str:
+    """Recall@k on categories 1-4 of the memory and the plain retrievers over `results`, on one line."""
+    recall = report.summarise(results, KS)["recall"]
+    if not recall:
+        return "no questions"
+    order = [MEMORY, *(m for m in recall if m != MEMORY)]
+    n = recall[MEMORY]["1-4 all"]["n"]
+    cells = ", ".join(f"{m} {recall[m]['1-4 all'][f'@{k}'] or 0:.3f}" for m in order)
+    return f"recall@{k} (1-4, {n} questions): {cells}"
