@@ -23,11 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.management.base import CommandError
+
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
 from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
-from memory_engine.jobs.locomo import LocomoPage, Turn, clean_evidence, iter_pages, iter_turns
+from memory_engine.jobs.locomo import LocomoPage, Turn, clean_evidence, iter_pages, iter_turns, load_samples
 from memory_engine.llm import LLM, LLMError
 from memory_engine.models import LongTermEntry, MemorySpace, Page
 from memory_engine.store import index
@@ -113,7 +115,42 @@ def ingest_conversation(
     return space, pages, counters
 
 
-def _page_turns(pages: list[LocomoPage]) -> dict[int, tuple[str | None, str | None]]:
+def chosen_samples(file: str, sample_ids: list[str] | None) -> list[dict[str, Any]]:
+    """The samples of a LoCoMo file, or only those named. CommandError for an unreadable file or an id
+    that is not in it."""
+    try:
+        samples = load_samples(file)
+    except (OSError, ValueError) as error:
+        raise CommandError(f"cannot read LoCoMo samples from {file}: {error}") from error
+    if not sample_ids:
+        return samples
+    missing = set(sample_ids) - {s["sample_id"] for s in samples}
+    if missing:
+        raise CommandError(f"no sample(s) {', '.join(sorted(missing))} in {file}")
+    return [s for s in samples if s["sample_id"] in sample_ids]
+
+
+def ingest_for_evaluation(
+    sample: dict[str, Any],
+    *,
+    llm: LLM | None,
+    promote: bool = True,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
+    """ingest_conversation into the evaluation's own space for this sample (user "locomo-eval-<id>")."""
+    return ingest_conversation(
+        sample,
+        user_id=f"locomo-eval-{sample['sample_id']}".lower(),
+        assistant_id=ASSISTANT_ID,
+        llm=llm,
+        promote=promote,
+        limit=limit,
+        progress=progress,
+    )
+
+
+def page_turn_ids(pages: list[LocomoPage]) -> dict[int, tuple[str | None, str | None]]:
     """page seq -> (the user's turn id, the assistant's turn id); either may be missing."""
     turns = {}
     for seq, page in enumerate(pages, start=1):
@@ -229,20 +266,12 @@ def evaluate_sample(
     """
     conversation = sample["conversation"]
     a, b = conversation["speaker_a"], conversation["speaker_b"]
-    space, pages, stats = ingest_conversation(
-        sample,
-        user_id=f"locomo-eval-{sample['sample_id']}".lower(),
-        assistant_id=ASSISTANT_ID,
-        llm=llm,
-        promote=promote,
-        limit=limit_pages,
-        progress=progress,
-    )
+    space, pages, stats = ingest_for_evaluation(sample, llm=llm, promote=promote, limit=limit_pages, progress=progress)
     ingested = {turn for page in pages for turn in page.dia_ids}
     turns = [t for t in iter_turns(sample) if t.dia_id in ingested]
     text_of = {t.dia_id: _turn_line(t) for t in turns}
     rankers: list[TurnRanker] = [LastTurns(turns), BM25Turns(turns), DenseTurns(turns)]
-    page_turns = _page_turns(pages)
+    page_turns = page_turn_ids(pages)
     depth = max(ks)
     full_context = _fit_tail([text_of[t.dia_id] for t in turns], full_context_tokens)
 

@@ -23,9 +23,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench import locomo_resume, report
-from bench.locomo_run import KS, MEMORY, SampleResult, evaluate_sample
+from bench.locomo_run import KS, MEMORY, SampleResult, chosen_samples, evaluate_sample
 from bench.progress import ProgressBar
-from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.jobs.locomo import DEV_FILE
 from memory_engine.llm import get_llm
 
 
@@ -73,15 +73,7 @@ class Command(BaseCommand):
     ):
         if answer and no_llm:
             raise CommandError("--answer needs an LLM; drop --no-llm")
-        try:
-            chosen = load_samples(file)
-        except (OSError, ValueError) as error:
-            raise CommandError(f"cannot read LoCoMo samples from {file}: {error}") from error
-        if samples:
-            missing = set(samples) - {s["sample_id"] for s in chosen}
-            if missing:
-                raise CommandError(f"no sample(s) {', '.join(sorted(missing))} in {file}")
-            chosen = [s for s in chosen if s["sample_id"] in samples]
+        chosen = chosen_samples(file, samples)
         llm = None if no_llm else get_llm()
         if full_context_tokens is None:
             full_context_tokens = 3000 if llm is not None and llm.weak else 10**7
