@@ -56,6 +56,7 @@ class QuestionResult:
     turn_tokens: dict[str, dict[int, int]]  # method -> k -> tokens of its first k turns
     memory_context_tokens: int  # the memory's whole default prompt context for this question
     answers: dict[str, str] = field(default_factory=dict)
+    context_turns: list[str] = field(default_factory=list)  # the turns that context shows, in its order
 
 
 @dataclass
@@ -174,10 +175,22 @@ def memory_ranking(space: MemorySpace, question: str, page_turns: dict, depth: i
     return ranked
 
 
+def context_turns(space: MemorySpace, retrieval: Retrieval, page_turns: dict) -> list[str]:
+    """The dialogue turns the memory's prompt context shows for a retrieval: every page it holds
+    (short-term included), and the turns its profile and knowledge entries came from."""
+    seq_of = dict(Page.objects.filter(space=space).values_list("id", "seq"))
+    shown: list[str] = []
+    for item in retrieval.items():
+        for turn in _item_turns(item, seq_of, page_turns):
+            if turn and turn not in shown:
+                shown.append(turn)
+    return shown
+
+
 def _item_turns(item: Item, seq_of: dict[int, int], page_turns: dict) -> list[str | None]:
-    if item.kind == "page":
+    if item.kind in ("page", "short_term"):
         return list(page_turns[seq_of[item.id]])
-    side = 0 if item.kind == LongTermEntry.Kind.USER_KNOWLEDGE else 1
+    side = 1 if item.kind == LongTermEntry.Kind.ASSISTANT_KNOWLEDGE else 0  # the profile is the user's
     return [page_turns[seq_of[pid]][side] for pid in item.provenance["source_page_ids"] if pid in seq_of]
 
 
@@ -293,6 +306,7 @@ def evaluate_sample(
             ranked={name: r[:depth] for name, r in ranked.items()},
             turn_tokens={name: _tokens_of_first(r, text_of, ks) for name, r in ranked.items()},
             memory_context_tokens=default.tokens_used,
+            context_turns=context_turns(space, default, page_turns),
         )
         if answer and llm is not None and number in to_answer:
             contexts = {

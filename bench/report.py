@@ -45,6 +45,14 @@ def summarise(samples: list[SampleResult], ks: tuple[int, ...]) -> dict[str, Any
         pooled = [q for q in questions if q.category in (1, 2, 3, 4)]
         out["turn_tokens"][method] = {f"@{k}": _mean([q.turn_tokens[method][k] for q in pooled]) for k in ks}
     out["memory_context_tokens"] = _mean([q.memory_context_tokens for q in questions])
+    out["context_recall"] = {}
+    for group, categories in GROUPS:
+        chosen = [q for q in questions if q.category in categories and q.evidence]
+        out["context_recall"][group] = {
+            "n": len(chosen),
+            "recall": _mean([len(set(q.evidence) & set(q.context_turns)) / len(set(q.evidence)) for q in chosen]),
+            "turns": _mean([len(q.context_turns) for q in chosen]),
+        }
     for method in answered_methods:
         out["answers"][method] = {}
         for group, categories in GROUPS:
@@ -105,8 +113,19 @@ def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int
         lines.append(f"| {method} | " + " | ".join(f"{by_k[f'@{k}']:.0f}" for k in ks) + " |")
     lines += [
         "",
-        f"The memory's whole default prompt context (short-term, profile, knowledge, pages, 2,000-token budget) "
-        f"averaged {summary['memory_context_tokens']:.0f} tokens per question.",
+        f"The memory's whole default prompt context (short-term, profile, knowledge, pages; a budget of "
+        f"{meta.get('context_token_budget', '?')} tokens) averaged {summary['memory_context_tokens']:.0f} tokens "
+        "per question. The evidence it shows (turns of its pages, short-term included, and the turns its "
+        "knowledge came from):",
+        "",
+        "| | " + " | ".join(groups) + " |",
+        "| --- |" + " --- |" * len(groups),
+        "| evidence recall in the context | "
+        + " | ".join(_cell(summary["context_recall"][g]["recall"]) for g in groups)
+        + " |",
+        "| dialogue turns shown | "
+        + " | ".join(f"{summary['context_recall'][g]['turns'] or 0:.1f}" for g in groups)
+        + " |",
         "",
     ]
     if summary["answers"]:

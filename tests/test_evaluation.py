@@ -138,6 +138,8 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     assert film["evidence"] == []
     # The last two pages are short-term: always in the prompt, so not ranked.
     assert not {"D2:3", "D2:4", "D2:5", "D2:6"} & set(dog["ranked"]["MemoryOS"])
+    # ... but they are in the context the LLM is shown, beside the pages retrieved.
+    assert dog["context_turns"][:4] == ["D2:3", "D2:4", "D2:5", "D2:6"] and "D1:1" in dog["context_turns"]
 
     recall = result["summary"]["recall"]
     assert recall["MemoryOS"]["4 single-hop"] == {"n": 1, "@5": 1.0, "@10": 1.0, "@25": 1.0}
@@ -146,6 +148,9 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     assert result["summary"]["answers"] == {}
     table = (out / "locomo.md").read_text()
     assert "| **MemoryOS** | " in table and "Evidence recall@10" in table
+    in_context = result["summary"]["context_recall"]
+    assert in_context["4 single-hop"]["recall"] == 1.0 and in_context["4 single-hop"]["turns"] == 10.0
+    assert "| evidence recall in the context | " in table
 
 
 @pytest.mark.django_db(transaction=True)

@@ -126,6 +126,7 @@ class Command(BaseCommand):
             "seconds_this_run": time.perf_counter() - started,
             "kept_from_earlier_runs": kept_ids,
             "full_context_tokens": full_context_tokens,
+            "context_token_budget": settings.MEMORYOS["CONTEXT_TOKEN_BUDGET"],
             "retrieval": {
                 name: settings.MEMORYOS[name]
                 for name in ("RETRIEVAL_LEXICAL_WEIGHT", "RETRIEVAL_CHAIN_WEIGHT", "RETRIEVAL_IGNORE_NAMES")
