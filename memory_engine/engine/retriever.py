@@ -4,7 +4,8 @@
 - mid-term: the top-m sessions by summary similarity plus keyword overlap (the paper's session search,
   shown with the context and used for heat), and the best pages. A page's score is its match with the
   query (BM25 scaled to the best page, weighed against the MiniLM cosine: match_scores) plus a share of
-  the match of the pages just before and after it (chain_scores);
+  the match of the pages just before and after it (chain_scores). The pages' BM25 also matches the dates
+  a query names against the days a page was said and speaks of (dated_query, store/temporal.py);
 - long-term: the profile, and the top user and assistant knowledge, by the same match.
 
 The assembled context is capped by a token budget; every item carries its scores and provenance.
@@ -41,6 +42,7 @@ from memory_engine.store.index import (
     search_lexical,
 )
 from memory_engine.store.keywords import content_tokens, jaccard
+from memory_engine.store.temporal import named_tokens
 from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
@@ -58,6 +60,13 @@ def topic_query(query: str, names: list[str]) -> str:
         return query
     stripped = " ".join(re.sub(rf"\b(?:{'|'.join(wanted)})(?:'s)?\b", " ", query, flags=re.IGNORECASE).split())
     return stripped if content_tokens(stripped) else query
+
+
+def dated_query(query: str) -> str:
+    """The query with the date tokens of the dates it names, for the pages' lexical search, whose
+    documents carry the days each page was said and speaks of (store/temporal.py). Pure."""
+    tokens = named_tokens(query)
+    return f"{query} {' '.join(tokens)}" if tokens else query
 
 
 def estimate_tokens(text: str) -> int:
@@ -372,7 +381,7 @@ def retrieve(
         with stage("versions"):
             read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-        pages = _search_pages(space, topic, query_vector, top_pages)
+        pages = _search_pages(space, dated_query(topic), query_vector, top_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):

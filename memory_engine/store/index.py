@@ -20,7 +20,7 @@ accelerator for a fresh process: they are rewritten after a rebuild and when the
 versions behind, never once per turn. A FAISS file (`<name>.faiss`) holds the vectors; a BM25 file
 (`<name>.bm25`) holds each document's content words and their counts, and for pages their order, so that
 loading it reads no text from the database and tokenises nothing (a fifth of the time, measured); it is
-not reused by code that tokenises differently (`lexical.TOKENS_FINGERPRINT`).
+not reused by code that makes its documents differently (`LEXICAL_DOCUMENTS`: the tokens, the dated text).
 """
 
 import hashlib
@@ -44,12 +44,15 @@ from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Pag
 from memory_engine.store.embeddings import check_embedding_model, from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.index_cache import CacheStats, IndexCache, configured_limit_bytes
 from memory_engine.store.lexical import TOKENS_FINGERPRINT, BM25Index
+from memory_engine.store.temporal import said_tokens
 from memory_engine.store.writes import next_vector_version, space_write
 
 logger = logging.getLogger(__name__)
 
 FILE_MAGIC = b"MEMORYOS-FAISS-1\n"
 LEXICAL_MAGIC = b"MEMORYOS-BM25-1\n"
+# A BM25 file is reused only by code that makes the same documents: the same tokens, the same text.
+LEXICAL_DOCUMENTS = f"{TOKENS_FINGERPRINT}+dated-1"
 SAVE_EVERY = 200  # versions a sidecar file may fall behind before it is rewritten
 
 # Every search here is one query, which FAISS would still split over one OpenMP thread per core. On a busy
@@ -67,8 +70,11 @@ class IndexSpec:
     live: Q  # rows that belong in the index
 
     def text_of(self, row: dict) -> str:
+        """The text a row's lexical document is made of. A page's ends with the date tokens of the day it
+        was said and of the days it speaks of (store/temporal.py)."""
         if self.model is Page:
-            return f"{row['user_input']}\n{row['agent_response']}"
+            text = f"{row['user_input']}\n{row['agent_response']}"
+            return f"{text}\n{' '.join(said_tokens(text, row['timestamp']))}"
         if self.model is MidTermSession:
             return f"{row['summary']} {' '.join(row['keywords'])}"
         return f"{row['key']}: {row['value']}"
@@ -76,7 +82,7 @@ class IndexSpec:
     @property
     def text_fields(self) -> tuple[str, ...]:
         if self.model is Page:
-            return ("user_input", "agent_response")
+            return ("user_input", "agent_response", "timestamp")
         if self.model is MidTermSession:
             return ("summary", "keywords")
         return ("key", "value")
@@ -334,7 +340,7 @@ def write_lexical_file(path: Path, *, space_key: str, version: int, index: BM25I
     """The index's documents as their content words and counts (and the pages' seqs): reading it back
     costs no tokenising and no query."""
     body = {"documents": index.documents(), "seqs": list(order.seq_of.items()) if order is not None else None}
-    meta = {"space": space_key, "version": version, "tokens": TOKENS_FINGERPRINT, "count": len(index)}
+    meta = {"space": space_key, "version": version, "tokens": LEXICAL_DOCUMENTS, "count": len(index)}
     _write_sidecar(path, LEXICAL_MAGIC, meta, json.dumps(body, separators=(",", ":")).encode())
 
 
@@ -346,7 +352,7 @@ def read_lexical_file(path: Path, *, space_key: str) -> LexicalFile | None:
         if found is None:
             return None
         meta, payload = found
-        if meta["space"] != space_key or meta["tokens"] != TOKENS_FINGERPRINT:
+        if meta["space"] != space_key or meta["tokens"] != LEXICAL_DOCUMENTS:
             raise ValueError("written for another space, or tokenised by other code")
         body = json.loads(payload)
         index = BM25Index()
