@@ -289,13 +289,16 @@ MEMORYOS = {
     "TOP_SESSIONS": envint("MEMORYOS_TOP_SESSIONS", 5),
     "TOP_PAGES": envint("MEMORYOS_TOP_PAGES", 10),
     "TOP_KNOWLEDGE": envint("MEMORYOS_TOP_KNOWLEDGE", 10),
-    "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 2000),
+    "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 1500),
     # Page ranking (retriever.py): the share of BM25 against the cosine in a page's match, the share of
-    # each neighbouring page's match added to it, and whether the names of the two people talking are
-    # left out of the query. Chosen on LoCoMo's dev split; docs/benchmarks.md shows the effect of each.
+    # each neighbouring page's match added to it, whether the names of the two people talking are
+    # left out of the query, and whether the dates a query names are searched for among the days pages
+    # were said and speak of (store/temporal.py). Chosen on LoCoMo's dev split; docs/benchmarks.md shows
+    # the effect of each.
     "RETRIEVAL_LEXICAL_WEIGHT": envfloat("MEMORYOS_RETRIEVAL_LEXICAL_WEIGHT", 0.5),
     "RETRIEVAL_CHAIN_WEIGHT": envfloat("MEMORYOS_RETRIEVAL_CHAIN_WEIGHT", 0.2),
     "RETRIEVAL_IGNORE_NAMES": envbool("MEMORYOS_RETRIEVAL_IGNORE_NAMES", True),
+    "RETRIEVAL_DATES": envbool("MEMORYOS_RETRIEVAL_DATES", True),
     "MAX_TURN_CHARS": envint("MEMORYOS_MAX_TURN_CHARS", 8000),
     "MAX_META_BYTES": envint("MEMORYOS_MAX_META_BYTES", 16 * 1024),  # a turn's meta, as JSON
     "PROMOTION_PAGES_PER_CALL": envint("MEMORYOS_PROMOTION_PAGES_PER_CALL", 6),

@@ -381,7 +381,7 @@ def retrieve(
         with stage("versions"):
             read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-        pages = _search_pages(space, dated_query(topic), query_vector, top_pages)
+        pages = _search_pages(space, dated_query(topic) if cfg["RETRIEVAL_DATES"] else topic, query_vector, top_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):

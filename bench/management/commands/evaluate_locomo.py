@@ -129,7 +129,12 @@ class Command(BaseCommand):
             "context_token_budget": settings.MEMORYOS["CONTEXT_TOKEN_BUDGET"],
             "retrieval": {
                 name: settings.MEMORYOS[name]
-                for name in ("RETRIEVAL_LEXICAL_WEIGHT", "RETRIEVAL_CHAIN_WEIGHT", "RETRIEVAL_IGNORE_NAMES")
+                for name in (
+                    "RETRIEVAL_LEXICAL_WEIGHT",
+                    "RETRIEVAL_CHAIN_WEIGHT",
+                    "RETRIEVAL_IGNORE_NAMES",
+                    "RETRIEVAL_DATES",
+                )
             },
         }
         folder.mkdir(parents=True, exist_ok=True)

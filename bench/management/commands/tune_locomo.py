@@ -33,6 +33,7 @@ TUNABLE = {
     "RETRIEVAL_LEXICAL_WEIGHT": float,
     "RETRIEVAL_CHAIN_WEIGHT": float,
     "RETRIEVAL_IGNORE_NAMES": lambda text: {"true": True, "false": False}[text.lower()],
+    "RETRIEVAL_DATES": lambda text: {"true": True, "false": False}[text.lower()],
 }
 CATEGORIES = (1, 2, 3, 4)
 
