@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bench.loo import Score, best_setting, held_out_mean, leave_one_out
+from bench.management.commands.tune_locomo import label, parse_grid
 from tests.test_evaluation import SAMPLE
 
 TABLE = {
@@ -63,21 +64,46 @@ def test_tune_locomo_scores_every_setting_as_the_evaluation_does(two_conversatio
     assert tuned["questions"] == {"conv-t1": 3, "conv-t2": 3}
     assert [fold["held_out"] for fold in tuned["folds"]] == ["conv-t1", "conv-t2"]
     assert "Held out, pooled by question" in (out / "tune.md").read_text()
+    assert "| LEXICAL_WEIGHT=1.0 IGNORE_NAMES=False |" in (out / "tune.md").read_text().split("pooled over")[-1]
 
     for weight in (0.0, 1.0):  # each setting's figure is evaluate_locomo's under that setting
         settings.MEMORYOS = {**settings.MEMORYOS, "RETRIEVAL_LEXICAL_WEIGHT": weight, "RETRIEVAL_IGNORE_NAMES": False}
         evaluated = tmp_path / f"eval-{weight}"
         call_command("evaluate_locomo", "--file", str(two_conversations), "--no-llm", "--out", str(evaluated))
         samples = json.loads((evaluated / "locomo.json").read_text())["samples"]
+        setting = f"LEXICAL_WEIGHT={weight} IGNORE_NAMES=False"
         for sample in samples:
-            recalls = [_recall_at(q, 5) for q in sample["questions"] if q["category"] in (1, 2, 3, 4) and q["evidence"]]
-            tuned_recall = tuned["recall"][f"LEXICAL_WEIGHT={weight} IGNORE_NAMES=False"][sample["sample_id"]]
-            assert tuned_recall == pytest.approx(sum(recalls) / len(recalls))
+            recalls = [_recall_at(q, 5) for q in _scored(sample)]
+            assert tuned["recall"][setting][sample["sample_id"]] == pytest.approx(sum(recalls) / len(recalls))
+        asked = [q for sample in samples for q in _scored(sample)]
+        for k in (5, 10, 25):  # pooled over both conversations, per category and for all four
+            assert tuned["by_category"][setting][f"all@{k}"] == pytest.approx(
+                sum(_recall_at(q, k) for q in asked) / len(asked)
+            )
+            for category in {q["category"] for q in asked}:
+                mine = [_recall_at(q, k) for q in asked if q["category"] == category]
+                assert tuned["by_category"][setting][f"{category}@{k}"] == pytest.approx(sum(mine) / len(mine))
+
+
+def _scored(sample: dict) -> list[dict]:
+    return [q for q in sample["questions"] if q["category"] in (1, 2, 3, 4) and q["evidence"]]
 
 
 def _recall_at(question: dict, k: int) -> float:
     top = list(dict.fromkeys(question["ranked"]["MemoryOS"]))[:k]
     return len(set(question["evidence"]) & set(top)) / len(set(question["evidence"]))
+
+
+def test_one_at_a_time_is_the_settings_as_they_are_then_each_value_changed_alone():
+    grid = ["RETRIEVAL_DATES=false", "RETRIEVAL_CHAIN_WEIGHT=0,0.3"]
+    assert parse_grid(grid, one_at_a_time=True) == [
+        (),
+        (("RETRIEVAL_DATES", False),),
+        (("RETRIEVAL_CHAIN_WEIGHT", 0.0),),
+        (("RETRIEVAL_CHAIN_WEIGHT", 0.3),),
+    ]
+    assert len(parse_grid(grid)) == 2  # every combination: one value of one times two of the other
+    assert [label(c) for c in parse_grid(grid, one_at_a_time=True)][:2] == ["as set", "DATES=False"]
 
 
 @pytest.mark.parametrize(

@@ -2,12 +2,17 @@
 
     manage.py tune_locomo --grid RETRIEVAL_LEXICAL_WEIGHT=0.3,0.5,0.7 --grid RETRIEVAL_CHAIN_WEIGHT=0,0.1,0.2
     manage.py tune_locomo --no-llm --grid RETRIEVAL_IGNORE_NAMES=true,false      # quicker: no promotion
+    manage.py tune_locomo --no-llm --one-at-a-time --grid RETRIEVAL_DATES=false --grid RETRIEVAL_CHAIN_WEIGHT=0
+                                                   # an ablation: the defaults, then each change on its own
 
 Each conversation is ingested once, as evaluate_locomo ingests it (the settings tried here do not change
 what is stored), then every question is ranked under every combination of the grid, and recall@k of the
 memory on categories 1-4 is scored as evaluate_locomo scores it. For each conversation, the combination
 best on the other conversations is scored on it. Prints and writes <out>/tune.md and <out>/tune.json:
-every combination on every conversation, the folds, the held-out mean and its spread.
+every combination on every conversation, the folds, the held-out mean and its spread, and for each
+combination recall@5/10/25 per category, pooled over the conversations. With --one-at-a-time the
+combinations are the settings as they are, then each value of the grid changed on its own (an ablation
+table) rather than every combination of the values.
 """
 
 import itertools
@@ -40,8 +45,9 @@ CATEGORIES = (1, 2, 3, 4)
 Combination = tuple[tuple[str, object], ...]
 
 
-def parse_grid(specs: list[str]) -> list[Combination]:
-    """["NAME=v1,v2", ...] -> every combination, in order. Raises CommandError for a bad spec."""
+def parse_grid(specs: list[str], *, one_at_a_time: bool = False) -> list[Combination]:
+    """["NAME=v1,v2", ...] -> every combination, in order; with `one_at_a_time`, the settings as they are
+    (the empty combination) and then each value on its own. Raises CommandError for a bad spec."""
     axes = []
     for spec in specs:
         name, _, values = spec.partition("=")
@@ -56,11 +62,13 @@ def parse_grid(specs: list[str]) -> list[Combination]:
         axes.append([(name, value) for value in parsed])
     if not axes:
         raise CommandError("give at least one --grid NAME=v1,v2")
+    if one_at_a_time:
+        return [(), *[(change,) for axis in axes for change in axis]]
     return [tuple(combination) for combination in itertools.product(*axes)]
 
 
 def label(combination: Combination) -> str:
-    return " ".join(f"{name.removeprefix('RETRIEVAL_')}={value}" for name, value in combination)
+    return " ".join(f"{name.removeprefix('RETRIEVAL_')}={value}" for name, value in combination) or "as set"
 
 
 class Command(BaseCommand):
@@ -74,9 +82,14 @@ class Command(BaseCommand):
         parser.add_argument("--no-llm", action="store_true", help="no LLM: no promotion to long-term")
         parser.add_argument("--limit-pages", type=int, default=None, help="ingest only the first N pages")
         parser.add_argument("--out", default="var/tune", help="folder for tune.md and tune.json")
+        parser.add_argument(
+            "--one-at-a-time",
+            action="store_true",
+            help="the settings as they are, then each grid value on its own (an ablation), not every combination",
+        )
 
-    def handle(self, *args, grid, file, samples, k, no_llm, limit_pages, out, **options):
-        combinations = parse_grid(grid)
+    def handle(self, *args, grid, file, samples, k, no_llm, limit_pages, out, one_at_a_time, **options):
+        combinations = parse_grid(grid, one_at_a_time=one_at_a_time)
         chosen = chosen_samples(file, samples)
         if len(chosen) < 2:
             raise CommandError("leave-one-out needs at least two conversations")
@@ -84,22 +97,24 @@ class Command(BaseCommand):
         started = time.perf_counter()
         progress = ProgressBar(self.stderr)
         table: dict[str, dict[str, Score]] = {label(c): {} for c in combinations}
+        # setting -> "category@k" -> recall summed over every conversation's questions
+        by_category: dict[str, dict[str, Score]] = {label(c): {} for c in combinations}
         for sample in chosen:
             space, pages, _ = ingest_for_evaluation(sample, llm=llm, limit=limit_pages, progress=progress)
             ingested = {turn for page in pages for turn in page.dia_ids}
             questions = [
-                (qa["question"], evidence)
+                (qa["question"], int(qa["category"]), evidence)
                 for qa in sample["qa"]
                 if int(qa["category"]) in CATEGORIES and (evidence := clean_evidence(qa.get("evidence", []), ingested))
             ]
             turns = page_turn_ids(pages)
             for number, combination in enumerate(combinations, start=1):
                 with override_settings(MEMORYOS={**settings.MEMORYOS, **dict(combination)}):
-                    recall = sum(
-                        evidence_recall(evidence, memory_ranking(space, question, turns, max(KS)), k)
-                        for question, evidence in questions
-                    )
+                    rankings = [memory_ranking(space, question, turns, max(KS)) for question, _, _ in questions]
+                pairs = zip(questions, rankings, strict=True)
+                recall = sum(evidence_recall(evidence, ranking, k) for (_, _, evidence), ranking in pairs)
                 table[label(combination)][sample["sample_id"]] = Score(recall, len(questions))
+                add_by_category(by_category[label(combination)], questions, rankings)
                 progress(f"{sample['sample_id']} settings", number, len(combinations))
 
         folds = leave_one_out(table)
@@ -113,6 +128,7 @@ class Command(BaseCommand):
             "folds": [fold.__dict__ for fold in folds],
             "held_out_mean": held_out_mean(table, folds),
             "chosen_on_all": best_setting(table, [s["sample_id"] for s in chosen]),
+            "by_category": {s: {key: score.mean for key, score in row.items()} for s, row in by_category.items()},
         }
         text = markdown(report, table)
         folder = Path(out)
@@ -121,6 +137,18 @@ class Command(BaseCommand):
         (folder / "tune.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         self.stdout.write(text)
         self.stdout.write(f"wrote {folder / 'tune.md'}, {folder / 'tune.json'}")
+
+
+def add_by_category(row: dict[str, Score], questions: list[tuple[str, int, list[str]]], rankings: list) -> None:
+    """Adds each question's recall at every k to its category's sum and to all categories' ("all@k")."""
+    for (_, category, evidence), ranking in zip(questions, rankings, strict=True):
+        for k in KS:
+            recall = Score(evidence_recall(evidence, ranking, k), 1)
+            for key in (f"{category}@{k}", f"all@{k}"):
+                row[key] = row.get(key, Score(0.0, 0)) + recall
+
+
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
 def markdown(report: dict, table: dict[str, dict[str, Score]]) -> str:
@@ -156,5 +184,17 @@ def markdown(report: dict, table: dict[str, dict[str, Score]]) -> str:
         f"Held out, pooled by question: **{report['held_out_mean']:.3f}** (conversations {min(held):.3f} to "
         f"{max(held):.3f}); chosen on all {len(conversations)}: {report['chosen_on_all']}.",
         "",
+        f"Each setting's recall@{k} per category and recall@5/10/25 on categories 1-4, pooled over the conversations:",
+        "",
+        "| setting | "
+        + " | ".join(f"{name}@{k}" for name in CATEGORY_NAMES.values())
+        + " | "
+        + " | ".join(f"1-4 @{each}" for each in KS)
+        + " |",
+        "| --- |" + " --- |" * (len(CATEGORY_NAMES) + len(KS)),
     ]
+    for setting, row in report["by_category"].items():
+        cells = [f"{row.get(f'{c}@{k}', 0.0):.3f}" for c in CATEGORY_NAMES] + [f"{row[f'all@{e}']:.3f}" for e in KS]
+        lines.append(f"| {setting} | " + " | ".join(cells) + " |")
+    lines.append("")
     return "\n".join(lines)
