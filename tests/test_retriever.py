@@ -70,6 +70,18 @@ def test_the_context_is_capped_by_the_token_budget(memory, filled):
     assert sum(i.tokens for i in small.items()) == small.tokens_used
 
 
+def test_when_the_budget_is_short_pages_said_are_kept_before_knowledge_made_of_them(memory, filled):
+    full = memory.retrieve(user_id="alice", assistant_id="helper", query="Lisbon hotel", count_hits=False)
+    assert full.pages and full.user_knowledge
+    said = sum(i.tokens for i in (*full.short_term, *full.profile, *full.pages))
+    short = memory.retrieve(
+        user_id="alice", assistant_id="helper", query="Lisbon hotel", token_budget=said, count_hits=False
+    )
+    assert [i.id for i in short.pages] == [i.id for i in full.pages]
+    assert short.user_knowledge == [] and short.assistant_knowledge == []
+    assert short.dropped == len(full.user_knowledge) + len(full.assistant_knowledge)
+
+
 def test_hits_make_the_sessions_used_hotter_and_are_recorded(memory, filled):
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="Lisbon conference hotel")
     used = {i.provenance["session_id"] for i in result.pages}

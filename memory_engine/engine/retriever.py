@@ -358,8 +358,10 @@ def retrieve(
 ) -> Retrieval:
     """Everything the memory holds for `query`, within the token budget.
 
-    The budget is spent in this order: short-term (newest first), profile, user knowledge, assistant
-    knowledge, mid-term pages; what does not fit is dropped and counted. With `count_hits`, the
+    The budget is spent in this order: short-term (newest first), profile, mid-term pages, user
+    knowledge, assistant knowledge; what does not fit is dropped and counted. Pages come before knowledge
+    because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
+    knowledge first left out pages that held the evidence (docs/benchmarks.md). With `count_hits`, the
     sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
     Raises MemoryInputError for a query `inputs.query` refuses.
     """
@@ -395,9 +397,9 @@ def retrieve(
     result.dropped += dropped
     for name, items in (
         ("profile", profile),
+        ("pages", pages),
         ("user_knowledge", user_knowledge),
         ("assistant_knowledge", assistant_knowledge),
-        ("pages", pages),
     ):
         kept, used, dropped = _fit(items, left)
         setattr(result, name, kept)
