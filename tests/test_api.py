@@ -10,7 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
-from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
 from tests.api_helpers import SPACE, client_for
 from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
@@ -82,6 +82,7 @@ def every_endpoint(entry_id: int, page_id: int):
         ("get", space + f"turns/{page_id}/", None),
         ("post", space + "chat/", {"query": "what is my dog called?"}),
         ("post", space + "retrieve/", {"query": "dog"}),
+        ("post", space + "inspect/", {"query": "dog"}),
         ("get", space + "sessions/", None),
         ("get", space + "runs/", None),
         ("get", space + "imports/", None),
@@ -246,6 +247,47 @@ def test_retrieve_gives_scored_items_with_provenance(filled, alice):
     sources = Page.objects.filter(pk__in=fact["provenance"]["source_page_ids"]).order_by("seq")
     assert fact["provenance"]["source_pages"] == [{"page_id": page.pk, "seq": page.seq} for page in sources]
     assert found.data["profile"][0]["text"] == "occupation: nurse"
+
+
+def _memory_state(space) -> tuple:
+    """What a read-only look must leave as it was: pages, heat and visits, hits, heat events."""
+    return (
+        Page.objects.filter(space=space).count(),
+        list(MidTermSession.objects.filter(space=space).order_by("pk").values_list("heat", "n_visit")),
+        list(LongTermEntry.objects.filter(space=space).order_by("pk").values_list("hits", "value")),
+        HeatEvent.objects.filter(session__space=space).count(),
+    )
+
+
+def test_inspect_shows_what_a_chat_turn_would_use_and_send_and_changes_nothing(filled, alice, fake_llm):
+    calls, before = len(fake_llm.requests), _memory_state(filled)
+    url = SPACE.format(user="alice") + "inspect/"
+    seen = alice.post(url, {"query": "What is my cat called?"}, format="json")
+    assert seen.status_code == 200
+    retrieval, messages, parts = seen.data["retrieval"], seen.data["messages"], seen.data["parts"]
+    assert {"match", "chain", "dense", "bm25"} <= set(retrieval["pages"][0]["scores"])
+    assert "Milo" in retrieval["user_knowledge"][0]["text"]
+    # The prompt as it would be sent: the system message is its sections, the last message the query.
+    assert messages[-1] == {"role": "user", "content": "What is my cat called?"}
+    system = [p["text"] for p in parts if p["role"] == "system"]
+    assert "\n\n".join(system) == messages[0]["content"] and "Milo" in messages[0]["content"]
+    assert [p["name"] for p in parts][-1] == "the message"
+    assert seen.data["prompt_tokens"] == sum(p["tokens"] for p in parts) > 0
+    assert seen.data["compact"] is False  # the fake server is not a weak model
+    assert _memory_state(filled) == before and len(fake_llm.requests) == calls  # nothing stored, heated or asked
+
+
+def test_inspect_under_a_small_budget_lists_what_was_cut(filled, alice):
+    url = SPACE.format(user="alice") + "inspect/"
+    full = alice.post(url, {"query": "cat"}, format="json").data["retrieval"]
+    small = alice.post(url, {"query": "cat", "token_budget": 40}, format="json").data["retrieval"]
+    sections = ("short_term", "profile", "pages", "user_knowledge", "assistant_knowledge")
+    kept = {(i["kind"], i["id"]) for name in sections for i in small[name]}
+    cut = {(i["kind"], i["id"]) for i in small["cut"]}
+    assert small["tokens_used"] <= 40 and small["dropped"] == len(small["cut"]) > 0
+    assert not kept & cut
+    assert kept | cut == {(i["kind"], i["id"]) for name in sections for i in full[name]}
+    assert alice.post(url, {"query": "   "}, format="json").status_code == 400
 
 
 def test_profile_edit_is_recorded_in_the_history_and_delete_keeps_it(filled, alice):

@@ -61,10 +61,12 @@ class Response:
 
 @dataclass(frozen=True)
 class Prompt:
-    """The messages for one reply, and the guard that judges the reply to them."""
+    """The messages for one reply, and the guard that judges the reply to them. `sections`: the system
+    message's parts as (title, text), in order; the system message is their texts joined by blank lines."""
 
     messages: list[dict]
     guard: ReplyGuard
+    sections: list[tuple[str, str]]
 
 
 def _quote(text: str) -> str:
@@ -125,15 +127,16 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         known += [f"{user} said: {_quote(text)}" for text in recent]
         known = _most_like(retrieval.query, known, COMPACT_LINES)
         instructions = COMPACT_SYSTEM.format(name=name, user=user)
-        sections = [instructions, f"{about_user}:\n{_bullets(known)}"]
+        sections = [("instructions", instructions), (about_user, f"{about_user}:\n{_bullets(known)}")]
     else:
         instructions = SYSTEM.format(name=name, user=user, persona=assistant.persona).strip()
+        about_assistant = _bullets([item.text for item in retrieval.assistant_knowledge])
         sections = [
-            instructions,
-            f"{about_user}:\n{_bullets(known)}",
-            f"{ASSISTANT_SECTION}:\n{_bullets([item.text for item in retrieval.assistant_knowledge])}",
+            ("instructions", instructions),
+            (about_user, f"{about_user}:\n{_bullets(known)}"),
+            (ASSISTANT_SECTION, f"{ASSISTANT_SECTION}:\n{about_assistant}"),
         ]
-    system = "\n\n".join(sections)
+    system = "\n\n".join(text for _, text in sections)
     messages = [{"role": "system", "content": system}]
     earlier_replies: list[str] = []
     statements: list[str] = [item.text for item in retrieval.user_knowledge]
@@ -158,7 +161,7 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         earlier_replies=earlier_replies,
         user_names=_user_names(space, profile, statements),
     )
-    return Prompt(messages=messages, guard=guard)
+    return Prompt(messages=messages, guard=guard, sections=sections)
 
 
 def _most_like(query: str, lines: list[str], keep: int) -> list[str]:

@@ -111,6 +111,7 @@ class Retrieval:
     token_budget: int = 0
     tokens_used: int = 0
     dropped: int = 0
+    cut: list[Item] = field(default_factory=list)  # the items the budget left out, in the order it tried them
 
     def items(self) -> list[Item]:
         return [*self.short_term, *self.pages, *self.profile, *self.user_knowledge, *self.assistant_knowledge]
@@ -123,6 +124,7 @@ class Retrieval:
             token_budget=self.token_budget,
             tokens_used=self.tokens_used,
             dropped=self.dropped,
+            cut=[item.as_dict() for item in self.cut],
         )
         return out
 
@@ -335,14 +337,16 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[
     )
 
 
-def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, int]:
-    """Keep items in order while they fit the budget; returns kept, tokens used, number dropped."""
-    kept, used = [], 0
+def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, list[Item]]:
+    """Keep items in order while they fit the budget; returns kept, tokens used, the items left out."""
+    kept, used, cut = [], 0, []
     for item in items:
         if used + item.tokens <= budget_left:
             kept.append(item)
             used += item.tokens
-    return kept, used, len(items) - len(kept)
+        else:
+            cut.append(item)
+    return kept, used, cut
 
 
 def retrieve(
@@ -391,21 +395,22 @@ def retrieve(
         short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
 
     left = budget
-    newest_first, used, dropped = _fit(short[::-1], left)
+    newest_first, used, cut = _fit(short[::-1], left)
     result.short_term = newest_first[::-1]
     left -= used
-    result.dropped += dropped
+    result.cut += cut
     for name, items in (
         ("profile", profile),
         ("pages", pages),
         ("user_knowledge", user_knowledge),
         ("assistant_knowledge", assistant_knowledge),
     ):
-        kept, used, dropped = _fit(items, left)
+        kept, used, cut = _fit(items, left)
         setattr(result, name, kept)
         left -= used
-        result.dropped += dropped
+        result.cut += cut
     result.tokens_used = budget - left
+    result.dropped = len(result.cut)
 
     if count_hits:
         with stage("hits"):

@@ -16,6 +16,7 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 from datetime import datetime
 
 from memory_engine.engine import generator, long_term
+from memory_engine.engine.inspector import Inspection, inspect
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.jobs.consolidation import run_consolidation
 from memory_engine.jobs.conversation import reply, turn_add
@@ -79,6 +80,11 @@ class MemoryOS:
     def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
         """What every tier holds for the query, with scores and provenance (see retriever.retrieve)."""
         return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
+
+    def inspect(self, *, user_id: str, assistant_id: str, query: str, **options) -> Inspection:
+        """What a chat turn would retrieve and send for `query`, storing nothing (see engine/inspector.py)."""
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        return inspect(space, query, compact=self.llm.weak, **options)
 
     def get_response(
         self, *, user_id: str, assistant_id: str, query: str, timestamp: datetime | None = None

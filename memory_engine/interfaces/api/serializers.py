@@ -59,10 +59,13 @@ class QueryIn(serializers.Serializer):
     query = EngineTextField(help_text="What the user asked.")
 
 
-class RetrieveIn(QueryIn):
+class InspectIn(QueryIn):
     top_pages = serializers.IntegerField(required=False, min_value=0, max_value=100)
     top_knowledge = serializers.IntegerField(required=False, min_value=0, max_value=100)
     token_budget = serializers.IntegerField(required=False, min_value=0, max_value=100_000)
+
+
+class RetrieveIn(InspectIn):
     count_hits = serializers.BooleanField(
         required=False, default=True, help_text="Whether the sessions and knowledge used get hotter."
     )
@@ -242,6 +245,24 @@ class RetrievalOut(serializers.Serializer):
     token_budget = serializers.IntegerField()
     tokens_used = serializers.IntegerField()
     dropped = serializers.IntegerField()
+    cut = RetrievedItemOut(many=True, help_text="The items the token budget left out, in the order it tried them.")
+
+
+class PromptPartOut(serializers.Serializer):
+    name = serializers.CharField(help_text="A section of the system message, 'earlier turn' or 'the message'.")
+    role = serializers.CharField()
+    text = serializers.CharField()
+    tokens = serializers.IntegerField(help_text="Estimated as the token budget counts them (4 characters each).")
+
+
+class InspectionOut(serializers.Serializer):
+    retrieval = RetrievalOut()
+    messages = serializers.ListField(
+        child=serializers.DictField(), help_text="The prompt, exactly as it would be sent."
+    )
+    parts = PromptPartOut(many=True)
+    prompt_tokens = serializers.IntegerField()
+    compact = serializers.BooleanField(help_text="The shorter prompt given to a weak model (the offline one).")
 
 
 class ChatOut(serializers.Serializer):

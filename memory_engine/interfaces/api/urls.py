@@ -20,6 +20,7 @@ urlpatterns = [
     path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
+    path(space + "inspect/", views.InspectView.as_view(), name="api-inspect"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),
     path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from memory_engine.engine import long_term
 from memory_engine.engine.export import space_export, user_export
+from memory_engine.engine.inspector import inspect
 from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
@@ -219,6 +220,18 @@ class RetrieveView(MemoryApiView):
         data = self.valid(s.RetrieveIn)
         space = space_for(request, user_id, assistant_id)
         return Response(retrieve(space, data.pop("query"), **data).as_dict())
+
+
+class InspectView(MemoryApiView):
+    @extend_schema(
+        request=s.InspectIn,
+        responses=s.InspectionOut,
+        summary="What a chat turn would retrieve and send for a message, and why; nothing is stored or heated",
+    )
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.InspectIn)
+        space = space_for(request, user_id, assistant_id)
+        return Response(inspect(space, data.pop("query"), compact=get_llm().weak, **data).as_dict())
 
 
 class SessionsView(MemoryApiView):

@@ -1,0 +1,27 @@
+"""The inspector (engine/inspector.py) through the Python class: the prompt it shows is the one the
+generator would send, for a capable model and for a weak one. The REST door is tested in test_api.py."""
+
+from memory_engine.engine.generator import build_prompt
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.llm.offline import OfflineLLM
+from memory_engine.models import Page
+from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
+
+
+def test_the_prompt_shown_is_the_generators_and_a_weak_model_is_shown_its_compact_prompt(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK)
+    pages = Page.objects.count()
+    query = "What is my cat called?"
+
+    seen = memory.inspect(user_id="alice", assistant_id="helper", query=query)
+    assert not seen.compact
+    assert seen.messages == build_prompt(alice_space, seen.retrieval, compact=False).messages
+    assert [m["role"] for m in seen.messages][-3:] == ["user", "assistant", "user"]  # the recent turns as chat
+
+    weak = MemoryOS(llm=OfflineLLM()).inspect(user_id="alice", assistant_id="helper", query=query)
+    assert weak.compact
+    assert weak.messages == build_prompt(alice_space, weak.retrieval, compact=True).messages
+    assert [m["role"] for m in weak.messages] == ["system", "user"]  # recent turns folded into the system message
+    assert [p.name for p in weak.parts] == ["instructions", "What you know about the user", "the message"]
+    assert Page.objects.count() == pages  # nothing stored; the offline model was never loaded or called
