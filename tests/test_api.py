@@ -84,6 +84,7 @@ def every_endpoint(entry_id: int, page_id: int):
         ("post", space + "retrieve/", {"query": "dog"}),
         ("post", space + "inspect/", {"query": "dog"}),
         ("get", space + "sessions/", None),
+        ("get", space + "heat/", None),
         ("get", space + "runs/", None),
         ("get", space + "imports/", None),
         ("post", space + "imports/", {"transcript": [{"user_input": "hi", "agent_response": "hello"}]}),
@@ -288,6 +289,20 @@ def test_inspect_under_a_small_budget_lists_what_was_cut(filled, alice):
     assert not kept & cut
     assert kept | cut == {(i["kind"], i["id"]) for name in sections for i in full[name]}
     assert alice.post(url, {"query": "   "}, format="json").status_code == 400
+
+
+def test_the_owner_reads_the_heat_timeline_of_their_sessions(filled, alice):
+    alice.post(SPACE.format(user="alice") + "retrieve/", {"query": "Milo the cat"}, format="json")  # a visit
+    url = SPACE.format(user="alice") + "heat/"
+    points = alice.get(url, {"page_size": 500}).data["results"]
+    rows = HeatEvent.objects.filter(space=filled).order_by("at", "pk")
+    assert [(p["session"], p["cause"], p["heat"]) for p in points] == [(e.session_id, e.cause, e.heat) for e in rows]
+    assert {"created", "retrieved"} <= {p["cause"] for p in points}
+    one = points[-1]["session"]
+    assert {p["session"] for p in alice.get(url, {"session": one}).data["results"]} == {one}
+    assert {p["cause"] for p in alice.get(url, {"cause": "retrieved"}).data["results"]} == {"retrieved"}
+    for bad in ({"session": "x"}, {"session": "-1"}, {"cause": "burnt"}):
+        assert alice.get(url, bad).status_code == 400
 
 
 def test_profile_edit_is_recorded_in_the_history_and_delete_keeps_it(filled, alice):

@@ -11,6 +11,7 @@ from memory_engine.models import (
     SPACE_PARAMETERS,
     ConsolidationRun,
     EntryVersion,
+    HeatEvent,
     ImportJob,
     LongTermEntry,
     MemorySpace,
@@ -137,6 +138,12 @@ class PageOut(serializers.ModelSerializer):
             "analyzed",
             "reply_withheld",
         ]
+
+
+class HeatEventOut(serializers.ModelSerializer):
+    class Meta:
+        model = HeatEvent
+        fields = ["id", "session", "at", "cause", "heat", "n_visit", "l_interaction", "recency"]
 
 
 class SessionOut(serializers.ModelSerializer):

@@ -22,6 +22,7 @@ urlpatterns = [
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
     path(space + "inspect/", views.InspectView.as_view(), name="api-inspect"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),
+    path(space + "heat/", views.HeatView.as_view(), name="api-heat"),
     path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),
     path(space + "imports/<int:job_id>/", views.ImportView.as_view(), name="api-import"),

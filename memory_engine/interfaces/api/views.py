@@ -30,6 +30,7 @@ from memory_engine.llm import get_llm
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
+    HeatEvent,
     ImportJob,
     LongTermEntry,
     MemorySpace,
@@ -244,6 +245,26 @@ class SessionsView(MemoryApiView):
         sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
         sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
         return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+class HeatView(MemoryApiView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("session", int, description="only this session's points"),
+            OpenApiParameter("cause", str, enum=[v for v in HeatEvent.Cause.values]),
+        ],
+        responses=s.HeatEventOut(many=True),
+        summary="The heat timeline: a point each time a session's heat changed, oldest first",
+    )
+    def get(self, request, user_id, assistant_id):
+        events = HeatEvent.objects.filter(space=space_for(request, user_id, assistant_id))
+        events = _filtered(request, events, "cause", HeatEvent.Cause.values)
+        session = request.query_params.get("session")
+        if session:
+            if not session.isdecimal() or len(session) > 18:
+                raise ValidationError({"session": ["a session id (a whole number)"]})
+            events = events.filter(session_id=int(session))
+        return self.page_of(events.order_by("at", "pk"), s.HeatEventOut)
 
 
 class ImportsView(MemoryApiView):
