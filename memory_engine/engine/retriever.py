@@ -110,8 +110,11 @@ class Retrieval:
     assistant_knowledge: list[Item] = field(default_factory=list)
     token_budget: int = 0
     tokens_used: int = 0
-    dropped: int = 0
     cut: list[Item] = field(default_factory=list)  # the items the budget left out, in the order it tried them
+
+    @property
+    def dropped(self) -> int:
+        return len(self.cut)
 
     def items(self) -> list[Item]:
         return [*self.short_term, *self.pages, *self.profile, *self.user_knowledge, *self.assistant_knowledge]
@@ -410,7 +413,6 @@ def retrieve(
         left -= used
         result.cut += cut
     result.tokens_used = budget - left
-    result.dropped = len(result.cut)
 
     if count_hits:
         with stage("hits"):

@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 from bench.locomo_run import KS, chosen_samples, ingest_for_evaluation, memory_ranking, page_turn_ids
-from bench.loo import Score, best_setting, held_out_mean, leave_one_out
+from bench.loo import Score, best_setting, held_out_mean, leave_one_out, pooled
 from bench.metrics import evidence_recall
 from bench.progress import ProgressBar
 from memory_engine.jobs.locomo import DEV_FILE, clean_evidence
@@ -163,10 +163,8 @@ def markdown(report: dict, table: dict[str, dict[str, Score]]) -> str:
         "| --- |" + " --- |" * (len(conversations) + 1),
     ]
     for setting, row in table.items():
-        pooled = Score(sum(s.total for s in row.values()), sum(s.n for s in row.values()))
-        lines.append(
-            f"| {setting} | " + " | ".join(f"{row[c].mean:.3f}" for c in conversations) + f" | {pooled.mean:.3f} |"
-        )
+        cells = [f"{row[c].mean:.3f}" for c in conversations] + [f"{pooled(row, conversations).mean:.3f}"]
+        lines.append(f"| {setting} | " + " | ".join(cells) + " |")
     lines += [
         "",
         f"Questions: {', '.join(f'{c} {n}' for c, n in report['questions'].items())}.",
