@@ -26,6 +26,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
+from memory_engine.engine.comparison import TurnIds, dialogue_ids, distinct_turns, ranked_items
 from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
@@ -151,47 +152,16 @@ def ingest_for_evaluation(
     )
 
 
-def page_turn_ids(pages: list[LocomoPage]) -> dict[int, tuple[str | None, str | None]]:
-    """page seq -> (the user's turn id, the assistant's turn id); either may be missing."""
-    turns = {}
-    for seq, page in enumerate(pages, start=1):
-        ids = list(page.dia_ids)
-        user = ids.pop(0) if page.user_input else None
-        assistant = ids.pop(0) if page.agent_response else None
-        turns[seq] = (user, assistant)
-    return turns
+def memory_ranking(space: MemorySpace, question: str, turn_ids: TurnIds, depth: int) -> list[str]:
+    """The turns the memory places in the context for `question`, best first (see the module doc);
+    `turn_ids` is comparison.dialogue_ids(space)."""
+    return distinct_turns(ranked_items(space, question, depth), turn_ids)
 
 
-def memory_ranking(space: MemorySpace, question: str, page_turns: dict, depth: int) -> list[str]:
-    """The turns the memory places in the context for `question`, best first (see the module doc)."""
-    found = retrieve(space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, count_hits=False)
-    items = sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
-    seq_of = dict(Page.objects.filter(space=space).values_list("id", "seq"))
-    ranked: list[str] = []
-    for item in items:
-        for turn in _item_turns(item, seq_of, page_turns):
-            if turn and turn not in ranked:
-                ranked.append(turn)
-    return ranked
-
-
-def context_turns(space: MemorySpace, retrieval: Retrieval, page_turns: dict) -> list[str]:
+def context_turns(retrieval: Retrieval, turn_ids: TurnIds) -> list[str]:
     """The dialogue turns the memory's prompt context shows for a retrieval: every page it holds
     (short-term included), and the turns its profile and knowledge entries came from."""
-    seq_of = dict(Page.objects.filter(space=space).values_list("id", "seq"))
-    shown: list[str] = []
-    for item in retrieval.items():
-        for turn in _item_turns(item, seq_of, page_turns):
-            if turn and turn not in shown:
-                shown.append(turn)
-    return shown
-
-
-def _item_turns(item: Item, seq_of: dict[int, int], page_turns: dict) -> list[str | None]:
-    if item.kind in ("page", "short_term"):
-        return list(page_turns[seq_of[item.id]])
-    side = 1 if item.kind == LongTermEntry.Kind.ASSISTANT_KNOWLEDGE else 0  # the profile is the user's
-    return [page_turns[seq_of[pid]][side] for pid in item.provenance["source_page_ids"] if pid in seq_of]
+    return distinct_turns(retrieval.items(), turn_ids)
 
 
 def _turn_line(turn: Turn) -> str:
@@ -284,7 +254,7 @@ def evaluate_sample(
     turns = [t for t in iter_turns(sample) if t.dia_id in ingested]
     text_of = {t.dia_id: _turn_line(t) for t in turns}
     rankers: list[TurnRanker] = [LastTurns(turns), BM25Turns(turns), DenseTurns(turns)]
-    page_turns = page_turn_ids(pages)
+    turn_ids = dialogue_ids(space)
     depth = max(ks)
     full_context = _fit_tail([text_of[t.dia_id] for t in turns], full_context_tokens)
 
@@ -294,7 +264,7 @@ def evaluate_sample(
     for number, qa in enumerate(qas, start=1):
         question = qa["question"]
         ranked = {ranker.name: ranker.rank(question, depth) for ranker in rankers}
-        ranked[MEMORY] = memory_ranking(space, question, page_turns, depth)
+        ranked[MEMORY] = memory_ranking(space, question, turn_ids, depth)
         default = retrieve(space, question, count_hits=False)
         result = QuestionResult(
             sample_id=sample["sample_id"],
@@ -306,7 +276,7 @@ def evaluate_sample(
             ranked={name: r[:depth] for name, r in ranked.items()},
             turn_tokens={name: _tokens_of_first(r, text_of, ks) for name, r in ranked.items()},
             memory_context_tokens=default.tokens_used,
-            context_turns=context_turns(space, default, page_turns),
+            context_turns=context_turns(default, turn_ids),
         )
         if answer and llm is not None and number in to_answer:
             contexts = {

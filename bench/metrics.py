@@ -5,17 +5,20 @@ Answer F1 is LoCoMo's own: normalise (drop commas, lower-case, strip ASCII punct
 sides on "," and averages, over gold parts, the best F1 against any predicted part; category 3 cuts the
 gold at the first ";"; category 5 scores 1 when the prediction says the answer was not mentioned.
 BLEU-1 (used by later papers, not by LoCoMo) is unigram precision with brevity penalty and smoothing
-method 1, over lower-cased word and punctuation tokens. All functions are pure.
+method 1, over lower-cased word and punctuation tokens. Evidence recall@k is the product's
+(engine/comparison.py), so an experiment's comparison page scores recall as this evaluation does. All
+functions are pure.
 """
 
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
 from functools import lru_cache
 
 from nltk.stem import PorterStemmer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+from memory_engine.engine.comparison import evidence_recall  # recall@k, scored the same in the playground
 
 __all__ = ["answer_f1", "bleu1", "evidence_recall", "locomo_answer_score", "normalize_answer", "token_f1"]
 
@@ -83,16 +86,3 @@ def bleu1(prediction: str, gold: str) -> float:
     return float(
         sentence_bleu([reference], predicted, weights=(1, 0, 0, 0), smoothing_function=SmoothingFunction().method1)
     )
-
-
-def evidence_recall(evidence: Sequence[str], ranked_turns: Sequence[str], k: int) -> float:
-    """|evidence ∩ first k distinct ranked turns| / |evidence|. The caller skips questions with no evidence."""
-    if not evidence:
-        raise ValueError("evidence recall is undefined for a question without evidence")
-    top: list[str] = []
-    for turn in ranked_turns:
-        if turn not in top:
-            top.append(turn)
-            if len(top) == k:
-                break
-    return len(set(evidence) & set(top)) / len(set(evidence))

@@ -67,3 +67,8 @@ class InvalidParameter(MemoryInputError):
         super().__init__(f"{field} {reason}")
         self.field = field
         self.reason = reason
+
+
+class ExperimentConflict(MemoryInputError):
+    """A fork the space's state refuses: the name is taken, or the space has as many experiments as it
+    may (409 over HTTP)."""

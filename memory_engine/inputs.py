@@ -139,16 +139,32 @@ def entry_key(value: object, field: str = "key") -> str:
     return " ".join(text(value, field, limit=ENTRY_KEY_CHARS, error=InputTooLarge).split())
 
 
+EXPERIMENT_NAME_CHARS = 100
+
+
+def experiment_name(value: object) -> str:
+    """An experiment's name: text, whitespace collapsed, 1-100 characters."""
+    value = " ".join(text(value, "name", limit=EXPERIMENT_NAME_CHARS, error=InputTooLarge).split())
+    if not value:
+        raise MemoryInputError("the experiment's name is empty")
+    return value
+
+
 CAPACITIES = ("stm_capacity", "mtm_capacity", "knowledge_capacity")
+# Whole numbers with an upper bound: depths the retriever reads (it scores at most 100 candidates) and
+# the tokens of memory a prompt may hold.
+BOUNDED_COUNTS = {"top_pages": 100, "top_knowledge": 100, "context_token_budget": 100_000}
+SHARES = ("lexical_weight", "chain_weight")  # a share, from 0 to 1
 PARAMETER_LIMIT = 1e6  # a weight, threshold or similarity beyond this is a typo, not a setting
 RECENCY_LIMIT_SECONDS = 1e12  # the recency time scale (the paper's is 1e7 s)
 
 
 def space_parameters(values: dict) -> dict:
     """New parameters of a space, checked: known names only; capacities whole numbers of at least 1;
-    the recency time scale more than 0 (heat divides by it) and at most 1e12 s; weights, thresholds and
-    the merge similarity finite and within ±1e6; a known eviction policy. Raises InvalidParameter naming
-    the first bad one."""
+    the retrieval depths (1-100) and the token budget (1-100,000) whole numbers; the lexical and the
+    neighbours' shares from 0 to 1; the recency time scale more than 0 (heat divides by it) and at most
+    1e12 s; other weights, thresholds and the merge similarity finite and within ±1e6; a known eviction
+    policy. Raises InvalidParameter naming the first bad one."""
     checked = {}
     for name, value in values.items():
         if name not in SPACE_PARAMETERS:
@@ -159,10 +175,16 @@ def space_parameters(values: dict) -> dict:
         elif name in CAPACITIES:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidParameter(name, "must be a whole number, at least 1")
+        elif name in BOUNDED_COUNTS:
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= BOUNDED_COUNTS[name]:
+                raise InvalidParameter(name, f"must be a whole number from 1 to {BOUNDED_COUNTS[name]:,}")
         else:
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise InvalidParameter(name, "must be a number")
-            if name == "recency_mu_seconds":
+            if name in SHARES:
+                if not 0 <= value <= 1:
+                    raise InvalidParameter(name, "must be from 0 to 1")
+            elif name == "recency_mu_seconds":
                 if not 0 < value <= RECENCY_LIMIT_SECONDS:
                     raise InvalidParameter(name, f"must be more than 0 and at most {RECENCY_LIMIT_SECONDS:g}")
             elif abs(value) > PARAMETER_LIMIT:

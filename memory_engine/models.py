@@ -83,6 +83,11 @@ SPACE_PARAMETERS = (
     "heat_gamma",
     "recency_mu_seconds",
     "eviction_policy",
+    "top_pages",
+    "top_knowledge",
+    "context_token_budget",
+    "lexical_weight",
+    "chain_weight",
 )
 
 
@@ -106,6 +111,13 @@ class MemorySpace(models.Model):
     heat_gamma = models.FloatField(default=1.0)
     recency_mu_seconds = models.FloatField(default=1e7)
     eviction_policy = models.CharField(max_length=10, choices=Eviction.choices, default=Eviction.HEAT)
+    # Retrieval (engine/retriever.py): how many pages and knowledge entries it ranks, the tokens of memory
+    # a prompt may hold, the share of BM25 against the cosine in a match, and the neighbours' share.
+    top_pages = models.PositiveIntegerField(default=10)
+    top_knowledge = models.PositiveIntegerField(default=10)
+    context_token_budget = models.PositiveIntegerField(default=1500)
+    lexical_weight = models.FloatField(default=0.5)
+    chain_weight = models.FloatField(default=0.2)
 
     # State.
     last_seq = models.BigIntegerField(default=0, help_text="Sequence number of the newest page.")
@@ -390,7 +402,7 @@ class ImportJob(models.Model):
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="imports")
     source = models.CharField(max_length=200, help_text="Where the turns came from, e.g. 'LoCoMo conv-26'.")
-    turns = models.JSONField(help_text="[{user_input, agent_response, timestamp}], in order.")
+    turns = models.JSONField(help_text="[{user_input, agent_response, timestamp, meta?, reply_withheld?}], in order.")
     total = models.PositiveIntegerField()
     done = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -422,3 +434,24 @@ class ImportedTurn(models.Model):
 
     def __str__(self) -> str:
         return f"turn {self.number} of import {self.job_id}"
+
+
+class Experiment(models.Model):
+    """A fork of a memory space: the source's turns replayed, by an import job, into a shadow space with
+    other parameters, to compare what each remembers (jobs/experiments.py, engine/comparison.py).
+
+    The shadow space belongs to a memory user of its own that no account owns, so it is in no list and
+    behind no door but the experiment's; nothing of the experiment is ever written to the source."""
+
+    source = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="experiments")
+    space = models.OneToOneField(MemorySpace, on_delete=models.CASCADE, related_name="experiment")
+    name = models.CharField(max_length=100)
+    replay = models.ForeignKey(ImportJob, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "name"], name="one_experiment_per_name")]
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"experiment {self.name!r} of space {self.source_id}"

@@ -11,6 +11,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("spaces/new/", views.space_create, name="space-create"),
     path("chat/<str:user_id>/<str:assistant_id>/", views.chat, name="chat"),
+    path("lab/<str:user_id>/<str:assistant_id>/", views.lab, name="lab"),
+    path("lab/<str:user_id>/<str:assistant_id>/<int:experiment_id>/", views.experiment, name="experiment"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", LoginView.as_view(authentication_form=SignInForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -1,5 +1,5 @@
-"""Pytest plugin: `browser`, a headless Chromium page (Playwright driving Debian's chromium), and
-`screenshots`, the folder its pictures go to."""
+"""Pytest plugin: `browser`, a headless Chromium page (Playwright driving Debian's chromium),
+`screenshots`, the folder its pictures go to, and `ann`, an account owning alice's memory."""
 
 import os
 import shutil
@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connections
+
+from memory_engine.models import MemoryUser
+from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -45,3 +48,27 @@ def screenshots(tmp_path) -> Path:
     folder = Path(settings.BASE_DIR) / os.environ["SCREENSHOTS_DIR"] if os.environ.get("SCREENSHOTS_DIR") else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def ann(django_user_model, memory, alice_space, fake_llm):
+    """Ann's account owns alice's memory, which holds a conversation about a cat and a learnt profile."""
+    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account, display_name="Alice")
+    alice_space.stm_capacity = 2
+    alice_space.heat_threshold = 2.5
+    alice_space.save()
+    fake_llm.script(
+        extraction(profile=[("occupation", "nurse", 1)], user_facts=[("pet", "The user has a cat named Milo", 1)])
+    )
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, [*CAT_TALK, ("<img src=x onerror=alert(1)> is my <b>bold</b> claim", "Noted.")])
+    return account
+
+
+def sign_in(page, live_server, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")

@@ -10,7 +10,16 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
-from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
+from memory_engine.models import (
+    EntryVersion,
+    Experiment,
+    HeatEvent,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
 from tests.api_helpers import SPACE, client_for
 from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
@@ -67,9 +76,16 @@ def bobs_memory() -> tuple:
 # --- Isolation -------------------------------------------------------------------------------------
 
 
-def every_endpoint(entry_id: int, page_id: int):
+def every_endpoint(entry_id: int, page_id: int, experiment_id: int):
     space = SPACE.format(user="bob")
+    experiment = space + f"experiments/{experiment_id}/"
     return [
+        ("get", space + "experiments/", None),
+        ("post", space + "experiments/", {"name": "mine now", "parameters": {"heat_threshold": 2}}),
+        ("get", experiment, None),
+        ("delete", experiment, None),
+        ("post", experiment + "compare/", {"questions": ["what is the dog called?"]}),
+        ("get", experiment + "heat/", None),
         ("get", "/api/v1/users/bob/", None),
         ("delete", "/api/v1/users/bob/", None),
         ("get", "/api/v1/users/bob/export/", None),
@@ -103,16 +119,20 @@ def every_endpoint(entry_id: int, page_id: int):
     ]
 
 
-def test_a_token_never_reaches_another_users_memory_on_any_endpoint(filled, alice, fake_llm):
+def test_a_token_never_reaches_another_users_memory_on_any_endpoint(filled, alice, bob, fake_llm):
+    experiment = bob.post(SPACE.format(user="bob") + "experiments/", {"name": "bob's"}, format="json")
+    assert experiment.status_code == 202, experiment.data
     fake_llm.responder = lambda request: reply("Rex!")
     before, calls = bobs_memory(), len(fake_llm.requests)
+    experiments = list(Experiment.objects.values_list("pk", "space_id"))
     page_id = Page.objects.filter(space__user__external_id="bob").first().pk
     for kind in ("profile", "user_knowledge"):
         entry_id = entry_of("bob", kind).pk
-        for method, url, body in every_endpoint(entry_id, page_id):
+        for method, url, body in every_endpoint(entry_id, page_id, experiment.data["id"]):
             response = getattr(alice, method)(url, body, format="json")
             assert response.status_code == 404, (method, url, response.status_code)
     assert bobs_memory() == before
+    assert list(Experiment.objects.values_list("pk", "space_id")) == experiments
     assert not any("Rex" in str(r) for r in fake_llm.requests[calls:])  # nothing of bob's went to the LLM
 
 

@@ -12,34 +12,11 @@ import pytest
 from memory_engine.engine.retriever import retrieve
 from memory_engine.llm.degeneration import loop_problem
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from tests.conftest_browser import sign_in
 from tests.fake_llm_server import reply
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
+from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def ann(django_user_model, memory, alice_space, fake_llm):
-    """Ann's account owns alice's memory, which holds a conversation about a cat and a learnt profile."""
-    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
-    MemoryUser.objects.filter(external_id="alice").update(owner=account, display_name="Alice")
-    alice_space.stm_capacity = 2
-    alice_space.heat_threshold = 2.5
-    alice_space.save()
-    fake_llm.script(
-        extraction(profile=[("occupation", "nurse", 1)], user_facts=[("pet", "The user has a cat named Milo", 1)])
-    )
-    fake_llm.responder = nothing_extracted
-    add_turns(memory, [*CAT_TALK, ("<img src=x onerror=alert(1)> is my <b>bold</b> claim", "Noted.")])
-    return account
-
-
-def sign_in(page, live_server, username: str, password: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(

@@ -170,6 +170,11 @@ def test_a_deeply_nested_body_is_refused_not_a_server_error(memory, alice_space)
         ({"recency_mu_seconds": -5.0}, "recency_mu_seconds must be more than 0"),
         ({"eviction_policy": "random"}, "eviction_policy must be one of heat, lfu"),
         ({"last_seq": 0}, "last_seq is not a parameter"),
+        ({"top_pages": 0}, "top_pages must be a whole number from 1 to 100"),
+        ({"top_knowledge": 101}, "top_knowledge must be a whole number from 1 to 100"),
+        ({"context_token_budget": 10**9}, "context_token_budget must be a whole number from 1 to 100,000"),
+        ({"lexical_weight": 1.5}, "lexical_weight must be from 0 to 1"),
+        ({"chain_weight": -0.1}, "chain_weight must be from 0 to 1"),
     ],
 )
 def test_space_parameters_are_refused_by_name_and_reason(values, says):

@@ -156,6 +156,22 @@ def test_a_page_that_matches_only_through_its_neighbours_is_found(memory, alice_
     assert not any("Oslo" in t for t in texts[:2])
 
 
+def test_the_spaces_own_retrieval_parameters_rank_and_budget_its_memory(memory, filled):
+    from memory_engine.store.spaces import space_parameters_set
+
+    as_set = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
+    assert as_set.token_budget == 1500 and len(as_set.pages) > 1
+    space_parameters_set(filled, {"top_pages": 1, "context_token_budget": 300, "lexical_weight": 0.0})
+    tuned = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
+    assert len(tuned.pages) == 1 and tuned.token_budget == 300
+    top = tuned.pages[0]
+    assert top.scores["match"] == pytest.approx(top.scores["dense"])  # the cosine alone: no share of BM25
+    space_parameters_set(filled, {"lexical_weight": 1.0, "chain_weight": 0.0})
+    lexical = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
+    assert lexical.pages[0].scores["chain"] == 0.0
+    assert lexical.pages[0].scores["match"] == pytest.approx(1.0)  # the best BM25, scaled to itself
+
+
 def test_an_empty_or_broken_query_is_an_error(memory, filled):
     from memory_engine.errors import InvalidTurn
 

@@ -235,15 +235,14 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
         pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
     dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
-    cfg = settings.MEMORYOS
     with stage("scoring"):
         match = match_scores(
             {i: dense[i] for i in pool if i in dense},
             {i: lexical[i] for i in pool if i in lexical},
             best_lexical,
-            cfg["RETRIEVAL_LEXICAL_WEIGHT"],
+            space.lexical_weight,
         )
-        chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, cfg["RETRIEVAL_CHAIN_WEIGHT"])
+        chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, space.chain_weight)
         best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
     with stage("rows"):
         pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
@@ -272,7 +271,7 @@ def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top
     dense, lexical = _scored(space, name, query, query_vector, ids, dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
     with stage("scoring"):
-        match = match_scores(dense, lexical, best_lexical, settings.MEMORYOS["RETRIEVAL_LEXICAL_WEIGHT"])
+        match = match_scores(dense, lexical, best_lexical, space.lexical_weight)
         best = sorted(match, key=lambda eid: (-match[eid], eid))[:top]
     return [(eid, {"match": match[eid], "dense": dense.get(eid, 0.0), "bm25": lexical.get(eid, 0.0)}) for eid in best]
 
@@ -370,14 +369,15 @@ def retrieve(
     because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
     knowledge first left out pages that held the evidence (docs/benchmarks.md). With `count_hits`, the
     sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
+    The depths, the budget and the weights are the space's parameters unless given here.
     Raises MemoryInputError for a query `inputs.query` refuses.
     """
     query = inputs.query(query)
     cfg = settings.MEMORYOS
     top_sessions = cfg["TOP_SESSIONS"] if top_sessions is None else top_sessions
-    top_pages = cfg["TOP_PAGES"] if top_pages is None else top_pages
-    top_knowledge = cfg["TOP_KNOWLEDGE"] if top_knowledge is None else top_knowledge
-    budget = cfg["CONTEXT_TOKEN_BUDGET"] if token_budget is None else token_budget
+    top_pages = space.top_pages if top_pages is None else top_pages
+    top_knowledge = space.top_knowledge if top_knowledge is None else top_knowledge
+    budget = space.context_token_budget if token_budget is None else token_budget
     now = now or timezone.now()
 
     names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []

@@ -16,12 +16,22 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 from datetime import datetime
 
 from memory_engine.engine import generator, long_term
+from memory_engine.engine.comparison import Probe, compare
 from memory_engine.engine.inspector import Inspection, inspect
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.jobs.consolidation import run_consolidation
 from memory_engine.jobs.conversation import reply, turn_add
+from memory_engine.jobs.experiments import experiment_create
 from memory_engine.llm import LLM, get_llm
-from memory_engine.models import Assistant, ConsolidationRun, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.models import (
+    Assistant,
+    ConsolidationRun,
+    Experiment,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    Page,
+)
 from memory_engine.store.spaces import assistant_create, space_get, user_create
 
 
@@ -85,6 +95,17 @@ class MemoryOS:
         """What a chat turn would retrieve and send for `query`, storing nothing (see engine/inspector.py)."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         return inspect(space, query, compact=self.llm.weak, **options)
+
+    def fork(self, *, user_id: str, assistant_id: str, name: str, parameters: dict) -> Experiment:
+        """An experiment: the space's turns replayed into a shadow space with other `parameters` (see
+        jobs/experiments.py); the space itself is only read."""
+        source = self.space(user_id=user_id, assistant_id=assistant_id)
+        return experiment_create(source=source, name=name, parameters=parameters)
+
+    def compare(self, experiment: Experiment, probes: list[Probe], *, k: int = 10) -> dict:
+        """The experiment and its source side by side, and what each ranks for the probes (see
+        engine/comparison.py)."""
+        return compare(experiment.source, experiment.space, probes, k=k)
 
     def get_response(
         self, *, user_id: str, assistant_id: str, query: str, timestamp: datetime | None = None

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.imports import locomo_sample_ids
-from memory_engine.models import MemorySpace, Page
+from memory_engine.models import SPACE_PARAMETERS, Experiment, MemorySpace, Page
 from memory_engine.store.spaces import assistant_create, owned_user_create, space_get
 
 
@@ -60,8 +60,7 @@ def space_create(request):
     return redirect("chat", user_id=user.external_id, assistant_id=assistant_id)
 
 
-@login_required
-def chat(request, user_id: str, assistant_id: str):
+def _own_space(request, user_id: str, assistant_id: str) -> MemorySpace:
     space = (
         MemorySpace.objects.select_related("user", "assistant")
         .filter(user__owner=request.user, user__external_id=user_id, assistant__external_id=assistant_id)
@@ -69,4 +68,29 @@ def chat(request, user_id: str, assistant_id: str):
     )
     if space is None:
         raise Http404("no such memory space of yours")
+    return space
+
+
+@login_required
+def chat(request, user_id: str, assistant_id: str):
+    space = _own_space(request, user_id, assistant_id)
     return render(request, "memory_engine/chat.html", {"space": space, "locomo_samples": locomo_sample_ids()})
+
+
+@login_required
+def lab(request, user_id: str, assistant_id: str):
+    """The space's experiments: fork it with other parameters, watch the replays, open a comparison."""
+    space = _own_space(request, user_id, assistant_id)
+    parameters = [(name, getattr(space, name)) for name in SPACE_PARAMETERS if name != "eviction_policy"]
+    return render(request, "memory_engine/lab.html", {"space": space, "parameters": parameters})
+
+
+@login_required
+def experiment(request, user_id: str, assistant_id: str, experiment_id: int):
+    """One experiment beside its source: what each holds and cost, their heat, and probe questions."""
+    space = _own_space(request, user_id, assistant_id)
+    found = Experiment.objects.filter(source=space, pk=experiment_id).first()
+    if found is None:
+        raise Http404("no such experiment of yours")
+    context = {"space": space, "experiment": found, "locomo_samples": locomo_sample_ids()}
+    return render(request, "memory_engine/experiment.html", context)

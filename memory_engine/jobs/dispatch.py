@@ -116,6 +116,13 @@ def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> Impor
     """Record the import and have it run; inline, the job is finished on return. With the broker down
     the job waits, queued, and the workers' sweep sends it once the broker is back."""
     job = import_create(space=space, turns=turns, source=source)
+    import_send(job)
+    return job
+
+
+def import_send(job: ImportJob) -> None:
+    """Have a recorded import run: sent to a worker once the transaction commits, or run here, inline
+    (then `job` is refreshed, finished)."""
     dispatch(
         here=lambda: import_run(job.pk),
         task=run_import,
@@ -124,4 +131,3 @@ def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> Impor
     )
     if inline():
         job.refresh_from_db()
-    return job

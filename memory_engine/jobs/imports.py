@@ -50,12 +50,19 @@ def locomo_sample_ids() -> tuple[str, ...]:
 
 
 def locomo_turns(sample_id: str) -> list[dict]:
-    """The turns of a LoCoMo sample of the bundled dev split, as the evaluation maps them."""
+    """The turns of a LoCoMo sample of the bundled dev split, as the evaluation maps them, each with the
+    ids of the dialogue turns it holds in its meta ({"dia_ids": [...]}): what the questions' evidence names,
+    so an experiment can score recall (engine/comparison.py)."""
     sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
     if sample is None:
         raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")
     return [
-        {"user_input": p.user_input, "agent_response": p.agent_response, "timestamp": p.timestamp.isoformat()}
+        {
+            "user_input": p.user_input,
+            "agent_response": p.agent_response,
+            "timestamp": p.timestamp.isoformat(),
+            "meta": {"dia_ids": p.dia_ids},
+        }
         for p in iter_pages(sample)
     ]
 
@@ -99,7 +106,13 @@ def import_run(job_id: int) -> None:
             try:
                 ingest_turn(
                     job.space,
-                    TurnIn(turn["user_input"], turn["agent_response"], when),
+                    TurnIn(
+                        turn["user_input"],
+                        turn["agent_response"],
+                        when,
+                        turn.get("meta"),
+                        bool(turn.get("reply_withheld")),
+                    ),
                     counters,
                     with_store=lambda page, number=number: _mark_stored(job, number, page),
                 )

@@ -18,12 +18,14 @@ from memory_engine.models import ConsolidationRun, MemorySpace, Page
 
 @dataclass(frozen=True)
 class TurnIn:
-    """One turn to ingest: the user's words, the reply, when it was said, and meta data kept with it."""
+    """One turn to ingest: the user's words, the reply, when it was said, meta data kept with it, and
+    whether the reply was withheld (an experiment replays such a turn as it was stored)."""
 
     user_input: str
     agent_response: str
     timestamp: datetime | None = None
     meta: dict | None = None
+    reply_withheld: bool = False
 
 
 @dataclass
@@ -82,6 +84,7 @@ def ingest_turn(
             agent_response=turn.agent_response,
             timestamp=turn.timestamp,
             meta=turn.meta,
+            reply_withheld=turn.reply_withheld,
         )
         if with_store is not None:
             with_store(page)

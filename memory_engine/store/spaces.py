@@ -1,4 +1,7 @@
-"""Users, assistants and the memory space of each (user, assistant) pair."""
+"""Users, assistants and the memory space of each (user, assistant) pair, and the shadow spaces that
+experiments replay a space into (jobs/experiments.py)."""
+
+import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -8,6 +11,7 @@ from memory_engine import inputs
 from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser, UserHeldByAccount, UserIdTaken
 from memory_engine.models import (
     ACCOUNT_SEPARATOR,
+    SPACE_PARAMETERS,
     Assistant,
     MemorySpace,
     MemoryUser,
@@ -129,30 +133,61 @@ def space_parameters_set(space: MemorySpace, values: dict) -> MemorySpace:
     return write.space
 
 
+# The setting each parameter of a new space is copied from (MEMORYOS_<setting> in the environment).
+PARAMETER_SETTINGS = {
+    "stm_capacity": "STM_CAPACITY",
+    "mtm_capacity": "MTM_CAPACITY",
+    "knowledge_capacity": "KNOWLEDGE_CAPACITY",
+    "merge_theta": "MERGE_THETA",
+    "heat_threshold": "HEAT_THRESHOLD",
+    "heat_alpha": "HEAT_ALPHA",
+    "heat_beta": "HEAT_BETA",
+    "heat_gamma": "HEAT_GAMMA",
+    "recency_mu_seconds": "RECENCY_MU_SECONDS",
+    "eviction_policy": "EVICTION_POLICY",
+    "top_pages": "TOP_PAGES",
+    "top_knowledge": "TOP_KNOWLEDGE",
+    "context_token_budget": "CONTEXT_TOKEN_BUDGET",
+    "lexical_weight": "RETRIEVAL_LEXICAL_WEIGHT",
+    "chain_weight": "RETRIEVAL_CHAIN_WEIGHT",
+}
+
+
 def space_defaults() -> dict:
-    """The parameters of a new space, from the MEMORYOS_* settings."""
-    cfg = settings.MEMORYOS
-    return {
-        "stm_capacity": cfg["STM_CAPACITY"],
-        "mtm_capacity": cfg["MTM_CAPACITY"],
-        "knowledge_capacity": cfg["KNOWLEDGE_CAPACITY"],
-        "merge_theta": cfg["MERGE_THETA"],
-        "heat_threshold": cfg["HEAT_THRESHOLD"],
-        "heat_alpha": cfg["HEAT_ALPHA"],
-        "heat_beta": cfg["HEAT_BETA"],
-        "heat_gamma": cfg["HEAT_GAMMA"],
-        "recency_mu_seconds": cfg["RECENCY_MU_SECONDS"],
-        "eviction_policy": cfg["EVICTION_POLICY"],
-    }
+    """The parameters of a new space, from the MEMORYOS_* settings (PARAMETER_SETTINGS)."""
+    return {name: settings.MEMORYOS[setting] for name, setting in PARAMETER_SETTINGS.items()}
+
+
+# The id of a shadow space's memory user starts with this; '~' is in no id an account or the operator
+# can give (models.memory_user_id_validator), so no one can take or reach one through the usual doors.
+SHADOW_PREFIX = "~experiment-"
+
+
+def shadow_space_create(*, source: MemorySpace, parameters: dict) -> MemorySpace:
+    """A new, empty space with the source's parameters but for `parameters` (checked: InvalidParameter
+    names the first bad one), for a memory user of its own that no account owns, with the source user's
+    display name (retrieval leaves the speakers' names out of a query) and the source's assistant."""
+    checked = inputs.space_parameters(parameters)
+    user = MemoryUser.objects.create(
+        external_id=f"{SHADOW_PREFIX}{uuid.uuid4().hex}", display_name=source.user.display_name
+    )
+    values = {name: getattr(source, name) for name in SPACE_PARAMETERS} | checked
+    return MemorySpace.objects.create(user=user, assistant=source.assistant, **values)
 
 
 def space_delete(*, space: MemorySpace) -> None:
     """Delete everything of one memory space: turns, sessions, heat timeline, profile, knowledge and its
-    history, consolidation runs (a queued job then finds the space gone and does nothing), and its
-    index files. Nothing of any other space is touched. Safe to repeat."""
+    history, consolidation runs (a queued job then finds the space gone and does nothing), its index
+    files, and its experiments' shadow spaces; a shadow space goes with its memory user. Nothing of any
+    other space is touched. Safe to repeat."""
     space_id = space.pk
+    for shadow in MemorySpace.objects.filter(experiment__source_id=space_id).select_related("user"):
+        space_delete(space=shadow)
+    user = MemoryUser.objects.filter(pk=space.user_id).only("external_id").first()
     MemorySpace.objects.filter(pk=space_id).delete()  # the rows of every tier cascade with it
     index.forget_space(space_id, delete_files=True)
+    if user is not None and user.external_id.startswith(SHADOW_PREFIX):
+        user.delete()
 
 
 def user_memory_delete(*, user: MemoryUser) -> int:

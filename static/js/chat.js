@@ -10,26 +10,8 @@
   // Shown for a turn whose reply degenerated: the server kept the user's words and dropped the reply.
   const WITHHELD = "(The assistant's reply went wrong and was not kept in memory.)";
 
-  async function call(path, options = {}) {
-    const response = await fetch(api + path, {
-      credentials: "same-origin",
-      ...options,
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
-    });
-    const body = response.status === 204 ? null : await response.json().catch(() => null);
-    if (!response.ok) {
-      const detail = body && (body.detail || Object.values(body).flat().join(" "));
-      throw new Error(detail || `${response.status} ${response.statusText}`);
-    }
-    return body;
-  }
-
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
+  const call = window.Playground.caller(api, csrf);
+  const { el } = window.Playground;
 
   function fill(list, nodes, empty) {
     list.replaceChildren(...(nodes.length ? nodes : [el("li", "muted", empty)]));
@@ -86,11 +68,98 @@
       row.append(el("div", "used-text", item.text), provenance(item));
       list.append(row);
     }
-    details.append(list);
+    details.append(list, inspectLink(retrieval.query));
     details.addEventListener("toggle", () => {
       if (details.open) details.scrollIntoView({ block: "nearest" });
     });
     return details;
+  }
+
+  // --- The inspector ------------------------------------------------------------------------------
+
+  function inspectLink(query) {
+    const link = el("button", "link inspect-link", "Inspect: every score, what the budget cut, the exact prompt");
+    link.type = "button";
+    link.addEventListener("click", () => {
+      $("inspect-query").value = query;
+      $("inspector-panel").open = true;
+      inspectNow();
+      $("inspector-panel").scrollIntoView({ block: "start" });
+    });
+    return link;
+  }
+
+  const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
+
+  function scoreRow(item, where) {
+    const row = el("tr", `inspected ${where}`);
+    const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
+    row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "num", score));
+    for (const [name] of SCORE_NAMES) {
+      const value = item.scores[name];
+      row.append(el("td", "num", value === undefined ? "" : value.toFixed(3)));
+    }
+    row.append(el("td", "num", item.tokens), el("td", "text", item.text));
+    return row;
+  }
+
+  function showInspection(x) {
+    const r = x.retrieval;
+    const head = el("tr");
+    for (const name of ["kind", "prompt", "score", ...SCORE_NAMES.map(([, label]) => label), "tokens", "text"]) {
+      head.append(el("th", null, name));
+    }
+    const table = el("table", "inspection-table");
+    table.append(head);
+    for (const item of [...r.short_term, ...r.profile, ...r.pages, ...r.user_knowledge, ...r.assistant_knowledge]) {
+      table.append(scoreRow(item, "in"));
+    }
+    for (const item of r.cut) table.append(scoreRow(item, "cut"));
+    for (const item of r.sessions) table.append(scoreRow(item, "heat only"));
+    const parts = el("ol", "prompt-parts");
+    for (const part of x.parts) {
+      const li = el("li", "prompt-part");
+      li.append(el("div", "muted", `${part.name} · ${part.role} · ${part.tokens} tokens`), el("pre", null, part.text));
+      parts.append(li);
+    }
+    $("inspection").replaceChildren(
+      el("p", "budget", `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
+        `The prompt is about ${x.prompt_tokens} tokens${x.compact ? " (the short prompt of a weak model)" : ""}.`),
+      table,
+      el("h4", null, "The prompt, as it would be sent"),
+      parts,
+    );
+  }
+
+  async function inspectNow(event) {
+    if (event) event.preventDefault();
+    const query = $("inspect-query").value;
+    if (!query.trim()) return;
+    $("inspection").replaceChildren(el("p", "muted", "inspecting…"));
+    try {
+      showInspection(await call("inspect/", { method: "POST", body: JSON.stringify({ query }) }));
+    } catch (error) {
+      $("inspection").replaceChildren(el("p", "error", error.message));
+    }
+  }
+
+  // --- The heat timeline ---------------------------------------------------------------------------
+
+  async function showHeatTimeline() {
+    if (!$("heat-panel").open) return;
+    const points = [];
+    let page = await call("heat/?page_size=500");
+    points.push(...page.results);
+    for (let more = 1; page.next && more < 4; more++) {
+      page = await call(`heat/?page_size=500&page=${more + 1}`);
+      points.push(...page.results);
+    }
+    const space = await call("");
+    const lines = window.MemoryCharts.sessionLines(points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 })),
+      { colors: ["#3b5bdb", "#2b8a3e", "#c2255c", "#e67700", "#5f3dc4", "#0b7285", "#862e9c", "#5c940d"] });
+    window.MemoryCharts.heatChart($("heat-chart"), lines,
+      [{ label: "promotion threshold", color: "#868e96", value: space.parameters.heat_threshold }],
+      { xLabel: "time", time: true, height: 220 });
   }
 
   function flash(nodes) {
@@ -142,6 +211,9 @@
       if (turn.user_input) bubble("user", turn.user_input, turn.id);
       if (turn.agent_response) bubble("assistant", turn.agent_response, turn.id);
       if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
+      if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
+        $("messages").lastElementChild.append(inspectLink(turn.user_input));
+      }
     }
   }
 
@@ -211,13 +283,15 @@
     }), "none yet");
     const rows = profile.entries.flatMap((e) => {
       const value = el("dd");
-      value.append(el("span", "value", e.value), forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`));
+      value.append(el("span", "value", e.value), forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`),
+        historyButton(`profile/${e.id}/history/`, value));
       return [el("dt", null, e.key), value];
     });
     $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
     fill($("knowledge"), knowledge.results.map((e) => {
       const item = el("li", e.kind);
-      item.append(el("span", "value", e.value), forgetButton(e, `knowledge/${e.id}/`, e.value));
+      item.append(el("span", "value", e.value), forgetButton(e, `knowledge/${e.id}/`, e.value),
+        historyButton(`knowledge/${e.id}/history/`, item));
       return item;
     }), "nothing learnt yet");
     fill($("runs"), runs.results.map((r) => el("li", `run ${r.status}`,
@@ -228,6 +302,63 @@
     $("consolidation").classList.toggle("busy", busy);
     clearTimeout(polling);
     if (busy) polling = setTimeout(refresh, 2000);
+  }
+
+  // --- An entry's history ------------------------------------------------------------------------
+
+  // The words of `before` and `after` as a list of [kind, word]: "same", "del" or "ins" (a longest
+  // common subsequence of words, as the admin's history shows it).
+  function wordDiff(before, after) {
+    const a = before ? before.split(/\s+/).filter(Boolean) : [];
+    const b = after ? after.split(/\s+/).filter(Boolean) : [];
+    const lcs = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
+    for (let i = a.length - 1; i >= 0; i--) {
+      for (let j = b.length - 1; j >= 0; j--) {
+        lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      }
+    }
+    const out = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      if (i < a.length && j < b.length && a[i] === b[j]) { out.push(["same", a[i]]); i++; j++; }
+      else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) { out.push(["ins", b[j]]); j++; }
+      else { out.push(["del", a[i]]); i++; }
+    }
+    return out;
+  }
+
+  function historyButton(path, holder) {
+    const button = el("button", "link history-toggle", "history");
+    button.type = "button";
+    button.setAttribute("aria-expanded", "false");
+    button.addEventListener("click", async () => {
+      const shown = holder.querySelector(".history");
+      if (shown) {
+        shown.remove();
+        button.setAttribute("aria-expanded", "false");
+        return;
+      }
+      const list = el("ol", "history");
+      holder.append(list);
+      button.setAttribute("aria-expanded", "true");
+      try {
+        const versions = await call(path);
+        for (const v of versions.results || versions) {
+          const li = el("li", "version");
+          li.append(el("div", "muted", `${v.at.slice(0, 16).replace("T", " ")} · ${v.cause} · ${v.actor} · ${v.status_after}`));
+          const words = el("div", "diff");
+          for (const [kind, word] of wordDiff(v.before, v.after)) {
+            words.append(kind === "same" ? document.createTextNode(word) : el(kind, null, word), " ");
+          }
+          li.append(words);
+          list.append(li);
+        }
+      } catch (error) {
+        list.append(el("li", "error", error.message));
+      }
+    });
+    return button;
   }
 
   // --- Forgetting -------------------------------------------------------------------------------
@@ -332,6 +463,10 @@
   }
 
   $("import").addEventListener("submit", startImport);
+  $("inspect").addEventListener("submit", inspectNow);
+  $("heat-panel").addEventListener("toggle", () => showHeatTimeline().catch((error) => {
+    $("heat-chart").replaceChildren(el("p", "error", error.message));
+  }));
   $("parameters").addEventListener("submit", saveParameters);
   $("delete-space").addEventListener("click", deleteSpace);
   $("ask").addEventListener("submit", send);

@@ -20,18 +20,21 @@ import json
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from bench.locomo_run import KS, chosen_samples, ingest_for_evaluation, memory_ranking, page_turn_ids
+from bench.locomo_run import KS, chosen_samples, ingest_for_evaluation, memory_ranking
 from bench.loo import Score, best_setting, held_out_mean, leave_one_out, pooled
-from bench.metrics import evidence_recall
 from bench.progress import ProgressBar
+from memory_engine.engine.comparison import dialogue_ids, evidence_recall
 from memory_engine.jobs.locomo import DEV_FILE, clean_evidence
 from memory_engine.llm import get_llm
+from memory_engine.models import MemorySpace
+from memory_engine.store.spaces import PARAMETER_SETTINGS
 
 # Settings read at retrieval time only, so one ingestion serves every value; each with its parser.
 TUNABLE = {
@@ -40,6 +43,9 @@ TUNABLE = {
     "RETRIEVAL_IGNORE_NAMES": lambda text: {"true": True, "false": False}[text.lower()],
     "RETRIEVAL_DATES": lambda text: {"true": True, "false": False}[text.lower()],
 }
+# A setting that is also a space's parameter is tried on the space (a space's own value wins over the
+# setting, which only seeds new spaces).
+SPACE_PARAMETER_OF = {setting: name for name, setting in PARAMETER_SETTINGS.items()}
 CATEGORIES = (1, 2, 3, 4)
 
 Combination = tuple[tuple[str, object], ...]
@@ -65,6 +71,23 @@ def parse_grid(specs: list[str], *, one_at_a_time: bool = False) -> list[Combina
     if one_at_a_time:
         return [(), *[(change,) for axis in axes for change in axis]]
     return [tuple(combination) for combination in itertools.product(*axes)]
+
+
+@contextmanager
+def tried(space: MemorySpace, combination: Combination):
+    """The settings of `combination` in force, and the space's parameters among them set on `space` (in
+    memory only), until the block ends."""
+    values = dict(combination)
+    parameters = {SPACE_PARAMETER_OF[name]: value for name, value in values.items() if name in SPACE_PARAMETER_OF}
+    before = {name: getattr(space, name) for name in parameters}
+    with override_settings(MEMORYOS={**settings.MEMORYOS, **values}):
+        try:
+            for name, value in parameters.items():
+                setattr(space, name, value)
+            yield
+        finally:
+            for name, value in before.items():
+                setattr(space, name, value)
 
 
 def label(combination: Combination) -> str:
@@ -107,9 +130,9 @@ class Command(BaseCommand):
                 for qa in sample["qa"]
                 if int(qa["category"]) in CATEGORIES and (evidence := clean_evidence(qa.get("evidence", []), ingested))
             ]
-            turns = page_turn_ids(pages)
+            turns = dialogue_ids(space)
             for number, combination in enumerate(combinations, start=1):
-                with override_settings(MEMORYOS={**settings.MEMORYOS, **dict(combination)}):
+                with tried(space, combination):
                     rankings = [memory_ranking(space, question, turns, max(KS)) for question, _, _ in questions]
                 pairs = zip(questions, rankings, strict=True)
                 recall = sum(evidence_recall(evidence, ranking, k) for (_, _, evidence), ranking in pairs)

@@ -2,15 +2,18 @@
 rows. Neither writes anything: the views call the engine's services."""
 
 from django.core.validators import ProhibitNullCharactersValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
+from memory_engine.engine.comparison import side_summary
 from memory_engine.engine.export import space_counts
 from memory_engine.jobs.consolidation import has_pending_work
 from memory_engine.models import (
     SPACE_PARAMETERS,
     ConsolidationRun,
     EntryVersion,
+    Experiment,
     HeatEvent,
     ImportJob,
     LongTermEntry,
@@ -96,6 +99,35 @@ class ImportIn(serializers.Serializer):
     def validate(self, attrs):
         if ("transcript" in attrs) == ("locomo_sample" in attrs):
             raise serializers.ValidationError("give either a transcript or a locomo_sample")
+        return attrs
+
+
+class ExperimentIn(serializers.Serializer):
+    name = EngineTextField(help_text="What to call it (1-100 characters, unique in the space).")
+    parameters = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text='The parameters the shadow space has other than the source\'s, e.g. {"heat_threshold": 3}.',
+    )
+
+
+class ComparisonIn(serializers.Serializer):
+    questions = serializers.ListField(
+        child=EngineTextField(), required=False, max_length=200, help_text="Probe questions of your own."
+    )
+    locomo_sample = serializers.CharField(
+        required=False, max_length=100, help_text="Probe with this LoCoMo sample's questions (categories 1-4)."
+    )
+    limit = serializers.IntegerField(
+        required=False, default=200, min_value=1, max_value=200, help_text="At most this many of the sample's."
+    )
+    k = serializers.IntegerField(required=False, default=10, min_value=1, max_value=25, help_text="recall@k")
+
+    def validate(self, attrs):
+        if ("questions" in attrs) == ("locomo_sample" in attrs):
+            raise serializers.ValidationError("give either questions or a locomo_sample")
+        if "questions" in attrs and not attrs["questions"]:
+            raise serializers.ValidationError({"questions": ["give at least one question"]})
         return attrs
 
 
@@ -286,3 +318,90 @@ class ChatOut(serializers.Serializer):
 class ProfileOut(serializers.Serializer):
     profile = serializers.DictField(child=serializers.CharField(), help_text="attribute -> value")
     entries = EntryOut(many=True)
+
+
+class ComparedItemOut(serializers.Serializer):
+    kind = serializers.CharField()
+    text = serializers.CharField()
+    score = serializers.FloatField()
+    scores = serializers.DictField(child=serializers.FloatField())
+    turns = serializers.ListField(child=serializers.CharField(), help_text="The dialogue turns it shows.")
+    shared = serializers.BooleanField(help_text="The other side's first k hold it too.")
+
+
+class ProbeSideOut(serializers.Serializer):
+    items = ComparedItemOut(many=True)
+    recall = serializers.FloatField(allow_null=True, help_text="recall@k of the evidence; null: none known")
+
+
+class ProbeOut(serializers.Serializer):
+    question = serializers.CharField()
+    category = serializers.CharField()
+    evidence = serializers.ListField(child=serializers.CharField())
+    source = ProbeSideOut()
+    experiment = ProbeSideOut()
+    overlap = serializers.IntegerField(help_text="Items both sides' first k hold.")
+
+
+class SideSummaryOut(serializers.Serializer):
+    turns = serializers.IntegerField()
+    tiers = serializers.DictField(child=serializers.IntegerField())
+    sessions_promoted = serializers.IntegerField()
+    sessions_ever = serializers.IntegerField()
+    llm_calls = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    pages_moved = serializers.IntegerField()
+    items_stored = serializers.IntegerField()
+
+
+class SidesOut(serializers.Serializer):
+    source = SideSummaryOut()
+    experiment = SideSummaryOut()
+
+
+class ExperimentOut(serializers.ModelSerializer):
+    parameters = serializers.SerializerMethodField()
+    changed = serializers.SerializerMethodField(help_text="name -> [the source's value, the experiment's]")
+    replay = ImportJobOut(help_text="The replay of the source's turns into the experiment's space.")
+    sides = serializers.SerializerMethodField(help_text="What each side holds and what building it cost.")
+
+    class Meta:
+        model = Experiment
+        fields = ["id", "name", "created_at", "parameters", "changed", "replay", "sides"]
+
+    def get_parameters(self, experiment) -> dict:
+        return {name: getattr(experiment.space, name) for name in SPACE_PARAMETERS}
+
+    def get_changed(self, experiment) -> dict:
+        pairs = {name: [getattr(experiment.source, name), getattr(experiment.space, name)] for name in SPACE_PARAMETERS}
+        return {name: pair for name, pair in pairs.items() if pair[0] != pair[1]}
+
+    @extend_schema_field(SidesOut)
+    def get_sides(self, experiment) -> dict:
+        return {"source": side_summary(experiment.source), "experiment": side_summary(experiment.space)}
+
+
+class ComparisonOut(serializers.Serializer):
+    k = serializers.IntegerField()
+    source = SideSummaryOut()
+    experiment = SideSummaryOut()
+    probes = ProbeOut(many=True)
+    recall = serializers.DictField(help_text="Mean recall@k per side over the probes with evidence, and how many.")
+
+
+class HeatPointOut(serializers.Serializer):
+    turn = serializers.IntegerField(help_text="Turns the space had stored when the heat changed.")
+    session_id = serializers.IntegerField()
+    heat = serializers.FloatField()
+    cause = serializers.CharField()
+
+
+class HeatSideOut(serializers.Serializer):
+    threshold = serializers.FloatField()
+    points = HeatPointOut(many=True)
+
+
+class ExperimentHeatOut(serializers.Serializer):
+    source = HeatSideOut()
+    experiment = HeatSideOut()

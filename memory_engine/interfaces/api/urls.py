@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from memory_engine.interfaces.api import views
 
 space = "v1/users/<str:user_id>/spaces/<str:assistant_id>/"
+experiment = space + "experiments/<int:experiment_id>/"
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -26,6 +27,16 @@ urlpatterns = [
     path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),
     path(space + "imports/<int:job_id>/", views.ImportView.as_view(), name="api-import"),
+    path(space + "experiments/", views.ExperimentsView.as_view(), name="api-experiments"),
+    path(space + "experiments/<int:experiment_id>/", views.ExperimentView.as_view(), name="api-experiment"),
+    path(
+        space + "experiments/<int:experiment_id>/compare/",
+        views.ComparisonView.as_view(),
+        name="api-experiment-compare",
+    ),
+    path(
+        space + "experiments/<int:experiment_id>/heat/", views.ExperimentHeatView.as_view(), name="api-experiment-heat"
+    ),
     path(space + "profile/", views.ProfileView.as_view(), name="api-profile"),
     path(space + "profile/<int:entry_id>/", views.EntryView.as_view(), name="api-profile-entry"),
     path(space + "profile/<int:entry_id>/history/", views.EntryHistoryView.as_view(), name="api-profile-history"),

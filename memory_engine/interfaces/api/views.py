@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_engine.engine import long_term
+from memory_engine.engine.comparison import Probe, compare, heat_by_turn
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.inspector import inspect
 from memory_engine.engine.retriever import retrieve
@@ -25,11 +26,13 @@ from memory_engine.interfaces.api.parsers import UnicodeJSONParser
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle
 from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
+from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
 from memory_engine.jobs.imports import locomo_turns, transcript_turns
 from memory_engine.llm import get_llm
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
+    Experiment,
     HeatEvent,
     ImportJob,
     LongTermEntry,
@@ -426,3 +429,83 @@ class EntryHistoryView(MemoryApiView):
 
 class KnowledgeHistoryView(EntryHistoryView):
     kinds = KNOWLEDGE
+
+
+# --- Experiments: a space forked, replayed with other parameters, compared ---------------------------
+
+
+def _experiment_of(request, user_id: str, assistant_id: str, experiment_id: int) -> Experiment:
+    source = space_for(request, user_id, assistant_id)
+    experiment = (
+        Experiment.objects.select_related("space", "space__user", "space__assistant", "replay")
+        .defer("replay__turns")
+        .filter(source=source, pk=experiment_id)
+        .first()
+    )
+    if experiment is None:
+        raise Http404(f"no experiment {experiment_id} here")
+    experiment.source = source
+    return experiment
+
+
+class ExperimentsView(MemoryApiView):
+    @extend_schema(responses=s.ExperimentOut(many=True), summary="The space's experiments, newest first")
+    def get(self, request, user_id, assistant_id):
+        source = space_for(request, user_id, assistant_id)
+        experiments = (
+            Experiment.objects.filter(source=source).select_related("source", "space", "replay").defer("replay__turns")
+        )
+        return self.page_of(experiments.order_by("-created_at", "-pk"), s.ExperimentOut)
+
+    @extend_schema(
+        request=s.ExperimentIn,
+        responses={202: s.ExperimentOut},
+        summary="Fork the space: replay its turns, in a worker, into a shadow space with other parameters",
+    )
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.ExperimentIn)
+        source = space_for(request, user_id, assistant_id)
+        experiment = experiment_create(source=source, name=data["name"], parameters=data["parameters"])
+        experiment.replay.refresh_from_db(fields=["done", "status", "error", "finished_at"])
+        return Response(s.ExperimentOut(experiment).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ExperimentView(MemoryApiView):
+    @extend_schema(responses=s.ExperimentOut, summary="An experiment, with its replay's progress")
+    def get(self, request, user_id, assistant_id, experiment_id):
+        return Response(s.ExperimentOut(_experiment_of(request, user_id, assistant_id, experiment_id)).data)
+
+    @extend_schema(responses={204: None}, summary="Delete an experiment and its shadow space (the source stays)")
+    def delete(self, request, user_id, assistant_id, experiment_id):
+        experiment_delete(experiment=_experiment_of(request, user_id, assistant_id, experiment_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ComparisonView(MemoryApiView):
+    @extend_schema(
+        request=s.ComparisonIn,
+        responses=s.ComparisonOut,
+        summary="The source and the experiment side by side, and what each ranks for probe questions",
+    )
+    def post(self, request, user_id, assistant_id, experiment_id):
+        data = self.valid(s.ComparisonIn)
+        experiment = _experiment_of(request, user_id, assistant_id, experiment_id)
+        if "questions" in data:
+            probes = [Probe(question) for question in data["questions"]]
+        else:
+            found = locomo_probes(data["locomo_sample"], limit=data["limit"])
+            probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in found]
+        return Response(compare(experiment.source, experiment.space, probes, k=data["k"]))
+
+
+class ExperimentHeatView(MemoryApiView):
+    @extend_schema(
+        responses=s.ExperimentHeatOut,
+        summary="Both sides' heat timelines by turn (their 12 hottest sessions each), to overlay",
+    )
+    def get(self, request, user_id, assistant_id, experiment_id):
+        experiment = _experiment_of(request, user_id, assistant_id, experiment_id)
+        sides = {"source": experiment.source, "experiment": experiment.space}
+        return Response(
+            {name: {"threshold": space.heat_threshold, "points": heat_by_turn(space)} for name, space in sides.items()}
+        )

@@ -1,0 +1,188 @@
+"""Comparing two memory spaces built from the same turns: an experiment's shadow space and its source.
+
+For each side: what its tiers hold, the sessions it promoted, what its consolidation cost in LLM calls
+and tokens, and its heat timeline by turn (a point's x is how many turns the space had stored when the
+heat changed, so two replays that ran at different times line up). For each probe question: the items
+each side ranks (read-only: no heat), which of them the other side ranks too, and, where the question's
+evidence is known (the dialogue-turn ids a LoCoMo import keeps in each page's meta), recall@k per side,
+scored as the LoCoMo evaluation scores the memory (bench/locomo_run.py uses the same functions).
+"""
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db.models import Max, Sum
+
+from memory_engine import inputs
+from memory_engine.engine.export import space_counts
+from memory_engine.engine.retriever import Item, retrieve
+from memory_engine.errors import InputTooLarge, MemoryInputError
+from memory_engine.models import ConsolidationRun, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+
+PROBE_DEPTH = 25  # how deep each side is ranked for a probe, whatever its top-k: enough for recall@25
+MAX_PROBES = 200  # two retrievals each
+
+TurnIds = dict[int, tuple[str | None, str | None]]
+
+
+@dataclass(frozen=True)
+class Probe:
+    question: str
+    evidence: tuple[str, ...] = ()  # dialogue-turn ids that answer it; empty: unknown
+    category: str = ""
+
+
+def dialogue_ids(space: MemorySpace) -> TurnIds:
+    """page id -> (the id of the user's dialogue turn in it, the assistant's), from the pages' meta
+    ({"dia_ids": [...]}, user's first); (None, None) for a page without them. One query."""
+    ids: TurnIds = {}
+    for pk, meta, user_input, agent_response in Page.objects.filter(space=space).values_list(
+        "pk", "meta", "user_input", "agent_response"
+    ):
+        left = list(meta.get("dia_ids") or []) if isinstance(meta, dict) else []
+        user = left.pop(0) if user_input and left else None
+        assistant = left.pop(0) if agent_response and left else None
+        ids[pk] = (user, assistant)
+    return ids
+
+
+def item_turns(item: Item, turn_ids: TurnIds) -> list[str | None]:
+    """The dialogue turns an item shows: a page's own; an entry's, the turns of the side it speaks
+    for (the user's for the profile and user knowledge) in the pages it came from."""
+    if item.kind in ("page", "short_term"):
+        return list(turn_ids.get(item.id, (None, None)))
+    side = 1 if item.kind == LongTermEntry.Kind.ASSISTANT_KNOWLEDGE else 0
+    return [turn_ids[pid][side] for pid in item.provenance["source_page_ids"] if pid in turn_ids]
+
+
+def distinct_turns(items: Sequence[Item], turn_ids: TurnIds) -> list[str]:
+    """The dialogue turns the items show, in the items' order, each once."""
+    turns: list[str] = []
+    for item in items:
+        for turn in item_turns(item, turn_ids):
+            if turn and turn not in turns:
+                turns.append(turn)
+    return turns
+
+
+def ranked_items(space: MemorySpace, question: str, depth: int) -> list[Item]:
+    """The pages and knowledge the space ranks for `question`, `depth` of each, best first, with no
+    budget and no hit counted."""
+    found = retrieve(space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, count_hits=False)
+    return sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
+
+
+def evidence_recall(evidence: Sequence[str], ranked_turns: Sequence[str], k: int) -> float:
+    """|evidence ∩ first k distinct ranked turns| / |evidence|. The caller skips questions with no evidence."""
+    if not evidence:
+        raise ValueError("evidence recall is undefined for a question without evidence")
+    top: list[str] = []
+    for turn in ranked_turns:
+        if turn not in top:
+            top.append(turn)
+            if len(top) == k:
+                break
+    return len(set(evidence) & set(top)) / len(set(evidence))
+
+
+def item_key(item: Item) -> str:
+    """What an item is, the same in two spaces of the same turns: a page by when and what was said, an
+    entry by its kind and text."""
+    if item.kind in ("page", "short_term"):
+        return f"page {item.provenance['timestamp']} {item.text}"
+    return f"{item.kind} {item.text}"
+
+
+def side_summary(space: MemorySpace) -> dict:
+    """What a space holds and what building it cost."""
+    runs = ConsolidationRun.objects.filter(space=space).aggregate(
+        llm_calls=Sum("llm_calls", default=0),
+        prompt_tokens=Sum("prompt_tokens", default=0),
+        completion_tokens=Sum("completion_tokens", default=0),
+        pages_moved=Sum("pages_moved", default=0),
+        items_stored=Sum("items_stored", default=0),
+    )
+    return {
+        "turns": Page.objects.filter(space=space).count(),
+        "tiers": space_counts(space=space),
+        "sessions_promoted": HeatEvent.objects.filter(space=space, cause=HeatEvent.Cause.PROMOTED).count(),
+        "sessions_ever": MidTermSession.objects.filter(space=space).count(),
+        **runs,
+    }
+
+
+def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
+    """The heat timeline of the space's `sessions` hottest sessions (by their highest point), each point
+    placed at the number of turns stored when it was recorded: {"turn", "session_id", "heat", "cause"},
+    in order."""
+    stored = list(Page.objects.filter(space=space).order_by("created_at").values_list("created_at", flat=True))
+    hottest = (
+        HeatEvent.objects.filter(space=space)
+        .values("session_id")
+        .annotate(top=Max("heat"))
+        .order_by("-top", "session_id")
+        .values_list("session_id", flat=True)[:sessions]
+    )
+    events = HeatEvent.objects.filter(space=space, session_id__in=list(hottest)).order_by("at", "pk")
+    return [
+        {"turn": bisect_right(stored, at), "session_id": session_id, "heat": round(heat, 4), "cause": cause}
+        for at, session_id, heat, cause in events.values_list("at", "session_id", "heat", "cause")
+    ]
+
+
+def _side_of_probe(items: list[Item], other_keys: set[str], probe: Probe, turn_ids: TurnIds, k: int) -> dict:
+    top = items[:k]
+    out = {
+        "items": [
+            {
+                "kind": item.kind,
+                "text": item.text,
+                "score": round(item.score, 4),
+                "scores": {name: round(value, 4) for name, value in item.scores.items()},
+                "turns": [turn for turn in item_turns(item, turn_ids) if turn],
+                "shared": item_key(item) in other_keys,
+            }
+            for item in top
+        ],
+        "recall": None,
+    }
+    if probe.evidence:
+        out["recall"] = evidence_recall(probe.evidence, distinct_turns(items, turn_ids), k)
+    return out
+
+
+def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *, k: int = 10) -> dict:
+    """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "probes",
+    "recall"}. A probe's items are each side's first k; "shared" marks an item the other side's first k
+    hold too, and "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
+    (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
+    probe or a bad question, InputTooLarge for more than MAX_PROBES; before any retrieval."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= PROBE_DEPTH:
+        raise MemoryInputError(f"k must be a whole number from 1 to {PROBE_DEPTH}")
+    if not probes:
+        raise MemoryInputError("give at least one probe question")
+    if len(probes) > MAX_PROBES:
+        raise InputTooLarge(f"at most {MAX_PROBES} probe questions, not {len(probes)}")
+    for probe in probes:
+        inputs.query(probe.question)
+    sides = {"source": source, "experiment": shadow}
+    turn_ids = {name: dialogue_ids(space) for name, space in sides.items()}
+    results = []
+    for probe in probes:
+        ranked = {name: ranked_items(space, probe.question, PROBE_DEPTH) for name, space in sides.items()}
+        keys = {name: {item_key(item) for item in items[:k]} for name, items in ranked.items()}
+        result = {"question": probe.question, "category": probe.category, "evidence": list(probe.evidence)}
+        result["source"] = _side_of_probe(ranked["source"], keys["experiment"], probe, turn_ids["source"], k)
+        result["experiment"] = _side_of_probe(ranked["experiment"], keys["source"], probe, turn_ids["experiment"], k)
+        result["overlap"] = len(keys["source"] & keys["experiment"])
+        results.append(result)
+    scored = [r for r in results if r["evidence"]]
+    recall = {name: (sum(r[name]["recall"] for r in scored) / len(scored) if scored else None) for name in sides}
+    return {
+        "k": k,
+        "source": side_summary(source),
+        "experiment": side_summary(shadow),
+        "probes": results,
+        "recall": {**recall, "questions": len(scored)},
+    }

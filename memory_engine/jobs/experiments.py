@@ -1,0 +1,98 @@
+"""Experiments: fork a memory space into a shadow space with other parameters, replay the source's turns
+into it in a worker (an import job, so it shows progress as an import does), and compare the two
+(engine/comparison.py). The source is only read: its pages, and the turns still waiting in its
+unfinished imports, so a space still being imported can be forked and both replays watched at once.
+"""
+
+from django.db import IntegrityError, transaction
+
+from memory_engine import inputs
+from memory_engine.errors import ExperimentConflict, MemoryInputError
+from memory_engine.jobs.dispatch import import_send
+from memory_engine.jobs.imports import MAX_TURNS, import_create
+from memory_engine.jobs.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
+from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
+from memory_engine.store.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
+
+MAX_EXPERIMENTS = 10  # per space: each replay costs a worker the whole conversation again
+PROBE_CATEGORIES = (1, 2, 3, 4)  # LoCoMo's questions with evidence to find (5 is adversarial)
+
+
+def replay_turns(source: MemorySpace) -> list[dict]:
+    """The source's turns in order, as an import takes them: every page stored, then the turns its
+    unfinished imports have still to store. Read-only."""
+    pages = list(
+        Page.objects.filter(space=source)
+        .order_by("seq")
+        .values("seq", "user_input", "agent_response", "timestamp", "meta", "reply_withheld")
+    )
+    last_seq = pages[-1]["seq"] if pages else 0
+    turns = [
+        {
+            "user_input": p["user_input"],
+            "agent_response": p["agent_response"],
+            "timestamp": p["timestamp"].isoformat(),
+            "meta": p["meta"],
+            "reply_withheld": p["reply_withheld"],
+        }
+        for p in pages
+    ]
+    unfinished = ImportJob.objects.filter(
+        space=source, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
+    ).order_by("created_at", "pk")
+    for job in unfinished:
+        # A turn is among the pages read when its page is; one stored since is still to come.
+        stored = set(ImportedTurn.objects.filter(job=job, page__seq__lte=last_seq).values_list("number", flat=True))
+        turns += [turn for number, turn in enumerate(job.turns) if number not in stored]
+    return turns
+
+
+def experiment_create(*, source: MemorySpace, name: object, parameters: dict) -> Experiment:
+    """Fork `source`: a shadow space with its parameters but for `parameters`, into which a worker
+    replays its turns (inline: replayed on return). Raises InvalidParameter for a bad parameter,
+    MemoryInputError for a bad name, a shadow space, or a space with no turns or too many, and
+    ExperimentConflict when the name is taken or the space has MAX_EXPERIMENTS; then nothing is stored."""
+    name = inputs.experiment_name(name)
+    inputs.space_parameters(parameters)
+    if source.user.external_id.startswith(SHADOW_PREFIX):
+        raise MemoryInputError("an experiment's space cannot be forked; fork its source")
+    if Experiment.objects.filter(source=source).count() >= MAX_EXPERIMENTS:
+        raise ExperimentConflict(f"a space has at most {MAX_EXPERIMENTS} experiments; delete one first")
+    turns = replay_turns(source)
+    if not turns:
+        raise MemoryInputError("the space has no turns to replay")
+    if len(turns) > MAX_TURNS:
+        raise MemoryInputError(f"an experiment replays at most {MAX_TURNS} turns; this space has {len(turns)}")
+    try:
+        with transaction.atomic():
+            shadow = shadow_space_create(source=source, parameters=parameters)
+            job = import_create(space=shadow, turns=turns, source=f"replay of {source} for {name!r}")
+            experiment = Experiment.objects.create(source=source, space=shadow, name=name, replay=job)
+    except IntegrityError:
+        raise ExperimentConflict(f"the space already has an experiment named {name!r}") from None
+    import_send(job)
+    return experiment
+
+
+def experiment_delete(*, experiment: Experiment) -> None:
+    """Delete the experiment, its shadow space and that space's memory user. The source is untouched.
+    Safe to repeat."""
+    space_delete(space=experiment.space)
+
+
+def locomo_probes(sample_id: str, limit: int | None = None) -> list[dict]:
+    """The questions of a LoCoMo sample of the bundled dev split that have evidence to find (categories
+    1-4), each {"question", "category", "evidence"}: the ids of the dialogue turns that answer it, which
+    the pages of a LoCoMo import carry in their meta. With `limit`, that many spread over the sample."""
+    sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
+    if sample is None:
+        raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")
+    known = {dia_id for page in iter_pages(sample) for dia_id in page.dia_ids}
+    probes = [
+        {"question": qa["question"], "category": CATEGORY_NAMES[int(qa["category"])], "evidence": evidence}
+        for qa in sample["qa"]
+        if int(qa["category"]) in PROBE_CATEGORIES and (evidence := clean_evidence(qa.get("evidence", []), known))
+    ]
+    if limit is not None and len(probes) > limit:
+        probes = [probes[i * len(probes) // limit] for i in range(limit)]
+    return probes

@@ -1,0 +1,82 @@
+// Heat charts: lines drawn with uPlot (static/vendor/uplot, vendored), each with its points as a table
+// beside it, open when the chart cannot be drawn. Labels are placed as text, never as HTML.
+(function () {
+  "use strict";
+
+  const { el } = window.Playground;
+
+
+  // lines: [{label, color, dash?, points: [{x, y, note?}]}]; thresholds: [{label, color, value}].
+  // options: {xLabel, time (x is seconds since 1970), height}. Returns the chart's element.
+  function heatChart(container, lines, thresholds, options = {}) {
+    const figure = el("figure", "heat-chart");
+    const plot = el("div", "heat-plot");
+    figure.append(plot);
+    const xs = [...new Set(lines.flatMap((line) => line.points.map((p) => p.x)))].sort((a, b) => a - b);
+    const index = new Map(xs.map((x, i) => [x, i]));
+    const data = [xs];
+    const series = [{ label: options.xLabel || "x" }];
+    for (const line of lines) {
+      const ys = new Array(xs.length).fill(null);
+      for (const p of line.points) ys[index.get(p.x)] = p.y;
+      data.push(ys);
+      // A session's heat holds between two changes: a step, not a slope.
+      const paths = window.uPlot && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined;
+      series.push({ label: line.label, stroke: line.color, width: 1.5, dash: line.dash, spanGaps: true, paths,
+        points: { show: true, size: 4 } });
+    }
+    for (const t of thresholds) {
+      data.push(xs.map(() => t.value));
+      series.push({ label: t.label, stroke: t.color, width: 1, dash: [6, 4], points: { show: false } });
+    }
+    const table = pointsTable(lines, options);
+    const drawn = typeof window.uPlot === "function" && xs.length > 0;
+    if (drawn) {
+      const width = Math.max(320, container.clientWidth || 640);
+      // eslint-disable-next-line no-new
+      new window.uPlot({ width, height: options.height || 260, series, scales: { x: { time: !!options.time } },
+        axes: [{ label: options.xLabel }, { label: "heat" }], legend: { live: false } }, data, plot);
+    } else {
+      plot.append(el("p", "muted", xs.length ? "The chart needs scripts and a canvas: its points are below." :
+        "No heat recorded yet."));
+    }
+    const details = el("details", "chart-table");
+    details.open = !drawn && xs.length > 0;
+    details.append(el("summary", null, "The points as a table"), table);
+    figure.append(details);
+    container.replaceChildren(figure);
+    return figure;
+  }
+
+  function pointsTable(lines, options) {
+    const table = el("table", "points");
+    const head = el("tr");
+    for (const name of ["line", options.xLabel || "x", "heat", "cause"]) head.append(el("th", null, name));
+    table.append(head);
+    for (const line of lines) {
+      for (const p of line.points) {
+        const row = el("tr");
+        const x = options.time ? new Date(p.x * 1000).toISOString().slice(0, 19).replace("T", " ") : p.x;
+        row.append(el("td", null, line.label), el("td", null, x), el("td", null, p.y.toFixed(2)), el("td", null, p.note || ""));
+        table.append(row);
+      }
+    }
+    return table;
+  }
+
+  // Points of a heat timeline ({session(_id), heat, cause, x}) as one line per session, hottest first.
+  function sessionLines(points, { limit = 8, prefix = "session", colors, dash } = {}) {
+    const bySession = new Map();
+    for (const p of points) {
+      const id = p.session ?? p.session_id;
+      if (!bySession.has(id)) bySession.set(id, []);
+      bySession.get(id).push({ x: p.x, y: p.heat, note: p.cause });
+    }
+    const hottest = [...bySession.entries()]
+      .sort((a, b) => Math.max(...b[1].map((p) => p.y)) - Math.max(...a[1].map((p) => p.y)))
+      .slice(0, limit);
+    return hottest.map(([id, pts], i) => ({ label: `${prefix} ${id}`, color: colors[i % colors.length], dash, points: pts }));
+  }
+
+  window.MemoryCharts = { heatChart, sessionLines };
+})();

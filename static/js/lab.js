@@ -1,0 +1,209 @@
+// The experiments pages: the list with its fork form (lab.html) and one experiment beside its source
+// (experiment.html). A thin script over the REST API with the signed-in session; memory content is only
+// ever placed in the page as text.
+(function () {
+  "use strict";
+  const root = document.getElementById("lab-app") || document.getElementById("experiment-app");
+  if (!root) return;
+  const api = root.dataset.api;
+  const $ = (id) => document.getElementById(id);
+  const SOURCE_COLORS = ["#3b5bdb", "#4c6ef5", "#5c7cfa", "#748ffc", "#1c7ed6", "#228be6", "#339af0", "#4dabf7"];
+  const EXPERIMENT_COLORS = ["#e8590c", "#f76707", "#fd7e14", "#ff922b", "#c2255c", "#e64980", "#f06595", "#faa2c1"];
+
+  const call = window.Playground.caller(api, root.dataset.csrf);
+  const { el } = window.Playground;
+
+  function progress(bar, status, job, label) {
+    bar.max = Math.max(1, job.total);
+    bar.value = job.done;
+    status.textContent = `${label}: ${job.done} / ${job.total} turns · ${job.status}${job.error ? ` · ${job.error}` : ""}`;
+    return job.status === "queued" || job.status === "running";
+  }
+
+  // The source's newest import, while it runs: an experiment forked meanwhile replays its turns too.
+  async function watchSourceImport() {
+    const jobs = await call("imports/?page_size=1");
+    const job = jobs.results[0];
+    if (!job) return;
+    $("source-import").hidden = false;
+    if (progress($("source-bar"), $("source-status"), job, `source: ${job.source}`)) setTimeout(watchSourceImport, 1500);
+  }
+
+  // --- The list and the fork form -------------------------------------------------------------------
+
+  function changedText(changed) {
+    const names = Object.keys(changed);
+    return names.length ? names.map((n) => `${n} ${changed[n][0]} → ${changed[n][1]}`).join(" · ") : "the same parameters";
+  }
+
+  async function listExperiments() {
+    const page = await call("experiments/");
+    const items = page.results.map((x) => {
+      const item = el("li", "experiment");
+      item.dataset.experiment = x.id;
+      const link = el("a", "experiment-name", x.name);
+      link.href = `${root.dataset.lab}${x.id}/`;
+      const bar = el("progress");
+      const status = el("span", "muted");
+      progress(bar, status, x.replay, "replay");
+      const remove = el("button", "danger", "Delete");
+      remove.type = "button";
+      remove.addEventListener("click", async () => {
+        if (!window.confirm(`Delete the experiment “${x.name}” and its shadow space? The source stays.`)) return;
+        await call(`experiments/${x.id}/`, { method: "DELETE" });
+        listExperiments();
+      });
+      item.append(link, el("div", "muted", changedText(x.changed)), bar, " ", status, " ", remove);
+      return item;
+    });
+    $("experiments").replaceChildren(...(items.length ? items : [el("li", "muted", "none yet")]));
+    if (page.results.some((x) => x.replay.status === "queued" || x.replay.status === "running")) {
+      setTimeout(listExperiments, 1500);
+    }
+  }
+
+  async function fork(event) {
+    event.preventDefault();
+    const form = $("fork");
+    const parameters = {};
+    for (const input of form.querySelectorAll("input[data-source]")) {
+      if (input.value !== "" && Number(input.value) !== Number(input.dataset.source)) parameters[input.name] = Number(input.value);
+    }
+    $("fork-status").textContent = "forking…";
+    try {
+      await call("experiments/", { method: "POST", body: JSON.stringify({ name: form.name.value, parameters }) });
+      $("fork-status").textContent = "replaying";
+      form.name.value = "";
+      listExperiments();
+    } catch (error) {
+      $("fork-status").textContent = error.message;
+    }
+  }
+
+  // --- One experiment beside its source --------------------------------------------------------------
+
+  const experiment = root.dataset.experiment;
+
+  function row(cells, header = false) {
+    const tr = el("tr");
+    for (const cell of cells) tr.append(el(header ? "th" : "td", null, cell));
+    return tr;
+  }
+
+  async function watchReplay() {
+    const x = await call(`experiments/${experiment}/`);
+    const running = progress($("replay-bar"), $("replay-status"), x.replay, "replay");
+    const names = Object.keys(x.changed);
+    $("changed").replaceChildren(row(["parameter", "source", "experiment"], true),
+      ...(names.length ? names.map((n) => row([n, x.changed[n][0], x.changed[n][1]])) : [row(["none", "", ""])]));
+    const jobs = await call("imports/?page_size=1");
+    const job = jobs.results[0];
+    const sourceRunning = job ? progress($("source-bar"), $("source-status"), job, `source: ${job.source}`) : false;
+    if (!job) $("source-status").textContent = "source: its turns as stored";
+    showSides(x.sides);
+    await showHeat();
+    if (running || sourceRunning) setTimeout(watchReplay, 2000);
+  }
+
+  function showSides(c) {
+    const lines = [
+      ["turns", (s) => s.turns],
+      ["short-term pages", (s) => s.tiers.short_term_pages],
+      ["mid-term pages", (s) => s.tiers.mid_term_pages],
+      ["sessions now (ever)", (s) => `${s.tiers.active_sessions} (${s.sessions_ever})`],
+      ["sessions promoted", (s) => s.sessions_promoted],
+      ["profile entries", (s) => s.tiers.profile_entries],
+      ["knowledge entries", (s) => s.tiers.user_knowledge + s.tiers.assistant_knowledge],
+      ["LLM calls", (s) => s.llm_calls],
+      ["LLM tokens (prompt + completion)", (s) => `${s.prompt_tokens} + ${s.completion_tokens}`],
+    ];
+    $("sides").replaceChildren(row(["", "source", "experiment"], true),
+      ...lines.map(([name, value]) => row([name, value(c.source), value(c.experiment)])));
+  }
+
+  async function showHeat() {
+    const heat = await call(`experiments/${experiment}/heat/`);
+    const lines = [];
+    for (const [side, colors, dash] of [["source", SOURCE_COLORS, undefined], ["experiment", EXPERIMENT_COLORS, [2, 2]]]) {
+      const points = heat[side].points.map((p) => ({ ...p, x: p.turn }));
+      lines.push(...window.MemoryCharts.sessionLines(points, { prefix: `${side} session`, colors, dash }));
+    }
+    const thresholds = [
+      { label: "source threshold", color: SOURCE_COLORS[0], value: heat.source.threshold },
+      { label: "experiment threshold", color: EXPERIMENT_COLORS[0], value: heat.experiment.threshold },
+    ];
+    window.MemoryCharts.heatChart($("heat-overlay"), lines, thresholds, { xLabel: "turns stored" });
+  }
+
+  function itemList(side) {
+    const list = el("ol", "probe-items");
+    for (const item of side.items) {
+      const li = el("li", item.shared ? "shared" : "only");
+      li.append(el("span", "kind", item.kind.replace("_", " ")), el("span", "score", item.score.toFixed(3)),
+        el("span", "muted", item.shared ? "both" : "only here"), el("div", "used-text", item.text));
+      if (item.turns.length) li.append(el("div", "muted", `turns ${item.turns.join(", ")}`));
+      list.append(li);
+    }
+    if (!side.items.length) list.append(el("li", "muted", "nothing ranked"));
+    return list;
+  }
+
+  function recallText(value) {
+    return value === null || value === undefined ? "—" : value.toFixed(3);
+  }
+
+  async function probe(event) {
+    event.preventDefault();
+    const form = $("probe");
+    const body = { k: Number(form.k.value) };
+    const questions = form.questions.value.split("\n").map((q) => q.trim()).filter(Boolean);
+    if (questions.length) body.questions = questions;
+    else body.locomo_sample = form.locomo_sample.value;
+    $("probe-status").textContent = "asking both sides…";
+    try {
+      const c = await call(`experiments/${experiment}/compare/`, { method: "POST", body: JSON.stringify(body) });
+      $("probe-status").textContent = `${c.probes.length} questions`;
+      showSides(c);
+      $("recall").textContent = c.recall.questions
+        ? `recall@${c.k} over ${c.recall.questions} questions with evidence: source ${recallText(c.recall.source)} · ` +
+          `experiment ${recallText(c.recall.experiment)}`
+        : "No evidence is known for these questions: compare the items.";
+      // Where the two memories differ first: the largest gap in recall, then the least overlap.
+      const gap = (p) => Math.abs((p.source.recall ?? 0) - (p.experiment.recall ?? 0));
+      const ordered = [...c.probes].sort((a, b) => gap(b) - gap(a) || a.overlap - b.overlap);
+      const differ = c.probes.filter((p) => gap(p) > 0).length;
+      const overlap = c.probes.reduce((sum, p) => sum + p.overlap, 0) / Math.max(1, c.probes.length);
+      $("difference").textContent = `Recall differs on ${differ} of ${c.probes.length} questions; on average ` +
+        `${overlap.toFixed(1)} of the first ${c.k} items are the same on both sides. Those that differ most come first.`;
+      $("probes").replaceChildren(...ordered.map((p, number) => {
+        const li = el("li", "probe-result");
+        const details = el("details");
+        details.open = number < 3;
+        const summary = el("summary");
+        summary.append(el("span", "question", p.question), el("span", "muted", ` · ${p.category ? `${p.category} · ` : ""}` +
+          `${p.overlap} of ${c.k} items in both` + (p.evidence.length ? ` · evidence ${p.evidence.join(", ")} · ` +
+            `recall@${c.k} source ${recallText(p.source.recall)}, experiment ${recallText(p.experiment.recall)}` : "")));
+        const sides = el("div", "probe-sides");
+        for (const name of ["source", "experiment"]) {
+          const column = el("div", `probe-side ${name}`);
+          column.append(el("h3", null, name), itemList(p[name]));
+          sides.append(column);
+        }
+        details.append(summary, sides);
+        li.append(details);
+        return li;
+      }));
+    } catch (error) {
+      $("probe-status").textContent = error.message;
+    }
+  }
+
+  if (experiment) {
+    $("probe").addEventListener("submit", probe);
+    watchReplay().catch((error) => { $("replay-status").textContent = error.message; });
+  } else {
+    $("fork").addEventListener("submit", fork);
+    listExperiments();
+    watchSourceImport();
+  }
+})();

@@ -1,0 +1,147 @@
+"""The memory lab in a real headless Chromium against a live server: the inspector, the owner's heat chart
+and entry histories, and an experiment from a LoCoMo import to its comparison, replayed by a real worker.
+
+Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/test_browser.py)."""
+
+import pytest
+
+from memory_engine.engine.comparison import Probe, compare
+from memory_engine.jobs.experiments import locomo_probes
+from memory_engine.models import Experiment, HeatEvent, MemorySpace
+from memory_engine.store.spaces import owned_user_create
+from tests.conftest_browser import sign_in
+from tests.fake_llm_server import reply
+from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_inspector_explains_a_reply_item_by_item_and_shows_what_the_budget_cut(
+    browser, live_server, ann, fake_llm, screenshots
+):
+    fake_llm.responder = lambda request: (
+        nothing_extracted() if "response_format" in request else reply("Your cat is called Milo.")
+    )
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.fill("#query", "What is my cat called?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Your cat is called Milo.")
+    used = browser.locator(".bubble.assistant details.used").last
+    used.locator("summary").click()
+    used.locator("button.inspect-link").click()
+    rows = browser.locator("#inspection tr.inspected")
+    rows.first.wait_for()
+    assert browser.input_value("#inspect-query") == "What is my cat called?"
+    kept = browser.locator("#inspection tr.inspected.in")
+    assert kept.count() >= 3 and browser.locator("#inspection tr.inspected.cut").count() == 0
+    assert "The user has a cat named Milo" in browser.locator("#inspection table").inner_text()
+    header = browser.locator("#inspection tr").first.inner_text()
+    assert all(name in header for name in ("match", "neighbours", "cosine", "BM25"))
+    parts = browser.locator("#inspection .prompt-part")
+    assert "What is my cat called?" in parts.last.inner_text() and "the message" in parts.last.inner_text()
+
+    # A budget too small for everything: the inspector shows what it cut.
+    browser.click("#parameters-panel summary")
+    browser.fill("input[name=context_token_budget]", "40")
+    browser.click("#parameters button[type=submit]")
+    browser.wait_for_selector("#parameters-status >> text=saved")
+    browser.click("#inspect button[type=submit]")
+    browser.wait_for_selector("#inspection tr.inspected.cut")
+    assert "of 40 tokens" in browser.locator("#inspection .budget").inner_text()
+    browser.locator("#inspector-panel").scroll_into_view_if_needed()
+    browser.screenshot(path=str(screenshots / "inspector.png"), full_page=True)
+    assert MemorySpace.objects.get(user__external_id="alice").context_token_budget == 40
+
+
+def test_the_owner_sees_the_heat_chart_and_an_entrys_history_on_the_chat_page(
+    browser, live_server, ann, memory, screenshots
+):
+    add_turns(memory, COOKING_TALK, start=days_ago(2))
+    for question in ("What is my cat called?", "Which curry could I cook?") * 2:
+        memory.retrieve(user_id="alice", assistant_id="helper", query=question)
+    space = MemorySpace.objects.get(user__external_id="alice")
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#profile dd .value")
+    browser.click("#heat-panel summary")
+    browser.wait_for_selector("#heat-chart .uplot canvas")
+    sessions = HeatEvent.objects.filter(space=space).values("session_id").distinct().count()
+    legend = browser.locator("#heat-chart .u-legend").inner_text()
+    assert legend.count("session ") == min(sessions, 8) and "promotion threshold" in legend
+    table_rows = browser.locator("#heat-chart table.points tr")
+    assert table_rows.count() - 1 == HeatEvent.objects.filter(space=space).count()  # every point, by session
+
+    browser.locator("#profile button.history-toggle").first.click()
+    version = browser.locator("#profile .history li.version").first
+    version.wait_for()
+    assert "consolidation" in version.inner_text() and version.locator("ins").first.inner_text() == "nurse"
+    browser.locator("#heat-panel").scroll_into_view_if_needed()
+    browser.screenshot(path=str(screenshots / "heat-chart.png"), full_page=True)
+
+
+def test_another_account_cannot_open_the_lab(browser, live_server, ann, django_user_model):
+    django_user_model.objects.create_user("ben", password="pw-ben-12345")
+    sign_in(browser, live_server, "ben", "pw-ben-12345")
+    assert browser.goto(f"{live_server.url}/lab/alice/helper/").status == 404
+    assert browser.goto(f"{live_server.url}/lab/alice/helper/1/").status == 404
+
+
+def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
+    browser, live_server, django_user_model, memory, fake_llm, start_worker, screenshots
+):
+    """The issue's "done when": import a LoCoMo sample, fork it with another heat threshold and lexical
+    weight, watch both replay in a worker, and read the comparison with recall@10 for each side."""
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("ok")
+    start_worker()
+    account = django_user_model.objects.create_user("pat", password="pw-pat-12345")
+    owned_user_create(owner=account, user_id="caroline", display_name="Caroline")
+    memory.space(user_id="pat:caroline", assistant_id="helper")
+    sign_in(browser, live_server, "pat", "pw-pat-12345")
+    browser.goto(f"{live_server.url}/chat/pat:caroline/helper/")
+    browser.click("#import-panel summary")
+    browser.select_option("select[name=locomo_sample]", "conv-26")
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-status >> text=LoCoMo conv-26")
+
+    browser.click("#lab-link")
+    browser.fill("#fork input[name=name]", "hotter and more lexical")
+    browser.fill("#fork input[name=heat_threshold]", "3")
+    browser.fill("#fork input[name=lexical_weight]", "0.8")
+    browser.click("#fork button[type=submit]")
+    browser.click("#experiments a.experiment-name >> text=hotter and more lexical")
+    browser.evaluate(
+        """() => { window.replayStates = []; const status = document.querySelector('#replay-status');
+        new MutationObserver(() => window.replayStates.push(status.textContent))
+          .observe(status, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    # Both replays on a busy machine: wait for the events, generously.
+    browser.wait_for_function(
+        "document.querySelector('#replay-status').textContent.includes('succeeded') && "
+        "document.querySelector('#source-status').textContent.includes('succeeded')",
+        timeout=900_000,
+    )
+    states = browser.evaluate("window.replayStates")
+    assert states[-1] == "replay: 215 / 215 turns · succeeded"
+    experiment = Experiment.objects.select_related("source", "space").get(name="hotter and more lexical")
+    assert (experiment.space.heat_threshold, experiment.space.lexical_weight) == (3.0, 0.8)
+    changed = browser.locator("#changed").inner_text()
+    assert "heat_threshold" in changed and "lexical_weight" in changed
+    browser.wait_for_selector("#heat-overlay .uplot canvas")
+
+    browser.select_option("#probe select[name=locomo_sample]", "conv-26")
+    browser.click("#probe button[type=submit]")
+    browser.wait_for_selector("#recall >> text=recall@10 over 150 questions", timeout=300_000)
+    probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in locomo_probes("conv-26")]
+    expected = compare(experiment.source, experiment.space, probes, k=10)["recall"]
+    recall = browser.locator("#recall").inner_text()
+    assert f"source {expected['source']:.3f}" in recall and f"experiment {expected['experiment']:.3f}" in recall
+    assert browser.locator("#probes > li.probe-result").count() == 150
+    first = browser.locator("#probes > li.probe-result").first
+    assert (
+        first.locator(".probe-side.source li").count() == 10
+        and first.locator("details").get_attribute("open") is not None
+    )
+    sides = browser.locator("#sides").inner_text()
+    assert "LLM calls" in sides and "sessions promoted" in sides
+    browser.screenshot(path=str(screenshots / "experiment.png"), full_page=True)

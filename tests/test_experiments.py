@@ -1,0 +1,252 @@
+"""Experiments: a space forked into a shadow space with other parameters, its turns replayed there, the
+two compared; the source never changes, the shadow is nobody's to reach but through its experiment."""
+
+import pytest
+from django.db.models import Sum
+
+from memory_engine.engine.comparison import (
+    Probe,
+    compare,
+    dialogue_ids,
+    distinct_turns,
+    evidence_recall,
+    heat_by_turn,
+    ranked_items,
+)
+from memory_engine.errors import ExperimentConflict, InputTooLarge, InvalidParameter, MemoryInputError
+from memory_engine.jobs.experiments import MAX_EXPERIMENTS, experiment_create, locomo_probes, replay_turns
+from memory_engine.jobs.imports import import_create
+from memory_engine.models import (
+    ConsolidationRun,
+    Experiment,
+    HeatEvent,
+    ImportedTurn,
+    ImportJob,
+    LongTermEntry,
+    MemorySpace,
+    MemoryUser,
+    MidTermSession,
+    Page,
+)
+from memory_engine.store import index
+from memory_engine.store.spaces import space_delete
+from tests.api_helpers import SPACE, client_for
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, days_ago, extraction, nothing_extracted
+
+TALK = [*CAT_TALK, *COOKING_TALK]
+
+
+@pytest.fixture
+def source(memory, alice_space, fake_llm):
+    """alice's space after a chat of cats and curry, each page carrying the ids of its dialogue turns."""
+    alice_space.stm_capacity = 2
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)], user_facts=[("cat", "The user has a cat", 1)]))
+    fake_llm.responder = nothing_extracted
+    for number, (user_input, agent_response) in enumerate(TALK, start=1):
+        memory.add_memory(
+            user_id="alice",
+            assistant_id="helper",
+            user_input=user_input,
+            agent_response=agent_response,
+            timestamp=days_ago(5 - number * 0.1),
+            meta={"dia_ids": [f"D1:{2 * number - 1}", f"D1:{2 * number}"]},
+        )
+    return alice_space
+
+
+def state_of(space: MemorySpace) -> tuple:
+    """Everything a replay or a comparison could change in a space."""
+    return (
+        list(Page.objects.filter(space=space).order_by("seq").values_list("seq", "tier", "session_id", "analyzed")),
+        list(MidTermSession.objects.filter(space=space).order_by("pk").values_list("heat", "n_visit", "status")),
+        list(LongTermEntry.objects.filter(space=space).order_by("pk").values_list("value", "status", "hits")),
+        HeatEvent.objects.filter(space=space).count(),
+        ConsolidationRun.objects.filter(space=space).count(),
+        MemorySpace.objects.filter(pk=space.pk).values_list("heat_threshold", "stm_capacity", "last_seq").get(),
+    )
+
+
+def test_a_fork_replays_every_turn_into_a_shadow_space_with_other_parameters(source, fake_llm):
+    before = state_of(source)
+    experiment = experiment_create(
+        source=source, name="  lower   threshold ", parameters={"heat_threshold": 2.0, "stm_capacity": 3}
+    )
+    assert experiment.name == "lower threshold"
+    shadow = experiment.space
+    assert (shadow.heat_threshold, shadow.stm_capacity, shadow.merge_theta) == (2.0, 3, source.merge_theta)
+    assert shadow.assistant_id == source.assistant_id and shadow.user.display_name == source.user.display_name
+    assert experiment.replay.status == ImportJob.Status.SUCCEEDED  # inline here: replayed on return
+    pages = Page.objects.filter(space=shadow).order_by("seq")
+    assert [(p.user_input, p.agent_response, p.meta) for p in pages] == [
+        (p.user_input, p.agent_response, p.meta) for p in Page.objects.filter(space=source).order_by("seq")
+    ]
+    assert pages.filter(tier=Page.Tier.SHORT).count() == 3
+    assert state_of(source) == before
+
+
+def test_the_shadow_space_is_behind_no_door_but_its_experiment(source, client):
+    experiment = experiment_create(source=source, name="hidden", parameters={})
+    shadow_user = experiment.space.user
+    assert shadow_user.owner is None and shadow_user.external_id.startswith("~")
+    alice = client_for("alice")
+    users = alice.get("/api/v1/users/").data["results"]
+    assert [u["user_id"] for u in users] == ["alice"]
+    assert alice.get(f"/api/v1/users/{shadow_user.external_id}/spaces/helper/").status_code == 404
+    listed = alice.get(SPACE.format(user="alice") + "experiments/").data["results"]
+    assert [e["name"] for e in listed] == ["hidden"]
+    with pytest.raises(MemoryInputError, match="cannot be forked"):
+        experiment_create(source=experiment.space, name="of a shadow", parameters={})
+
+
+def test_a_space_still_importing_is_forked_with_the_turns_its_import_has_still_to_store(source):
+    turns = [
+        {"user_input": f"Turn {n} of the import.", "agent_response": "Noted.", "timestamp": None} for n in range(3)
+    ]
+    job = import_create(space=source, turns=turns, source="transcript")
+    stored = Page.objects.create(
+        space=source, seq=len(TALK) + 1, user_input="Turn 0 of the import.", agent_response="Noted.",
+        timestamp=days_ago(1),
+    )  # fmt: skip
+    ImportedTurn.objects.create(job=job, number=0, page=stored)
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, done=1)
+    replayed = [t["user_input"] for t in replay_turns(source)]
+    assert replayed[: len(TALK)] == [u for u, _ in TALK]
+    assert replayed[len(TALK) :] == ["Turn 0 of the import.", "Turn 1 of the import.", "Turn 2 of the import."]
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.FAILED)
+    assert [t["user_input"] for t in replay_turns(source)][len(TALK) :] == ["Turn 0 of the import."]
+
+
+def test_the_comparison_shows_each_sides_items_their_overlap_and_recall(source):
+    # No page leaves short-term memory in the experiment: it ranks nothing, so it finds no evidence.
+    experiment = experiment_create(source=source, name="all short-term", parameters={"stm_capacity": 100})
+    before = (state_of(source), state_of(experiment.space))
+    evidence = ("D1:1", "D1:2")  # the first turn: the cat's name
+    result = compare(source, experiment.space, [Probe("What is my cat called?", evidence, "single-hop")], k=5)
+    assert (state_of(source), state_of(experiment.space)) == before
+    probe = result["probes"][0]
+    assert probe["source"]["items"] and probe["experiment"]["items"] == [] and probe["overlap"] == 0
+    expected = evidence_recall(
+        evidence, distinct_turns(ranked_items(source, "What is my cat called?", 25), dialogue_ids(source)), 5
+    )
+    assert probe["source"]["recall"] == expected == 1.0
+    assert probe["experiment"]["recall"] == 0.0
+    assert result["recall"] == {"source": 1.0, "experiment": 0.0, "questions": 1}
+    assert result["source"]["turns"] == result["experiment"]["turns"] == len(TALK)
+    assert result["experiment"]["tiers"]["short_term_pages"] == len(TALK)
+    runs = ConsolidationRun.objects.filter(space=source).aggregate(n=Sum("llm_calls"))["n"]
+    assert result["source"]["llm_calls"] == runs > 0 and result["experiment"]["llm_calls"] == 0
+
+
+def test_the_same_parameters_rank_the_same_items_on_both_sides(source):
+    experiment = experiment_create(source=source, name="same", parameters={"heat_threshold": 1000.0})
+    result = compare(source, experiment.space, [Probe("Should the curry be spicy?")], k=3)
+    probe = result["probes"][0]
+    pages = [item for item in probe["source"]["items"] if item["kind"] == "page"]
+    assert pages and all(item["shared"] for item in pages)
+    assert probe["overlap"] >= len(pages) and probe["source"]["recall"] is None and result["recall"]["questions"] == 0
+
+
+def test_heat_by_turn_places_each_point_at_the_turns_stored_when_it_changed(source):
+    points = heat_by_turn(source)
+    assert points and [p["turn"] for p in points] == sorted(p["turn"] for p in points)
+    assert all(1 <= p["turn"] <= len(TALK) for p in points)
+    assert {p["cause"] for p in points} >= {"created", "merged"}
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters", "error", "says"),
+    [
+        ("", {}, MemoryInputError, "name is empty"),
+        ("x" * 101, {}, InputTooLarge, "the limit is 100"),
+        ("bad", {"heat_threshold": "hot"}, InvalidParameter, "heat_threshold must be a number"),
+        ("bad", {"lexical_weight": 2}, InvalidParameter, "lexical_weight must be from 0 to 1"),
+        ("bad", {"last_seq": 1}, InvalidParameter, "last_seq is not a parameter"),
+    ],
+)
+def test_a_bad_fork_is_refused_and_stores_nothing(source, name, parameters, error, says):
+    counts = (MemorySpace.objects.count(), MemoryUser.objects.count(), ImportJob.objects.count())
+    with pytest.raises(error, match=says):
+        experiment_create(source=source, name=name, parameters=parameters)
+    assert (MemorySpace.objects.count(), MemoryUser.objects.count(), ImportJob.objects.count()) == counts
+    assert not Experiment.objects.exists()
+
+
+def test_a_taken_name_or_one_experiment_too_many_is_a_conflict(source, bob_space):
+    experiment_create(source=source, name="one", parameters={})
+    with pytest.raises(ExperimentConflict, match="already has an experiment named 'one'"):
+        experiment_create(source=source, name="one", parameters={})
+    with pytest.raises(MemoryInputError, match="no turns to replay"):
+        experiment_create(source=bob_space, name="empty", parameters={})
+    for number in range(2, MAX_EXPERIMENTS + 1):
+        experiment_create(source=source, name=f"n{number}", parameters={})
+    spaces = MemorySpace.objects.count()
+    with pytest.raises(ExperimentConflict, match=f"at most {MAX_EXPERIMENTS} experiments"):
+        experiment_create(source=source, name="one too many", parameters={})
+    assert MemorySpace.objects.count() == spaces
+
+
+def test_deleting_an_experiment_or_its_source_deletes_the_shadow_and_its_user(source):
+    first = experiment_create(source=source, name="first", parameters={})
+    second = experiment_create(source=source, name="second", parameters={})
+    for experiment in (first, second):
+        ranked_items(experiment.space, "cat", 5)  # the index files are written by a search
+    shadow_dirs = [index.index_dir(e.space_id) for e in (first, second)]
+    assert all(folder.exists() for folder in shadow_dirs)
+    alice = client_for("alice")
+    assert alice.delete(SPACE.format(user="alice") + f"experiments/{first.pk}/").status_code == 204
+    assert not MemorySpace.objects.filter(pk=first.space_id).exists()
+    assert not MemoryUser.objects.filter(pk=first.space.user_id).exists()
+    assert not shadow_dirs[0].exists() and shadow_dirs[1].exists()
+    assert MemorySpace.objects.filter(pk=source.pk).exists()
+    space_delete(space=source)
+    assert not Experiment.objects.exists() and not shadow_dirs[1].exists()
+    assert not MemoryUser.objects.filter(external_id__startswith="~").exists()
+
+
+def test_the_rest_doors_fork_watch_compare_and_refuse_alike(source):
+    alice = client_for("alice")
+    url = SPACE.format(user="alice") + "experiments/"
+    made = alice.post(
+        url, {"name": "hotter", "parameters": {"heat_threshold": 2, "lexical_weight": 0.8}}, format="json"
+    )
+    assert made.status_code == 202, made.data
+    assert made.data["changed"] == {"heat_threshold": [3.5, 2.0], "lexical_weight": [0.5, 0.8]}
+    assert made.data["replay"]["done"] == made.data["replay"]["total"] == len(TALK)
+    experiment = f"{url}{made.data['id']}/"
+    shown = alice.get(experiment).data
+    assert shown["replay"]["status"] == "succeeded"
+    assert shown["sides"]["source"]["turns"] == shown["sides"]["experiment"]["turns"] == len(TALK)
+    compared = alice.post(experiment + "compare/", {"questions": ["What is my cat called?"], "k": 5}, format="json")
+    assert compared.status_code == 200, compared.data
+    assert len(compared.data["probes"]) == 1 and compared.data["k"] == 5
+    heat = alice.get(experiment + "heat/").data
+    assert heat["source"]["threshold"] == 3.5 and heat["experiment"]["threshold"] == 2.0
+    assert heat["source"]["points"] and heat["experiment"]["points"]
+    refusals = [
+        (url, {"name": "hotter"}, 409),
+        (url, {"name": "bad", "parameters": {"top_pages": 0}}, 400),
+        (url, {"name": "bad", "parameters": []}, 400),
+        (url, {"parameters": {}}, 400),
+        (experiment + "compare/", {}, 400),
+        (experiment + "compare/", {"questions": []}, 400),
+        (experiment + "compare/", {"questions": ["a"], "locomo_sample": "conv-26"}, 400),
+        (experiment + "compare/", {"questions": ["a"], "k": 0}, 400),
+        (experiment + "compare/", {"questions": ["a\x00"]}, 400),
+        (experiment + "compare/", {"questions": ["a"] * 201}, 400),
+        (experiment + "compare/", {"locomo_sample": "conv-999"}, 400),
+    ]
+    for where, body, expected in refusals:
+        answer = alice.post(where, body, format="json")
+        assert answer.status_code == expected, (body, answer.status_code, answer.data)
+    assert Experiment.objects.count() == 1
+
+
+def test_a_locomo_samples_questions_probe_with_their_evidence():
+    probes = locomo_probes("conv-26")
+    assert len(probes) == 150  # categories 1-4 with evidence in the dev split's conv-26
+    assert all(p["evidence"] and p["category"] != "adversarial" for p in probes)
+    assert len(locomo_probes("conv-26", limit=20)) == 20
+    with pytest.raises(MemoryInputError, match="no LoCoMo sample"):
+        locomo_probes("conv-999")
