@@ -220,6 +220,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memory_engine.interfaces.api.errors.exception_handler",
 }
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
+# A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
+# is 0.2-0.4 MB.
+MEMORYOS_API_MAX_EXPORT_BYTES = envint("MEMORYOS_API_MAX_EXPORT_BYTES", 8 * 1024 * 1024)
 # Sign-in attempts (the playground's page and the admin's): see memory_engine/interfaces/signin.py.
 MEMORYOS_SIGNIN_MAX_FAILURES = envint("MEMORYOS_SIGNIN_MAX_FAILURES", 5)
 MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS = envint("MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS", 50)

@@ -3,9 +3,12 @@ and entry histories, and an experiment from a LoCoMo import to its comparison, r
 
 Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/test_browser.py)."""
 
+import json
+
 import pytest
 
 from memory_engine.engine.comparison import Probe, compare
+from memory_engine.engine.export import space_export
 from memory_engine.jobs.experiments import locomo_probes
 from memory_engine.models import Experiment, HeatEvent, MemorySpace
 from memory_engine.store.spaces import owned_user_create
@@ -142,6 +145,33 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
         first.locator(".probe-side.source li").count() == 10
         and first.locator("details").get_attribute("open") is not None
     )
+    assert first.locator(".evidence").count() >= 1  # the questions that differ most come first: one side found it
     sides = browser.locator("#sides").inner_text()
     assert "LLM calls" in sides and "sessions promoted" in sides
-    browser.screenshot(path=str(screenshots / "experiment.png"), full_page=True)
+    # The top of the page: the replays, the sides, the heat overlaid, recall and the first questions.
+    browser.screenshot(
+        path=str(screenshots / "experiment.png"), full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": 2400}
+    )
+
+
+def test_an_export_is_restored_from_the_chat_page_into_an_empty_space(
+    browser, live_server, ann, memory, django_user_model, tmp_path
+):
+    exported = tmp_path / "alice.json"
+    exported.write_text(json.dumps(space_export(space=MemorySpace.objects.get(user__external_id="alice"))))
+    account = django_user_model.objects.create_user("pat", password="pw-pat-12345")
+    owned_user_create(owner=account, user_id="copy", display_name="Alice again")
+    memory.space(user_id="pat:copy", assistant_id="helper")
+    sign_in(browser, live_server, "pat", "pw-pat-12345")
+    browser.goto(f"{live_server.url}/chat/pat:copy/helper/")
+    browser.click("#import-panel summary")
+    browser.set_input_files("input[name=transcript]", str(exported))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-status >> text=restored: 4 turns")
+    browser.wait_for_selector("#messages .bubble.user >> text=I'm a nurse and I have a cat named Milo.")
+    assert browser.locator("#profile dd .value").first.inner_text() == "nurse"
+    again = browser.locator("#import-status")
+    browser.set_input_files("input[name=transcript]", str(exported))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-status >> text=empty space")
+    assert "holds memory" in again.inner_text()

@@ -250,3 +250,22 @@ def test_a_locomo_samples_questions_probe_with_their_evidence():
     assert len(locomo_probes("conv-26", limit=20)) == 20
     with pytest.raises(MemoryInputError, match="no LoCoMo sample"):
         locomo_probes("conv-999")
+
+
+def test_forks_and_comparisons_share_the_chat_rate_and_their_reads_do_not(source, settings):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = SimpleRateThrottle.THROTTLE_RATES
+    SimpleRateThrottle.THROTTLE_RATES = {"api": "100/min", "chat": "2/min"}
+    try:
+        alice = client_for("alice")
+        url = SPACE.format(user="alice") + "experiments/"
+        made = alice.post(url, {"name": "first"}, format="json")
+        compare_url = f"{url}{made.data['id']}/compare/"
+        assert alice.post(compare_url, {"questions": ["cat?"]}, format="json").status_code == 200
+        assert [alice.get(url).status_code for _ in range(3)] == [200, 200, 200]  # a page polls freely
+        limited = alice.post(url, {"name": "second"}, format="json")
+        assert limited.status_code == 429 and int(limited["Retry-After"]) > 0
+        assert Experiment.objects.count() == 1
+    finally:
+        SimpleRateThrottle.THROTTLE_RATES = rates

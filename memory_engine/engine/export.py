@@ -2,7 +2,8 @@
 with their heat timeline, and long-term entries with their full history and provenance.
 
 Vectors are left out: they are derived from the text and the model named in each space, and
-`manage.py rebuild_indexes --reembed` makes them again. Reads only; safe to repeat.
+`manage.py rebuild_indexes --reembed` makes them again. Reads only; safe to repeat. A space's document
+can be restored into an empty space (engine/restore.py), which embeds it again.
 """
 
 from django.db.models import Count, Prefetch, Sum
@@ -40,6 +41,7 @@ def _page(page: Page) -> dict:
         "meta": page.meta,
         "keywords": page.keywords,
         "thread_summary": page.thread_summary,
+        "continues_previous": page.continues_previous,
         "analyzed": page.analyzed,
     }
 
@@ -59,7 +61,14 @@ def _session(session: MidTermSession) -> dict:
         "promoted_at": _time(session.promoted_at),
         "evicted_at": _time(session.evicted_at),
         "heat_timeline": [
-            {"at": _time(e.at), "cause": e.cause, "heat": e.heat, "n_visit": e.n_visit, "recency": e.recency}
+            {
+                "at": _time(e.at),
+                "cause": e.cause,
+                "heat": e.heat,
+                "n_visit": e.n_visit,
+                "l_interaction": e.l_interaction,
+                "recency": e.recency,
+            }
             for e in session.heat_events.all()
         ],
     }
@@ -86,7 +95,9 @@ def entry_dict(entry: LongTermEntry, *, history: bool = True) -> dict:
         "key": entry.key,
         "value": entry.value,
         "status": entry.status,
+        "superseded_by": entry.superseded_by_id,
         "hits": entry.hits,
+        "last_hit_at": _time(entry.last_hit_at),
         "created_at": _time(entry.created_at),
         "updated_at": _time(entry.updated_at),
         "source_page_ids": sorted(p.pk for p in entry.source_pages.all()),

@@ -18,6 +18,7 @@ from datetime import datetime
 from memory_engine.engine import generator, long_term
 from memory_engine.engine.comparison import Probe, compare
 from memory_engine.engine.inspector import Inspection, inspect
+from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.jobs.consolidation import run_consolidation
 from memory_engine.jobs.conversation import reply, turn_add
@@ -96,11 +97,18 @@ class MemoryOS:
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         return inspect(space, query, compact=self.llm.weak, **options)
 
-    def fork(self, *, user_id: str, assistant_id: str, name: str, parameters: dict) -> Experiment:
-        """An experiment: the space's turns replayed into a shadow space with other `parameters` (see
-        jobs/experiments.py); the space itself is only read."""
+    def fork(
+        self, *, user_id: str, assistant_id: str, name: str, parameters: dict, export: dict | None = None
+    ) -> Experiment:
+        """An experiment: the space's turns replayed into a shadow space with other `parameters`, or a
+        space's `export` restored there (see jobs/experiments.py); the space itself is only read."""
         source = self.space(user_id=user_id, assistant_id=assistant_id)
-        return experiment_create(source=source, name=name, parameters=parameters)
+        return experiment_create(source=source, name=name, parameters=parameters, export=export)
+
+    def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
+        """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
+        re-embedded (see engine/restore.py)."""
+        return space_restore(space=self.space(user_id=user_id, assistant_id=assistant_id), document=export)
 
     def compare(self, experiment: Experiment, probes: list[Probe], *, k: int = 10) -> dict:
         """The experiment and its source side by side, and what each ranks for the probes (see

@@ -7,6 +7,7 @@ unfinished imports, so a space still being imported can be forked and both repla
 from django.db import IntegrityError, transaction
 
 from memory_engine import inputs
+from memory_engine.engine.restore import space_restore
 from memory_engine.errors import ExperimentConflict, MemoryInputError
 from memory_engine.jobs.dispatch import import_send
 from memory_engine.jobs.imports import MAX_TURNS, import_create
@@ -47,25 +48,32 @@ def replay_turns(source: MemorySpace) -> list[dict]:
     return turns
 
 
-def experiment_create(*, source: MemorySpace, name: object, parameters: dict) -> Experiment:
+def experiment_create(*, source: MemorySpace, name: object, parameters: dict, export: object = None) -> Experiment:
     """Fork `source`: a shadow space with its parameters but for `parameters`, into which a worker
-    replays its turns (inline: replayed on return). Raises InvalidParameter for a bad parameter,
-    MemoryInputError for a bad name, a shadow space, or a space with no turns or too many, and
+    replays its turns (inline: replayed on return). With `export` (a space's export, engine/export.py)
+    the shadow space is that space restored instead, its parameters but for `parameters`: to compare
+    memory built elsewhere, or earlier, with this one. Raises InvalidParameter for a bad parameter,
+    MemoryInputError for a bad name or export, a shadow space, or a space with no turns or too many, and
     ExperimentConflict when the name is taken or the space has MAX_EXPERIMENTS; then nothing is stored."""
     name = inputs.experiment_name(name)
     inputs.space_parameters(parameters)
     if source.user.external_id.startswith(SHADOW_PREFIX):
         raise MemoryInputError("an experiment's space cannot be forked; fork its source")
+    if Experiment.objects.filter(source=source, name=name).exists():
+        raise ExperimentConflict(f"the space already has an experiment named {name!r}")
     if Experiment.objects.filter(source=source).count() >= MAX_EXPERIMENTS:
         raise ExperimentConflict(f"a space has at most {MAX_EXPERIMENTS} experiments; delete one first")
-    turns = replay_turns(source)
-    if not turns:
+    turns = replay_turns(source) if export is None else []
+    if export is None and not turns:
         raise MemoryInputError("the space has no turns to replay")
     if len(turns) > MAX_TURNS:
         raise MemoryInputError(f"an experiment replays at most {MAX_TURNS} turns; this space has {len(turns)}")
     try:
         with transaction.atomic():
             shadow = shadow_space_create(source=source, parameters=parameters)
+            if export is not None:
+                space_restore(space=shadow, document=export, parameters=parameters)
+                return Experiment.objects.create(source=source, space=shadow, name=name)
             job = import_create(space=shadow, turns=turns, source=f"replay of {source} for {name!r}")
             experiment = Experiment.objects.create(source=source, space=shadow, name=name, replay=job)
     except IntegrityError:

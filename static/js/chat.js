@@ -91,14 +91,17 @@
 
   const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
 
-  function scoreRow(item, where) {
-    const row = el("tr", `inspected ${where}`);
+  // heatOf: session id -> its heat, for the sessions the retrieval ranked.
+  function scoreRow(item, where, heatOf) {
+    const row = el("tr", `inspected ${where.replace(" ", "-")}`);
     const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
     row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "num", score));
     for (const [name] of SCORE_NAMES) {
       const value = item.scores[name];
       row.append(el("td", "num", value === undefined ? "" : value.toFixed(3)));
     }
+    const heat = item.provenance && heatOf.get(item.provenance.session_id);
+    row.append(el("td", "num", heat === undefined ? "" : heat.toFixed(2)));
     row.append(el("td", "num", item.tokens), el("td", "text", item.text));
     return row;
   }
@@ -106,16 +109,16 @@
   function showInspection(x) {
     const r = x.retrieval;
     const head = el("tr");
-    for (const name of ["kind", "prompt", "score", ...SCORE_NAMES.map(([, label]) => label), "tokens", "text"]) {
-      head.append(el("th", null, name));
-    }
+    const columns = ["kind", "prompt", "score", ...SCORE_NAMES.map(([, label]) => label), "session heat", "tokens", "text"];
+    for (const name of columns) head.append(el("th", null, name));
     const table = el("table", "inspection-table");
     table.append(head);
+    const heatOf = new Map(r.sessions.map((s) => [s.provenance.session_id, s.provenance.heat]));
     for (const item of [...r.short_term, ...r.profile, ...r.pages, ...r.user_knowledge, ...r.assistant_knowledge]) {
-      table.append(scoreRow(item, "in"));
+      table.append(scoreRow(item, "in", heatOf));
     }
-    for (const item of r.cut) table.append(scoreRow(item, "cut"));
-    for (const item of r.sessions) table.append(scoreRow(item, "heat only"));
+    for (const item of r.cut) table.append(scoreRow(item, "cut", heatOf));
+    for (const item of r.sessions) table.append(scoreRow(item, "not sent", heatOf));
     const parts = el("ol", "prompt-parts");
     for (const part of x.parts) {
       const li = el("li", "prompt-part");
@@ -126,6 +129,9 @@
       el("p", "budget", `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
         `The prompt is about ${x.prompt_tokens} tokens${x.compact ? " (the short prompt of a weak model)" : ""}.`),
       table,
+      el("p", "muted", "A page's score is its match (BM25 and the cosine, weighed) plus its neighbours' share; heat " +
+        "and recency are not in it: they decide which sessions are promoted, and a chat turn heats the sessions of " +
+        "the pages it uses. The sessions ranked by their summary (cosine and keywords) are shown, not sent."),
       el("h4", null, "The prompt, as it would be sent"),
       parts,
     );
@@ -455,6 +461,16 @@
       return;
     }
     try {
+      if (body.transcript && !Array.isArray(body.transcript)) {  // a space's export: restored, not replayed
+        const restored = await call("restore/", { method: "POST", body: JSON.stringify({ export: body.transcript }) });
+        $("import-progress").hidden = false;
+        $("import-status").textContent = `restored: ${restored.pages} turns, ${restored.sessions} sessions, ` +
+          `${restored.entries} entries with ${restored.versions} versions`;
+        $("messages").replaceChildren();
+        await loadHistory();
+        refresh();
+        return;
+      }
       await watchImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
     } catch (error) {
       $("import-progress").hidden = false;

@@ -14,6 +14,12 @@
   const { el } = window.Playground;
 
   function progress(bar, status, job, label) {
+    if (!job) {  // an experiment restored from an export: nothing to replay
+      bar.max = 1;
+      bar.value = 1;
+      status.textContent = `${label}: restored from an export`;
+      return false;
+    }
     bar.max = Math.max(1, job.total);
     bar.value = job.done;
     status.textContent = `${label}: ${job.done} / ${job.total} turns · ${job.status}${job.error ? ` · ${job.error}` : ""}`;
@@ -69,9 +75,12 @@
     for (const input of form.querySelectorAll("input[data-source]")) {
       if (input.value !== "" && Number(input.value) !== Number(input.dataset.source)) parameters[input.name] = Number(input.value);
     }
+    const body = { name: form.name.value, parameters };
     $("fork-status").textContent = "forking…";
     try {
-      await call("experiments/", { method: "POST", body: JSON.stringify({ name: form.name.value, parameters }) });
+      if (form.export.files[0]) body.export = JSON.parse(await form.export.files[0].text());
+      await call("experiments/", { method: "POST", body: JSON.stringify(body) });
+      form.export.value = "";
       $("fork-status").textContent = "replaying";
       form.name.value = "";
       listExperiments();
@@ -135,12 +144,15 @@
     window.MemoryCharts.heatChart($("heat-overlay"), lines, thresholds, { xLabel: "turns stored" });
   }
 
-  function itemList(side) {
+  function itemList(side, evidence) {
     const list = el("ol", "probe-items");
     for (const item of side.items) {
       const li = el("li", item.shared ? "shared" : "only");
+      const found = item.turns.filter((turn) => evidence.includes(turn));
       li.append(el("span", "kind", item.kind.replace("_", " ")), el("span", "score", item.score.toFixed(3)),
-        el("span", "muted", item.shared ? "both" : "only here"), el("div", "used-text", item.text));
+        el("span", "muted", item.shared ? "both" : "only here"));
+      if (found.length) li.append(el("span", "evidence", ` ✓ evidence ${found.join(", ")}`));
+      li.append(el("div", "used-text", item.text));
       if (item.turns.length) li.append(el("div", "muted", `turns ${item.turns.join(", ")}`));
       list.append(li);
     }
@@ -186,7 +198,7 @@
         const sides = el("div", "probe-sides");
         for (const name of ["source", "experiment"]) {
           const column = el("div", `probe-side ${name}`);
-          column.append(el("h3", null, name), itemList(p[name]));
+          column.append(el("h3", null, name), itemList(p[name], p.evidence));
           sides.append(column);
         }
         details.append(summary, sides);

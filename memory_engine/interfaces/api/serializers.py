@@ -109,6 +109,14 @@ class ExperimentIn(serializers.Serializer):
         default=dict,
         help_text='The parameters the shadow space has other than the source\'s, e.g. {"heat_threshold": 3}.',
     )
+    export = serializers.DictField(
+        required=False,
+        help_text="A space's export (GET .../export/): the experiment's space is that space restored, not a replay.",
+    )
+
+
+class RestoreIn(serializers.Serializer):
+    export = serializers.DictField(help_text="A space's export (GET .../export/), or a user's holding it.")
 
 
 class ComparisonIn(serializers.Serializer):
@@ -363,7 +371,9 @@ class SidesOut(serializers.Serializer):
 class ExperimentOut(serializers.ModelSerializer):
     parameters = serializers.SerializerMethodField()
     changed = serializers.SerializerMethodField(help_text="name -> [the source's value, the experiment's]")
-    replay = ImportJobOut(help_text="The replay of the source's turns into the experiment's space.")
+    replay = ImportJobOut(
+        allow_null=True, help_text="The replay of the source's turns; null for a space restored from an export."
+    )
     sides = serializers.SerializerMethodField(help_text="What each side holds and what building it cost.")
 
     class Meta:
@@ -405,3 +415,11 @@ class HeatSideOut(serializers.Serializer):
 class ExperimentHeatOut(serializers.Serializer):
     source = HeatSideOut()
     experiment = HeatSideOut()
+
+
+class RestoredOut(serializers.Serializer):
+    pages = serializers.IntegerField()
+    sessions = serializers.IntegerField()
+    heat_points = serializers.IntegerField()
+    entries = serializers.IntegerField()
+    versions = serializers.IntegerField()

@@ -1,7 +1,8 @@
 """Rate limits per caller: a token, a signed-in account, or else the client address. Over the limit, a
 request gets 429 with Retry-After. Rates: MEMORYOS_API_RATE for everything, MEMORYOS_API_CHAT_RATE
-for chat (each reply runs the LLM). Counts live in Django's cache (CACHE_URL: Redis for several
-processes)."""
+for chat (each reply runs the LLM) and for the other heavy requests: a fork, a comparison, a restore
+(HeavyRequestThrottle: their POSTs only, so a page may poll their results). Counts live in Django's
+cache (CACHE_URL: Redis for several processes)."""
 
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -22,3 +23,11 @@ class CallerRateThrottle(SimpleRateThrottle):
 
 class ChatRateThrottle(CallerRateThrottle):
     scope = "chat"
+
+
+class HeavyRequestThrottle(ChatRateThrottle):
+    """The chat rate for a view's POSTs (a fork replays a conversation, a comparison runs two retrievals
+    a question, a restore embeds a whole space); its reads count against the general rate only."""
+
+    def allow_request(self, request, view):
+        return request.method != "POST" or super().allow_request(request, view)

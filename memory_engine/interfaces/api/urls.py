@@ -17,6 +17,7 @@ urlpatterns = [
     path("v1/users/<str:user_id>/export/", views.UserExportView.as_view(), name="api-user-export"),
     path(space, views.SpaceView.as_view(), name="api-space"),
     path(space + "export/", views.SpaceExportView.as_view(), name="api-space-export"),
+    path(space + "restore/", views.RestoreView.as_view(), name="api-space-restore"),
     path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
     path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),

@@ -17,13 +17,14 @@ from memory_engine.engine import long_term
 from memory_engine.engine.comparison import Probe, compare, heat_by_turn
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.inspector import inspect
+from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
 from memory_engine.interfaces.api.errors import PayloadTooLarge
 from memory_engine.interfaces.api.parsers import UnicodeJSONParser
-from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle
+from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
 from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
@@ -55,10 +56,12 @@ class Pagination(PageNumberPagination):
 
 
 class MemoryApiView(APIView):
-    """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES with 413 before reading it."""
+    """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES (or the view's `body_limit_setting`) with 413
+    before reading it."""
 
     throttle_classes = [CallerRateThrottle]
     parser_classes = [UnicodeJSONParser]
+    body_limit_setting = "MEMORYOS_API_MAX_BODY_BYTES"
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -66,7 +69,7 @@ class MemoryApiView(APIView):
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
-        limit = settings.MEMORYOS_API_MAX_BODY_BYTES
+        limit = getattr(settings, self.body_limit_setting)
         if length > limit:
             raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
 
@@ -158,6 +161,22 @@ class SpaceView(MemoryApiView):
     def delete(self, request, user_id, assistant_id):
         space_delete(space=space_for(request, user_id, assistant_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RestoreView(MemoryApiView):
+    body_limit_setting = "MEMORYOS_API_MAX_EXPORT_BYTES"
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+
+    @extend_schema(
+        request=s.RestoreIn,
+        responses={201: s.RestoredOut},
+        summary="Restore a space's export into this space, which must be empty (made if new): turns, tiers, "
+        "entries and their history, re-embedded",
+    )
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(s.RestoreIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        return Response(space_restore(space=space, document=data["export"]), status=status.HTTP_201_CREATED)
 
 
 class SpaceExportView(MemoryApiView):
@@ -449,6 +468,9 @@ def _experiment_of(request, user_id: str, assistant_id: str, experiment_id: int)
 
 
 class ExperimentsView(MemoryApiView):
+    body_limit_setting = "MEMORYOS_API_MAX_EXPORT_BYTES"  # a fork may carry a space's export
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+
     @extend_schema(responses=s.ExperimentOut(many=True), summary="The space's experiments, newest first")
     def get(self, request, user_id, assistant_id):
         source = space_for(request, user_id, assistant_id)
@@ -465,8 +487,11 @@ class ExperimentsView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.ExperimentIn)
         source = space_for(request, user_id, assistant_id)
-        experiment = experiment_create(source=source, name=data["name"], parameters=data["parameters"])
-        experiment.replay.refresh_from_db(fields=["done", "status", "error", "finished_at"])
+        experiment = experiment_create(
+            source=source, name=data["name"], parameters=data["parameters"], export=data.get("export")
+        )
+        if experiment.replay is not None:
+            experiment.replay.refresh_from_db(fields=["done", "status", "error", "finished_at"])
         return Response(s.ExperimentOut(experiment).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -482,6 +507,8 @@ class ExperimentView(MemoryApiView):
 
 
 class ComparisonView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+
     @extend_schema(
         request=s.ComparisonIn,
         responses=s.ComparisonOut,

@@ -1,0 +1,189 @@
+"""The export round-trip: a space's export restored into an empty space (or an experiment) gives the same
+turns, tiers, sessions, heat timelines, entries and history; a bad export is refused whole."""
+
+import copy
+import json
+
+import pytest
+from django.test import override_settings
+
+from memory_engine.engine import long_term
+from memory_engine.engine.comparison import ranked_items
+from memory_engine.engine.export import space_export, user_export
+from memory_engine.engine.restore import space_restore
+from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
+from memory_engine.jobs.experiments import experiment_create
+from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+from tests.api_helpers import SPACE, client_for
+from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
+
+
+@pytest.fixture
+def lived(memory, alice_space, fake_llm):
+    """alice's space after a chat, its consolidation and promotions, retrievals that heated it, an edit,
+    a deletion and a fact the owner added: every kind of row and history an export holds."""
+    alice_space.stm_capacity = 2
+    alice_space.heat_threshold = 3.5
+    alice_space.lexical_weight = 0.7
+    alice_space.save()
+    fake_llm.script(
+        extraction(
+            profile=[("occupation", "nurse", 1)],
+            user_facts=[("cat", "The user has a cat named Milo", 1), ("coffee", "Milo knocks coffee over", 3)],
+        )
+    )
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK, start=days_ago(6), step_minutes=3)
+    memory.add_memory(
+        user_id="alice", assistant_id="helper", user_input="Hi", agent_response="Hello!", meta={"dia_ids": ["D1:1"]}
+    )
+    for question in ("What is my cat called?", "Where does Milo sleep?"):
+        memory.retrieve(user_id="alice", assistant_id="helper", query=question)
+    add_turns(memory, COOKING_TALK, start=days_ago(1))
+    profile = LongTermEntry.objects.get(space=alice_space, key="occupation")
+    long_term.entry_edit(entry=profile, value="paediatric nurse", actor="api account ann")
+    fact = LongTermEntry.objects.get(space=alice_space, value="Milo knocks coffee over")
+    long_term.entry_delete(entry=fact, actor="api account ann")
+    long_term.knowledge_entry_add(
+        space=alice_space, kind="user_knowledge", topic="food", fact="The user likes spicy food", actor="library"
+    )
+    alice_space.refresh_from_db()
+    return alice_space
+
+
+def canonical(document: dict) -> dict:
+    """An export with its ids replaced by what they name (a page by its seq, a session or an entry by its
+    place), so two exports of the same memory compare equal whatever ids the rows got."""
+    doc = copy.deepcopy(document)
+    doc.pop("created_at", None)
+    seq_of = {p["id"]: p["seq"] for p in doc["pages"]}
+    session_of = {s["id"]: n for n, s in enumerate(doc["sessions"])}
+    entry_of = {e["id"]: n for n, e in enumerate(doc["entries"])}
+    for page in doc["pages"]:
+        page.pop("id")
+        page["session_id"] = session_of.get(page["session_id"])
+    for session in doc["sessions"]:
+        session.pop("id")
+    for entry in doc["entries"]:
+        entry.pop("id")
+        entry["superseded_by"] = entry_of.get(entry["superseded_by"])
+        entry["source_page_ids"] = [seq_of[p] for p in entry["source_page_ids"]]
+        for version in entry["history"]:
+            version.pop("id")
+            version["source_page_ids"] = [seq_of[p] for p in version["source_page_ids"]]
+    return doc
+
+
+def test_a_restored_export_is_the_same_memory_and_retrieves_the_same(lived, bob_space):
+    exported = space_export(space=lived)
+    assert exported["entries"] and exported["sessions"] and any(e["status"] == "deleted" for e in exported["entries"])
+    assert sum(len(s["heat_timeline"]) for s in exported["sessions"]) > 3
+    document = json.loads(json.dumps(exported))  # as it travels
+    counts = space_restore(space=bob_space, document=document)
+    assert counts["pages"] == Page.objects.filter(space=lived).count() == Page.objects.filter(space=bob_space).count()
+    assert counts["versions"] == EntryVersion.objects.filter(entry__space=lived).count()
+    again = space_export(space=bob_space)
+    assert canonical(again) == canonical(exported)
+    bob_space.refresh_from_db()
+    assert (bob_space.lexical_weight, bob_space.last_seq) == (0.7, lived.last_seq)
+    for question in ("What is my cat called?", "Which curry could I cook?", "spicy food"):
+        here = [(i.kind, i.text, round(i.score, 6)) for i in ranked_items(lived, question, 10)]
+        there = [(i.kind, i.text, round(i.score, 6)) for i in ranked_items(bob_space, question, 10)]
+        assert here == there, question
+
+
+def test_a_users_export_is_restored_by_its_space_for_the_assistant(lived, bob_space):
+    whole = json.loads(json.dumps(user_export(user=lived.user)))
+    space_restore(space=bob_space, document=whole)
+    assert canonical(space_export(space=bob_space)) == canonical(space_export(space=lived))
+
+
+def test_an_experiment_can_be_an_export_restored_and_compared(lived, bob_space):
+    document = json.loads(json.dumps(space_export(space=lived)))
+    experiment = experiment_create(
+        source=bob_space, name="alice's memory", parameters={"top_pages": 3}, export=document
+    )
+    assert experiment.replay is None and experiment.space.top_pages == 3
+    assert experiment.space.lexical_weight == 0.7  # the export's own parameters, but for those given
+    assert Page.objects.filter(space=experiment.space).count() == Page.objects.filter(space=lived).count()
+    assert not Page.objects.filter(space=bob_space).exists()  # the source is never written to
+
+
+def break_it(document: dict, change) -> dict:
+    broken = copy.deepcopy(document)
+    change(broken)
+    return broken
+
+
+BROKEN = [
+    (lambda d: d.pop("pages"), "source_page_ids: names"),  # entries made of turns it does not hold
+    (lambda d: d.update(pages={}), "pages: must be a list"),
+    (lambda d: d["pages"][0].update(seq=0), r"pages\[0\].seq: must be a whole number from 1"),
+    (lambda d: d["pages"][1].update(seq=d["pages"][0]["seq"]), "increasing seq"),
+    (lambda d: d["pages"][0].update(id=d["pages"][1]["id"]), "comes twice"),
+    (lambda d: d["pages"][0].update(tier="long"), "tier: must be one of"),
+    (lambda d: d["pages"][0].update(session_id=10**9), "session_id: names"),
+    (lambda d: d["pages"][0].update(session_id=[1]), "session_id: must be a whole number"),
+    (lambda d: d["pages"][0].update(user_input="x\x00"), "NUL"),
+    (lambda d: d["pages"][0].update(timestamp="yesterday"), "not an ISO 8601"),
+    (lambda d: d["pages"][0].update(meta={"a": json.loads("[" * 30 + "]" * 30)}), "nested more than"),
+    (lambda d: d["sessions"][0].update(heat=float("nan")), "heat: must be a finite number"),
+    (lambda d: d["sessions"][0]["heat_timeline"][0].update(cause="boiled"), "cause: must be one of"),
+    (lambda d: d["entries"][0].update(source_page_ids=[10**9]), "source_page_ids: names"),
+    (lambda d: d["entries"][0].update(superseded_by={"id": 1}), "superseded_by: must be a whole number"),
+    (lambda d: d["entries"][0]["history"][0].update(cause="magic"), "cause: must be one of"),
+    (lambda d: d["entries"][0].update(value=""), "the value is empty"),
+    (lambda d: d.update(parameters={"heat_alpha": "hot"}), "heat_alpha must be a number"),
+    (lambda d: d.update(format="memoryos-export-0", spaces=[]), "format must be"),
+]
+
+
+@pytest.mark.parametrize(("change", "says"), BROKEN)
+def test_a_bad_export_is_refused_whole_and_stores_nothing(lived, bob_space, change, says):
+    document = break_it(json.loads(json.dumps(space_export(space=lived))), change)
+    error = InvalidParameter if "heat_alpha" in says else MemoryInputError
+    with pytest.raises(error, match=says):
+        space_restore(space=bob_space, document=document)
+    assert not Page.objects.filter(space=bob_space).exists()
+    assert not MidTermSession.objects.filter(space=bob_space).exists()
+    assert not HeatEvent.objects.filter(space=bob_space).exists()
+    assert not LongTermEntry.objects.filter(space=bob_space).exists()
+
+
+def test_only_an_empty_space_takes_a_restore_and_sizes_are_bounded(lived, bob_space):
+    document = json.loads(json.dumps(space_export(space=lived)))
+    with pytest.raises(MemoryInputError, match="into an empty space"):
+        space_restore(space=lived, document=document)
+    huge = break_it(document, lambda d: d.update(pages=d["pages"] * 2000))
+    with pytest.raises(InputTooLarge, match="at most 5000"):
+        space_restore(space=bob_space, document=huge)
+
+
+def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charlie_client):
+    document = json.loads(json.dumps(space_export(space=lived)))
+    assert len(json.dumps(document)) < 256 * 1024 < len(json.dumps({"export": document, "pad": "x" * 300_000}))
+    url = SPACE.format(user="charlie").replace("helper", "notes") + "restore/"
+    padded = {"export": document, "pad": "x" * 300_000}  # over the API's usual limit, within an export's
+    made = charlie_client.post(url, padded, format="json")
+    assert made.status_code == 201, made.data
+    assert made.data["pages"] == Page.objects.filter(space=lived).count()
+    restored = MemorySpace.objects.get(user__external_id="charlie", assistant__external_id="notes")
+    here, there = canonical(space_export(space=restored)), canonical(space_export(space=lived))
+    assert here.pop("assistant")["id"] == "notes" and there.pop("assistant")["id"] == "helper"
+    assert here == there
+    again = charlie_client.post(url, {"export": document}, format="json")
+    assert again.status_code == 400 and "empty space" in again.data["detail"]
+    other = SPACE.format(user="charlie") + "restore/"
+    bad = break_it(document, lambda d: d["pages"][0].update(tier="long"))
+    refused = charlie_client.post(other, {"export": bad}, format="json")
+    assert refused.status_code == 400 and "pages[0].tier" in refused.data["detail"]
+    assert charlie_client.post(other, {"export": []}, format="json").status_code == 400
+    with override_settings(MEMORYOS_API_MAX_EXPORT_BYTES=1000):
+        assert charlie_client.post(other, {"export": document}, format="json").status_code == 413
+    assert not Page.objects.filter(space__user__external_id="charlie", space__assistant__external_id="helper")
+    assert client_for("bob").post(url, {"export": document}, format="json").status_code == 404
+
+
+@pytest.fixture
+def charlie_client(memory):
+    return client_for("charlie")
