@@ -269,3 +269,17 @@ def test_forks_and_comparisons_share_the_chat_rate_and_their_reads_do_not(source
         assert Experiment.objects.count() == 1
     finally:
         SimpleRateThrottle.THROTTLE_RATES = rates
+
+
+def test_staff_see_experiments_in_the_admin_and_deleting_one_takes_its_shadow(admin_client, source):
+    from django.urls import reverse
+
+    experiment = experiment_create(source=source, name="for the admin", parameters={"stm_capacity": 4})
+    listed = admin_client.get(reverse("admin:memory_engine_experiment_changelist"))
+    assert listed.status_code == 200 and "for the admin" in listed.content.decode()
+    assert f"{len(TALK)}/{len(TALK)} succeeded" in listed.content.decode()
+    deleted = admin_client.post(reverse("admin:memory_engine_experiment_delete", args=[experiment.pk]), {"post": "yes"})
+    assert deleted.status_code == 302
+    assert not MemorySpace.objects.filter(pk=experiment.space_id).exists()
+    assert not MemoryUser.objects.filter(pk=experiment.space.user_id).exists()
+    assert MemorySpace.objects.filter(pk=source.pk).exists()

@@ -19,12 +19,14 @@ from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.interfaces.api.tokens import token_revoke
 from memory_engine.interfaces.signin import AdminSignInForm
 from memory_engine.jobs.dispatch import request_retry
+from memory_engine.jobs.experiments import experiment_delete
 from memory_engine.models import (
     SPACE_PARAMETERS,
     ApiToken,
     Assistant,
     ConsolidationRun,
     EntryVersion,
+    Experiment,
     HeatEvent,
     LongTermEntry,
     MemorySpace,
@@ -453,3 +455,32 @@ class ConsolidationRunAdmin(admin.ModelAdmin):
         for space in spaces:
             request_retry(space)
         messages.info(request, f"Consolidation asked again for {len(spaces)} space(s).")
+
+
+@admin.register(Experiment)
+class ExperimentAdmin(admin.ModelAdmin):
+    """Experiments are made and compared on the lab pages and over REST; here staff see them, and delete
+    one through the engine (jobs.experiments.experiment_delete: its shadow space and memory user go too)."""
+
+    list_display = ["name", "source", "space", "replay_status", "created_at"]
+    list_select_related = ["source__user", "source__assistant", "space__user", "space__assistant", "replay"]
+    search_fields = ["name", "source__user__external_id"]
+    readonly_fields = ["name", "source", "space", "replay", "created_at"]
+
+    @admin.display(description="replay")
+    def replay_status(self, experiment):
+        job = experiment.replay
+        return f"{job.done}/{job.total} {job.status}" if job else "restored from an export"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def delete_model(self, request, obj):
+        experiment_delete(experiment=obj)
+
+    def get_deleted_objects(self, objs, request):
+        return _deleted_by_the_engine(super().get_deleted_objects(objs, request))
+
+    def delete_queryset(self, request, queryset):
+        for experiment in queryset.select_related("space"):
+            experiment_delete(experiment=experiment)

@@ -153,12 +153,12 @@
 
   async function showHeatTimeline() {
     if (!$("heat-panel").open) return;
+    // The newest 2,000 points at most: the last four pages of 500, oldest first.
+    const first = await call("heat/?page_size=500");
+    const last = Math.max(1, Math.ceil(first.count / 500));
     const points = [];
-    let page = await call("heat/?page_size=500");
-    points.push(...page.results);
-    for (let more = 1; page.next && more < 4; more++) {
-      page = await call(`heat/?page_size=500&page=${more + 1}`);
-      points.push(...page.results);
+    for (let number = Math.max(1, last - 3); number <= last; number++) {
+      points.push(...(number === 1 ? first : await call(`heat/?page_size=500&page=${number}`)).results);
     }
     const space = await call("");
     const lines = window.MemoryCharts.sessionLines(points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 })),
