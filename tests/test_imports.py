@@ -5,9 +5,10 @@ import pytest
 from django.core.cache import cache
 
 from memory_engine.errors import MemoryInputError
-from memory_engine.jobs.imports import import_run, locomo_turns, transcript_turns
-from memory_engine.models import ImportedTurn, ImportJob, Page
+from memory_engine.jobs.imports import import_create, import_run, locomo_turns, transcript_turns
+from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, Page
 from tests.api_helpers import client_for
+from tests.fake_llm_server import status
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
 URL = "/api/v1/users/alice/spaces/helper/imports/"
@@ -88,3 +89,21 @@ def test_another_users_imports_are_out_of_sight(alice, bob_space):
         alice.post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json").status_code
         == 404
     )
+
+
+def test_a_failed_promotion_in_an_import_is_tried_again_at_the_next_turn_not_after_a_cooldown(
+    memory, alice_space, fake_llm
+):
+    """An import stores in seconds what was said over days: what it remembers must not depend on how fast
+    the machine ran, so a failed promotion does not wait out the cooldown (counted in seconds)."""
+    alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.5
+    alice_space.save()
+    fake_llm.script(status(503), status(503))  # the first promotion's call fails, its retry too
+    fake_llm.responder = nothing_extracted
+    talk = [{"user_input": f"My cat Milo did a funny thing number {n}.", "agent_response": "Ha!"} for n in range(6)]
+    job = import_create(space=alice_space, turns=transcript_turns(talk), source="transcript")
+    import_run(job.pk)
+    runs = ConsolidationRun.objects.filter(space=alice_space).order_by("started_at", "pk")
+    failed = runs.filter(status=ConsolidationRun.Status.FAILED).first()
+    assert failed is not None and failed.llm_calls == 0
+    assert runs.filter(pk__gt=failed.pk, status=ConsolidationRun.Status.SUCCEEDED, llm_calls__gt=0).exists()

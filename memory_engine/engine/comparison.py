@@ -108,6 +108,7 @@ def side_summary(space: MemorySpace) -> dict:
         "tiers": space_counts(space=space),
         "sessions_promoted": HeatEvent.objects.filter(space=space, cause=HeatEvent.Cause.PROMOTED).count(),
         "sessions_ever": MidTermSession.objects.filter(space=space).count(),
+        "runs_failed": ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.FAILED).count(),
         **runs,
     }
 

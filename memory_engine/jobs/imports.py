@@ -93,7 +93,14 @@ def _mark_stored(job: ImportJob, number: int, page: Page) -> None:
 def import_run(job_id: int) -> None:
     """Store the job's remaining turns one by one, consolidating after each and counting progress.
     Safe to repeat and to run twice at once: a finished job does nothing, an interrupted one goes on
-    from where it stopped, and each turn is stored once (ImportedTurn's unique key)."""
+    from where it stopped, and each turn is stored once (ImportedTurn's unique key).
+
+    A failed promotion is tried again at the next turn rather than after the failure cooldown (as the
+    LoCoMo evaluation does): an import stores in seconds what was said over days, and a cooldown counted
+    in seconds would leave most of it unpromoted, by how fast the machine ran. What a space remembers
+    after an import, and what an experiment's replay compares, then depends on its turns and parameters
+    (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each turn's
+    promotion waits for its timeout."""
     job = ImportJob.objects.select_related("space").filter(pk=job_id).first()
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
         return
@@ -114,6 +121,7 @@ def import_run(job_id: int) -> None:
                         bool(turn.get("reply_withheld")),
                     ),
                     counters,
+                    retry_now=True,
                     with_store=lambda page, number=number: _mark_stored(job, number, page),
                 )
             except TurnStoredBefore:

@@ -124,6 +124,7 @@
       ["profile entries", (s) => s.tiers.profile_entries],
       ["knowledge entries", (s) => s.tiers.user_knowledge + s.tiers.assistant_knowledge],
       ["LLM calls", (s) => s.llm_calls],
+      ["consolidation runs failed", (s) => s.runs_failed],
       ["LLM tokens (prompt + completion)", (s) => `${s.prompt_tokens} + ${s.completion_tokens}`],
     ];
     $("sides").replaceChildren(row(["", "source", "experiment"], true),

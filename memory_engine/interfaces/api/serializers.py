@@ -356,6 +356,9 @@ class SideSummaryOut(serializers.Serializer):
     tiers = serializers.DictField(child=serializers.IntegerField())
     sessions_promoted = serializers.IntegerField()
     sessions_ever = serializers.IntegerField()
+    runs_failed = serializers.IntegerField(
+        help_text="Consolidation runs that failed (a promotion the LLM did not give)."
+    )
     llm_calls = serializers.IntegerField()
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
