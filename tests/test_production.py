@@ -204,6 +204,25 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     used = browser.locator(".bubble.assistant details.used").last
     used.locator("summary").click()
     assert "nurse" in used.inner_text()  # the restarted web process retrieved the worker's entry
+
+    # The memory lab, as served in production: the inspector, the heat chart drawn by the vendored uPlot,
+    # and an experiment replayed by the worker and compared.
+    used.locator("button.inspect-link").click()
+    browser.wait_for_selector("#inspection tr.inspected.in")
+    browser.click("#heat-panel summary")
+    browser.wait_for_selector("#heat-chart .uplot canvas")
+    browser.click("#lab-link")
+    browser.fill("#fork input[name=name]", "bigger short-term")
+    browser.fill("#fork input[name=stm_capacity]", "5")
+    browser.click("#fork button[type=submit]")
+    browser.click("#experiments a.experiment-name >> text=bigger short-term")
+    browser.wait_for_selector("#replay-status >> text=succeeded", timeout=600_000)
+    browser.fill("#probe textarea[name=questions]", "What is my job?")
+    browser.click("#probe button[type=submit]")
+    browser.wait_for_selector("#probes > li.probe-result")
+    assert "stm_capacity" in browser.locator("#changed").inner_text()
+    assert any(url.endswith("uPlot.iife.min.js") for url in loads.assets())
+    assert all(status == 200 for status in loads.assets().values()), loads.assets()
     assert loads.errors() == []
     for role in roles:
         assert role.stop() in (0, -15), role.output()[-3000:]
