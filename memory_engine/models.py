@@ -313,6 +313,7 @@ class EntryVersion(models.Model):
         SUPERSEDED = "superseded", "superseded by a newer fact"
         EVICTED = "evicted", "evicted at capacity"
         ADMIN = "admin", "admin edit"
+        OWNER = "owner", "owner edit"  # the space's owner, on the chat page (a signed-in session)
         API = "api", "API"
         LIBRARY = "library", "library call"
 

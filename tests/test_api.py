@@ -325,6 +325,20 @@ def test_the_owner_reads_the_heat_timeline_of_their_sessions(filled, alice):
         assert alice.get(url, bad).status_code == 400
 
 
+def test_an_edit_by_the_signed_in_owner_is_an_owner_edit_and_a_tokens_is_the_apis(filled, alice, django_user_model):
+    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account)
+    owner = APIClient()
+    owner.force_login(account)
+    url = SPACE.format(user="alice") + f"profile/{entry_of('alice', 'profile').pk}/"
+    assert owner.patch(url, {"value": "midwife"}, format="json").status_code == 200
+    assert alice.patch(url, {"value": "surgeon"}, format="json").status_code == 200
+    versions = EntryVersion.objects.filter(entry=entry_of("alice", "profile")).order_by("pk")
+    (owner_cause, owner_actor), (token_cause, token_actor) = versions.values_list("cause", "actor")[1:]
+    assert (owner_cause, owner_actor) == ("owner", "api account ann")
+    assert token_cause == "api" and token_actor.startswith("api token ")
+
+
 def test_profile_edit_is_recorded_in_the_history_and_delete_keeps_it(filled, alice):
     base = SPACE.format(user="alice") + "profile/"
     assert alice.get(base).data["profile"] == {"occupation": "nurse"}

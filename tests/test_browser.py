@@ -108,7 +108,7 @@ def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser,
     fact.refresh_from_db()
     assert fact.status == "deleted"
     assert fact.versions.order_by("pk").last().actor == "api account ann"
-    assert fact.versions.order_by("pk").last().cause == EntryVersion.Cause.API
+    assert fact.versions.order_by("pk").last().cause == EntryVersion.Cause.OWNER  # forgotten on the page
     space = MemorySpace.objects.get(user__external_id="alice")
     assert fact.pk not in [i.id for i in retrieve(space, "What is my cat called?").user_knowledge]
 

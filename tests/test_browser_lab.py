@@ -10,7 +10,7 @@ import pytest
 from memory_engine.engine.comparison import Probe, compare
 from memory_engine.engine.export import space_export
 from memory_engine.jobs.experiments import locomo_probes
-from memory_engine.models import Experiment, HeatEvent, MemorySpace
+from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpace
 from memory_engine.store.spaces import owned_user_create
 from tests.conftest_browser import sign_in
 from tests.fake_llm_server import reply
@@ -175,3 +175,34 @@ def test_an_export_is_restored_from_the_chat_page_into_an_empty_space(
     browser.click("#import button[type=submit]")
     browser.wait_for_selector("#import-status >> text=empty space")
     assert "holds memory" in again.inner_text()
+
+
+def test_the_owner_edits_an_entry_in_place_and_the_next_reply_uses_it(browser, live_server, ann, fake_llm):
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Noted.")
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    row = browser.locator("#profile dd").first
+    row.locator(".value >> text=nurse").wait_for()
+    row.locator("button.edit-toggle").click()
+    browser.keyboard.press("Escape")  # left as it was
+    assert row.locator(".value").inner_text() == "nurse" and row.locator("form.edit-entry").count() == 0
+    row.locator("button.edit-toggle").click()
+    browser.fill("form.edit-entry input", "paediatric nurse")
+    browser.keyboard.press("Enter")
+    browser.locator("#profile dd .value >> text=paediatric nurse").wait_for()
+    entry = LongTermEntry.objects.get(space__user__external_id="alice", key="occupation")
+    last = entry.versions.order_by("pk").last()
+    assert (entry.value, last.cause, last.actor) == ("paediatric nurse", "owner", "api account ann")
+
+    browser.locator("#profile dd").first.locator("button.history-toggle").click()
+    edit = browser.locator("#profile .history li.version").last
+    edit.wait_for()
+    assert "owner" in edit.inner_text() and edit.locator("ins").inner_text() == "paediatric"
+    browser.fill("#query", "What do I do for a living?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Noted.")
+    used = browser.locator(".bubble.assistant details.used").last
+    used.locator("summary").click()
+    assert "occupation: paediatric nurse" in used.inner_text()
+    asked = [r for r in fake_llm.requests if "response_format" not in r][-1]
+    assert "paediatric nurse" in json.dumps(asked["messages"])  # what the model was given

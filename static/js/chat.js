@@ -289,15 +289,17 @@
     }), "none yet");
     const rows = profile.entries.flatMap((e) => {
       const value = el("dd");
-      value.append(el("span", "value", e.value), forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`),
-        historyButton(`profile/${e.id}/history/`, value));
+      value.append(el("span", "value", e.value), editButton(e, `profile/${e.id}/`, value),
+        forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`), historyButton(`profile/${e.id}/history/`, value));
       return [el("dt", null, e.key), value];
     });
-    $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
-    fill($("knowledge"), knowledge.results.map((e) => {
+    // An entry being edited stays as it is until it is saved or left.
+    const editing = document.querySelector("form.edit-entry");
+    if (!editing) $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
+    if (!editing) fill($("knowledge"), knowledge.results.map((e) => {
       const item = el("li", e.kind);
-      item.append(el("span", "value", e.value), forgetButton(e, `knowledge/${e.id}/`, e.value),
-        historyButton(`knowledge/${e.id}/history/`, item));
+      item.append(el("span", "value", e.value), editButton(e, `knowledge/${e.id}/`, item),
+        forgetButton(e, `knowledge/${e.id}/`, e.value), historyButton(`knowledge/${e.id}/history/`, item));
       return item;
     }), "nothing learnt yet");
     fill($("runs"), runs.results.map((r) => el("li", `run ${r.status}`,
@@ -363,6 +365,54 @@
       } catch (error) {
         list.append(el("li", "error", error.message));
       }
+    });
+    return button;
+  }
+
+  // --- Editing in place ----------------------------------------------------------------------------
+
+  // The value becomes a text box: Enter or Save stores it through the engine (recorded in the entry's
+  // history as an owner edit; the next reply uses it), Escape or Cancel leaves it as it was.
+  function editButton(entry, path, holder) {
+    const button = el("button", "link edit-toggle", "edit");
+    button.type = "button";
+    button.setAttribute("aria-label", `Edit ${entry.value}`);
+    button.addEventListener("click", () => {
+      const shown = holder.querySelector(".value");
+      const form = el("form", "edit-entry");
+      const input = el("input");
+      input.value = entry.value;
+      input.setAttribute("aria-label", "New value");
+      const save = el("button", null, "Save");
+      save.type = "submit";
+      const cancel = el("button", "link", "Cancel");
+      cancel.type = "button";
+      form.append(input, save, cancel);
+      shown.replaceWith(form);
+      button.hidden = true;
+      input.focus();
+      const close = () => {
+        form.replaceWith(shown);
+        button.hidden = false;
+        button.focus();
+      };
+      cancel.addEventListener("click", close);
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") close();
+      });
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        save.disabled = true;
+        try {
+          await call(path, { method: "PATCH", body: JSON.stringify({ value: input.value }) });
+          form.remove();
+          refresh();
+        } catch (error) {
+          $("error").textContent = error.message;
+          $("error").hidden = false;
+          save.disabled = false;
+        }
+      });
     });
     return button;
   }

@@ -77,6 +77,12 @@ class MemoryApiView(APIView):
         token = getattr(self.request.user, "token", None)
         return f"api token {token.prefix}" if token is not None else f"api account {self.request.user}"
 
+    def cause(self) -> str:
+        """Why an entry changed, for its history: a program's token is the API; a signed-in account is the
+        space's owner, editing on the chat page."""
+        token = getattr(self.request.user, "token", None)
+        return EntryVersion.Cause.API if token is not None else EntryVersion.Cause.OWNER
+
     def valid(self, serializer_class) -> dict:
         serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
@@ -373,7 +379,7 @@ class ProfileView(MemoryApiView):
         data = self.valid(s.ProfileIn)
         space = space_for(request, user_id, assistant_id, create=True)
         entry = long_term.profile_entry_add(
-            space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=EntryVersion.Cause.API
+            space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=self.cause()
         )
         return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
 
@@ -401,7 +407,7 @@ class KnowledgeView(MemoryApiView):
             topic=data["key"],
             fact=data["value"],
             actor=self.actor(),
-            cause=EntryVersion.Cause.API,
+            cause=self.cause(),
         )
         return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
 
@@ -422,13 +428,13 @@ class EntryView(MemoryApiView):
     def patch(self, request, user_id, assistant_id, entry_id):
         data = self.valid(s.EntryEditIn)
         entry = self.entry(user_id, assistant_id, entry_id)
-        entry = long_term.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=EntryVersion.Cause.API)
+        entry = long_term.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=self.cause())
         return Response(s.EntryOut(entry).data)
 
     @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
     def delete(self, request, user_id, assistant_id, entry_id):
         entry = self.entry(user_id, assistant_id, entry_id)
-        long_term.entry_delete(entry=entry, actor=self.actor(), cause=EntryVersion.Cause.API)
+        long_term.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
