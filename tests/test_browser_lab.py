@@ -206,3 +206,26 @@ def test_the_owner_edits_an_entry_in_place_and_the_next_reply_uses_it(browser, l
     assert "occupation: paediatric nurse" in used.inner_text()
     asked = [r for r in fake_llm.requests if "response_format" not in r][-1]
     assert "paediatric nurse" in json.dumps(asked["messages"])  # what the model was given
+
+
+def test_the_chat_page_follows_the_systems_dark_mode_and_fits_a_phone(browser, live_server, ann, screenshots):
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#profile dd .value")
+
+    def colours(selector: str) -> tuple[str, str]:
+        script = "(q) => { const s = getComputedStyle(document.querySelector(q)); return [s.backgroundColor, s.color] }"
+        return tuple(browser.evaluate(script, selector))
+
+    light = colours(".conversation")
+    browser.emulate_media(color_scheme="dark")
+    dark = colours(".conversation")
+    assert light == ("rgb(255, 255, 255)", "rgb(29, 35, 48)") and dark == ("rgb(27, 31, 39)", "rgb(233, 236, 239)")
+    assert colours("#query")[0] == "rgb(27, 31, 39)"  # the text box too, not a white box on a dark page
+
+    browser.set_viewport_size({"width": 390, "height": 844})  # a phone: one column, nothing wider
+    conversation = browser.locator(".conversation").bounding_box()
+    memory = browser.locator(".memory").bounding_box()
+    assert memory["y"] >= conversation["y"] + conversation["height"] and memory["width"] <= 390
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 390
+    browser.screenshot(path=str(screenshots / "chat-dark-phone.png"), full_page=False)

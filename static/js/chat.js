@@ -78,8 +78,9 @@
   // --- The inspector ------------------------------------------------------------------------------
 
   function inspectLink(query) {
-    const link = el("button", "link inspect-link", "Inspect: every score, what the budget cut, the exact prompt");
+    const link = el("button", "link inspect-link", "Inspect");
     link.type = "button";
+    link.title = "What this message retrieves: every score, what the budget cut, the exact prompt";
     link.addEventListener("click", () => {
       $("inspect-query").value = query;
       $("inspector-panel").open = true;
