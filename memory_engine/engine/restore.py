@@ -353,10 +353,7 @@ def space_restore(*, space: MemorySpace, document: object, parameters: dict | No
             ],
             batch_size=500,
         )
-        page_of = dict(zip(pages, (row.pk for row in page_rows), strict=True))
-        if page_rows and any(pk is None for pk in page_of.values()):  # a database that returns no ids
-            by_seq = dict(Page.objects.filter(space=locked).values_list("seq", "pk"))
-            page_of = {pid: by_seq[p["seq"]] for pid, p in pages.items()}
+        page_of = dict(zip(pages, (row.pk for row in page_rows), strict=True))  # both databases return ids
         locked.last_seq = max((p["seq"] for p in pages.values()), default=0)
         locked.save(update_fields=["last_seq", *checked["parameters"]])
 

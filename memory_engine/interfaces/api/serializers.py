@@ -377,11 +377,10 @@ class ExperimentOut(serializers.ModelSerializer):
     replay = ImportJobOut(
         allow_null=True, help_text="The replay of the source's turns; null for a space restored from an export."
     )
-    sides = serializers.SerializerMethodField(help_text="What each side holds and what building it cost.")
 
     class Meta:
         model = Experiment
-        fields = ["id", "name", "created_at", "parameters", "changed", "replay", "sides"]
+        fields = ["id", "name", "created_at", "parameters", "changed", "replay"]
 
     def get_parameters(self, experiment) -> dict:
         return {name: getattr(experiment.space, name) for name in SPACE_PARAMETERS}
@@ -389,6 +388,16 @@ class ExperimentOut(serializers.ModelSerializer):
     def get_changed(self, experiment) -> dict:
         pairs = {name: [getattr(experiment.source, name), getattr(experiment.space, name)] for name in SPACE_PARAMETERS}
         return {name: pair for name, pair in pairs.items() if pair[0] != pair[1]}
+
+
+class ExperimentDetailOut(ExperimentOut):
+    """One experiment: with what each side holds and cost, which the list (polled while replays run) leaves
+    out."""
+
+    sides = serializers.SerializerMethodField(help_text="What each side holds and what building it cost.")
+
+    class Meta(ExperimentOut.Meta):
+        fields = [*ExperimentOut.Meta.fields, "sides"]
 
     @extend_schema_field(SidesOut)
     def get_sides(self, experiment) -> dict:

@@ -502,9 +502,9 @@ class ExperimentsView(MemoryApiView):
 
 
 class ExperimentView(MemoryApiView):
-    @extend_schema(responses=s.ExperimentOut, summary="An experiment, with its replay's progress")
+    @extend_schema(responses=s.ExperimentDetailOut, summary="An experiment, with its replay's progress")
     def get(self, request, user_id, assistant_id, experiment_id):
-        return Response(s.ExperimentOut(_experiment_of(request, user_id, assistant_id, experiment_id)).data)
+        return Response(s.ExperimentDetailOut(_experiment_of(request, user_id, assistant_id, experiment_id)).data)
 
     @extend_schema(responses={204: None}, summary="Delete an experiment and its shadow space (the source stays)")
     def delete(self, request, user_id, assistant_id, experiment_id):
