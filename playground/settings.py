@@ -219,6 +219,9 @@ REST_FRAMEWORK = {
     },
     "EXCEPTION_HANDLER": "memory_engine.interfaces.api.errors.exception_handler",
 }
+# The chat page's memory feed (GET .../events/): a stream lasts this long, then the page reconnects (and is
+# told what changed meanwhile). A restart does not wait for it: an open stream ends when the server stops.
+MEMORYOS_EVENTS_STREAM_SECONDS = envfloat("MEMORYOS_EVENTS_STREAM_SECONDS", 300.0)
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
 # A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
 # is 0.2-0.4 MB.

@@ -3,16 +3,17 @@ that share the test database and call the scripted LLM server. Tests that use th
 `pytest.mark.django_db(transaction=True)`, so that the workers see the test's rows."""
 
 import pytest
-from django.conf import settings
 
 from tests.processes import CeleryWorker, RedisServer, database_url, use_broker
 
 
 @pytest.fixture
-def broker(tmp_path):
+def broker(tmp_path, settings):
+    """A Redis of the test's own: the broker, and what carries announcements of changes (store/changes.py)."""
     server = RedisServer(tmp_path)
     server.start()
     use_broker(server.url)
+    settings.CELERY_BROKER_URL = server.url
     yield server
     server.stop()
     use_broker(settings.CELERY_BROKER_URL)

@@ -48,6 +48,7 @@ class Step:
     then: Step | None = None
     gate: threading.Event | None = None
     chunk_seconds: float = 0.0  # pause between streamed chunks, as a model takes time per token
+    pause_after: int | None = None  # streamed: send this many word chunks, then wait for `gate`
 
 
 @dataclass
@@ -67,9 +68,13 @@ def reply(
     usage: tuple[int, int] | None = None,
     include_usage: bool = True,
     chunk_seconds: float = 0.0,
+    pause_after: int | None = None,
+    gate: threading.Event | None = None,
 ) -> Step:
     """A normal chat completion whose message content is `text` (streamed word by word, `chunk_seconds`
-    apart, when the request asks for a stream)."""
+    apart, when the request asks for a stream; with `pause_after` and `gate`, the stream stops after
+    that many words until the test sets the gate)."""
+    assert (pause_after is None) == (gate is None), "pause_after and gate go together"
     return Step(
         "reply",
         text=text,
@@ -77,6 +82,8 @@ def reply(
         usage=usage,
         include_usage=include_usage,
         chunk_seconds=chunk_seconds,
+        pause_after=pause_after,
+        gate=gate,
     )
 
 
@@ -315,9 +322,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
             self.wfile.write(fake.chunk(request_json, {"role": "assistant", "content": ""}))
-            for piece in pieces:
+            for number, piece in enumerate(pieces):
                 if step.chunk_seconds and fake._stopping.wait(step.chunk_seconds):
                     return
+                if number == step.pause_after:
+                    assert step.gate is not None
+                    while not step.gate.wait(0.1):
+                        if fake._stopping.is_set():
+                            return
                 self.wfile.write(fake.chunk(request_json, {"content": piece}))
                 self.wfile.flush()
                 record.sent += 1

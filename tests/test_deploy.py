@@ -6,6 +6,8 @@ import os
 import re
 import signal
 import subprocess
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -187,3 +189,87 @@ def test_under_load_the_web_server_holds_no_more_database_connections_than_its_p
         answers = list(threads.map(lambda _: client.get("/healthz").status_code, range(400)))
     assert answers == [200] * 400
     assert connections_to_the_test_database() - before <= 2 * 3
+
+
+def test_under_asgi_a_streamed_reply_holds_no_server_worker_and_a_hang_up_stores_nothing(start, fake_llm):
+    """One web process allowed one request at a time: while a reply streams (the model held mid-sentence),
+    other requests are still answered, because the stream waits asynchronously. A client that hangs up
+    stops the model at its next word, and nothing is stored; a stream read to the end stores its turn."""
+    from memory_engine.interfaces.api.tokens import token_create
+    from memory_engine.models import MemoryUser, Page
+    from tests.fake_llm_server import reply
+    from tests.memory_helpers import nothing_extracted
+
+    get_user_model().objects.create_user("sam", password="pw-sam-123456")
+    user = MemoryUser.objects.create(external_id="sam-bot")
+    _, secret = token_create(memory_user=user, name="stream")
+    gate = threading.Event()
+    words = "Hello there, and " + " ".join(f"word{n}" for n in range(40)) + "."
+    steps = iter([reply(words, pause_after=2, gate=gate, chunk_seconds=0.01), reply("Hello to you too.")])
+    fake_llm.responder = lambda request: next(steps) if "response_format" not in request else nothing_extracted()
+    port = free_port()
+    web = start(
+        "web",
+        BIND=f"127.0.0.1:{port}",
+        WEB_REQUESTS_AT_ONCE="1",
+        MEMORYOS_LLM_PROVIDER="openai",
+        MEMORYOS_LLM_BASE_URL=fake_llm.base_url,
+        MEMORYOS_LLM_TIMEOUT_SECONDS="60",
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    headers = {"Authorization": f"Bearer {secret}"}
+    chat = f"{base}/api/v1/users/sam-bot/spaces/helper/chat/"
+    with httpx2.stream("POST", chat, json={"query": "Hi!", "stream": True}, headers=headers, timeout=60) as stream:
+        lines = stream.iter_lines()
+        assert next(line for line in lines if line.startswith("data: ")).startswith('data: {"text":')
+        other = httpx2.get(f"{base}/api/v1/users/sam-bot/spaces/helper/", headers=headers, timeout=30)
+        assert other.status_code == 200 and other.json()["counts"]["short_term_pages"] == 0
+    gate.set()
+    wait_until(lambda: fake_llm.streams[0].hung_up, timeout=120, what="the model to be stopped")
+    assert fake_llm.streams[0].sent < fake_llm.streams[0].total
+    with httpx2.stream(
+        "POST", chat, json={"query": "Hi again!", "stream": True}, headers=headers, timeout=60
+    ) as stream:
+        events = [line for line in stream.iter_lines() if line.startswith("event: ")]
+    assert events[-1] == "event: reply" and "event: delta" in events
+    assert list(Page.objects.values_list("user_input", "agent_response")) == [("Hi again!", "Hello to you too.")]
+    assert web.stop() == 0, web.output()[-3000:]
+
+
+def test_under_asgi_the_memory_feed_pushes_changes_and_a_restart_does_not_wait_for_it(start, broker, settings):
+    """The production server (one uvicorn worker) holds an open memory feed without a thread: a change
+    made by another process reaches it at once, other requests are answered meanwhile, and SIGTERM ends
+    the stream instead of waiting out its lifetime."""
+    from memory_engine.interfaces.api.tokens import token_create
+    from memory_engine.interfaces.memoryos import MemoryOS
+    from memory_engine.models import MemoryUser
+
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "inline"}
+    memory = MemoryOS()
+    memory.create_user("sam-bot")
+    memory.create_assistant("helper")
+    memory.space(user_id="sam-bot", assistant_id="helper")
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="sam-bot"), name="feed")
+    port = free_port()
+    web = start("web", BIND=f"127.0.0.1:{port}", WEB_REQUESTS_AT_ONCE="1", MEMORYOS_EVENTS_STREAM_SECONDS="600")
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    headers = {"Authorization": f"Bearer {secret}"}
+    feed = f"{base}/api/v1/users/sam-bot/spaces/helper/events/"
+    with httpx2.stream("GET", feed, headers=headers, timeout=120) as stream:
+        lines = stream.iter_lines()
+        assert next(line for line in lines if line.startswith("event: ")) == "event: memory"
+        assert '"short_term_pages":0' in next(line for line in lines if line.startswith("data: "))
+        memory.add_memory(
+            user_id="sam-bot", assistant_id="helper", user_input="I play the cello.", agent_response="Nice!"
+        )
+        data = next(line for line in lines if line.startswith("data: "))
+        assert '"tiers"' in data and '"short_term_pages":1' in data
+        other = httpx2.get(f"{base}/api/v1/users/sam-bot/spaces/helper/", headers=headers, timeout=30)
+        assert other.status_code == 200
+        began = time.monotonic()
+        web.process.send_signal(signal.SIGTERM)
+        assert list(lines) is not None  # the stream ends: the server stopped it
+        assert web.process.wait(60) == 0
+    assert time.monotonic() - began < 20, "a restart waited for an open feed"

@@ -14,6 +14,7 @@ user gets an honest short answer (FALLBACK_REPLY) and the failed reply is never 
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_engine.engine.retriever import Item, Retrieval
@@ -183,9 +184,11 @@ def _append(messages: list[dict], role: str, content: str) -> None:
         messages.append({"role": role, "content": content})
 
 
-def generate(space: MemorySpace, retrieval: Retrieval, *, llm: LLM) -> Completion:
-    """Ask the LLM for the reply under the chat sampling and the prompt's guard. Raises
-    LLMDegenerateAnswer when the reply degenerated twice, LLMError when there is no usable reply;
-    stores nothing."""
+def generate(
+    space: MemorySpace, retrieval: Retrieval, *, llm: LLM, on_text: Callable[[str], bool] | None = None
+) -> Completion:
+    """Ask the LLM for the reply under the chat sampling and the prompt's guard (`on_text`: see LLM.chat).
+    Raises LLMDegenerateAnswer when the reply degenerated twice, LLMError when there is no usable reply,
+    ReplyStopped when `on_text` stopped it; stores nothing."""
     prompt = build_prompt(space, retrieval, compact=llm.weak)
-    return llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard)
+    return llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard, on_text=on_text)

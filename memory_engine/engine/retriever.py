@@ -416,12 +416,15 @@ def retrieve(
 
     if count_hits:
         with stage("hits"):
-            _count_hits(space, result, now)
+            record_hits(space, result, now)
     return result
 
 
-def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
-    """One transaction for every hit of a retrieval, after any write to the space in progress
+def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = None) -> None:
+    """Count a retrieval's hits (retrieve's `count_hits`), for a caller that retrieved without them and
+    used the result after all (a chat reply, once complete).
+
+    One transaction for every hit of a retrieval, after any write to the space in progress
     (writes.hold_space: so the two never deadlock). On PostgreSQL it commits without waiting for the
     write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
     (the database stays consistent), and a retrieval, which is on the request path, does not wait for
@@ -430,6 +433,7 @@ def _count_hits(space: MemorySpace, result: Retrieval, now: datetime) -> None:
     entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
     if not session_ids and not entry_ids:
         return
+    now = now or timezone.now()
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:

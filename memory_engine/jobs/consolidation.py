@@ -25,6 +25,7 @@ from django.utils import timezone
 from memory_engine.engine import updater
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, MidTermSession, Page
+from memory_engine.store.changes import announce
 
 logger = logging.getLogger(__name__)
 
@@ -226,6 +227,7 @@ def _stand_down(space: MemorySpace, task_id: str) -> None:
         ConsolidationRun.objects.filter(space=space, task_id=task_id, status=ConsolidationRun.Status.RETRYING).update(
             status=ConsolidationRun.Status.SUPERSEDED, finished_at=timezone.now()
         )
+        announce(space.pk)
 
 
 def close_lost_retries() -> int:
@@ -259,6 +261,7 @@ def recently_failed(space_id: int | None = None) -> set[int]:
 def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> ConsolidationRun:
     # We hold the lease, so a run of this space still marked running belongs to a worker that died,
     # and one waiting to retry past its time had its retry message lost.
+    announce(space.pk)  # a run starts
     others = ConsolidationRun.objects.filter(space=space).exclude(task_id=task_id or "-")
     now = timezone.now()
     others.filter(status=ConsolidationRun.Status.RUNNING).update(
@@ -305,11 +308,13 @@ def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, start
         run.status = ConsolidationRun.Status.RETRYING if outcome == Outcome.RETRY else ConsolidationRun.Status.FAILED
         run.error = "; ".join(report.errors)[:4000]
     run.save()
+    announce(run.space_id)
     return outcome
 
 
 def _fail(run: ConsolidationRun, error: str, *, status: str) -> None:
     ConsolidationRun.objects.filter(pk=run.pk).update(status=status, error=error[:4000], finished_at=timezone.now())
+    announce(run.space_id)
 
 
 def retry_backoff(attempt: int) -> float:

@@ -1,14 +1,15 @@
 """A conversation turn: stored in short-term memory, then consolidation asked for; or a reply, answered
 from the memory and stored the same way. Every door stores a turn through `turn_add`."""
 
+from collections.abc import Callable
 from datetime import datetime
 
 from memory_engine import inputs
 from memory_engine.engine import generator
-from memory_engine.engine.retriever import retrieve
+from memory_engine.engine.retriever import record_hits, retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.jobs.dispatch import request_consolidation
-from memory_engine.llm import LLM, LLMDegenerateAnswer
+from memory_engine.llm import LLM, LLMDegenerateAnswer, ReplyStopped
 from memory_engine.models import MemorySpace, Page
 
 
@@ -39,22 +40,37 @@ def turn_add(
 
 
 def reply(
-    *, space: MemorySpace, query: str, llm: LLM, timestamp: datetime | None = None, consolidate: bool = True
+    *,
+    space: MemorySpace,
+    query: str,
+    llm: LLM,
+    timestamp: datetime | None = None,
+    consolidate: bool = True,
+    on_text: Callable[[str], bool] | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> generator.Response:
     """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
 
     A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
     the reply marked withheld, and the response carries generator.FALLBACK_REPLY. Raises InvalidTurn for
     a bad query and LLMError when the LLM gives no usable answer; then nothing is stored.
+
+    `on_text` sees the reply as it is written (LLM.chat); when it returns True the reply stops and
+    ReplyStopped is raised, as it is when `stopped()` says so once the reply is complete. Nothing is
+    stored before then, not even the retrieval's hits: a reply that fails or is stopped leaves the memory
+    as it was.
     """
     query = inputs.query(query)
-    retrieval = retrieve(space, query)
+    retrieval = retrieve(space, query, count_hits=False)
     try:
-        completion = generator.generate(space, retrieval, llm=llm)
+        completion = generator.generate(space, retrieval, llm=llm, on_text=on_text)
     except LLMDegenerateAnswer as failed:
         text, withheld, why, spent = generator.FALLBACK_REPLY, True, failed.problem, failed
     else:
         text, withheld, why, spent = completion.text, False, completion.retried_because, completion
+    if stopped is not None and stopped():
+        raise ReplyStopped("the reply was stopped before it was stored")
+    record_hits(space, retrieval)
     page = turn_add(
         space=space,
         user_input=query,

@@ -15,6 +15,7 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import ImportedTurn, ImportJob, MemorySpace, Page
+from memory_engine.store.changes import announce
 
 MAX_TURNS = 5000
 
@@ -105,6 +106,7 @@ def import_run(job_id: int) -> None:
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
         return
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, touched_at=timezone.now())
+    announce(job.space_id)
     counters = IngestCounters()
     try:
         for number in range(job.done, job.total):
@@ -130,6 +132,7 @@ def import_run(job_id: int) -> None:
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now())
+    announce(job.space_id)
 
 
 def import_fail(job_id: int, error: str) -> None:
@@ -137,6 +140,8 @@ def import_fail(job_id: int, error: str) -> None:
     ImportJob.objects.filter(pk=job_id).update(
         status=ImportJob.Status.FAILED, error=error[:4000], finished_at=timezone.now()
     )
+    for space_id in ImportJob.objects.filter(pk=job_id).values_list("space_id", flat=True):
+        announce(space_id)
 
 
 def import_unsent(job_id: int) -> None:

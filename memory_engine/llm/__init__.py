@@ -12,7 +12,16 @@ import threading
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import LLM, Completion, LLMDegenerateAnswer, LLMError, LLMInvalidAnswer, LLMUnavailable, Usage
+from .base import (
+    LLM,
+    Completion,
+    LLMDegenerateAnswer,
+    LLMError,
+    LLMInvalidAnswer,
+    LLMUnavailable,
+    ReplyStopped,
+    Usage,
+)
 from .degeneration import ReplyGuard
 from .sampling import Sampling, chat_sampling
 
@@ -24,6 +33,7 @@ __all__ = [
     "LLMInvalidAnswer",
     "LLMUnavailable",
     "ReplyGuard",
+    "ReplyStopped",
     "Sampling",
     "Usage",
     "chat_sampling",

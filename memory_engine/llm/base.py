@@ -86,6 +86,11 @@ class LLMInvalidAnswer(LLMError):
     transient = False
 
 
+class ReplyStopped(Exception):
+    """The caller stopped a streamed chat answer before it was complete (`LLM.chat`'s `on_text` asked it
+    to): there is no answer, and nothing may be made of the part written."""
+
+
 class LLMDegenerateAnswer(LLMInvalidAnswer):
     """The model's chat answer degenerated (a loop, the prompt echoed, the user's role taken) twice:
     once with the caller's settings and once more with stronger ones. `problem` says how."""
@@ -217,6 +222,7 @@ class LLM(ABC):
         temperature: float = 0.0,
         sampling: Sampling | None = None,
         guard: ReplyGuard | None = None,
+        on_text: Callable[[str], bool] | None = None,
     ) -> Completion:
         """Ask for a free-text answer and return it once it is usable: not empty, not an error string,
         not degenerate.
@@ -228,6 +234,10 @@ class LLM(ABC):
         is trimmed to its last full sentence. An empty or error-looking answer is asked again up to
         `max_retries` more times, then LLMInvalidAnswer. Changes only the usage counters. Safe to repeat
         (each call is a new, billed request).
+
+        `on_text`, for a caller that shows the answer as it is written: called with the current attempt's
+        text so far each time it grows past the guard (a retry starts again from its first word, so the
+        text may begin anew); when it returns True, generation stops and ReplyStopped is raised.
         """
         _check_messages(messages)
         current = sampling or Sampling(max_tokens=max_tokens or self.max_tokens, temperature=temperature)
@@ -237,14 +247,16 @@ class LLM(ABC):
         last_problem = ""
         spent = [0, 0]  # prompt and completion tokens of rejected degenerate answers
         while True:
+            watch = _Watch(guard, current, on_text)
             try:
-                completion = self._complete(
-                    messages, sampling=current, json_schema=None, schema_name=None, watch=_watch(guard, current)
-                )
+                completion = self._complete(messages, sampling=current, json_schema=None, schema_name=None, watch=watch)
             except LLMInvalidAnswer as exc:
                 self._count(None, invalid=True)
                 last_problem = str(exc)
             else:
+                if watch.reason == STOPPED_BY_CALLER:
+                    self._count(completion, invalid=False)
+                    raise ReplyStopped(f"{self.name}: the caller stopped the answer")
                 degenerate = guard.problem(completion.text) if completion.text.strip() else None
                 problem = degenerate or _chat_problem(completion.text)
                 self._count(completion, invalid=problem is not None)
@@ -345,19 +357,28 @@ _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
 # A sentence is complete once the next one has begun: "3." or "Dr." mid-stream is not an end yet.
 _NEXT_SENTENCE = re.compile(r"[.!?…][\"')\]]*\s+(?=\S)")
 ENOUGH_SENTENCES = "has said enough sentences"
+STOPPED_BY_CALLER = "stopped by the caller"
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"}
 
 
-def _watch(guard: ReplyGuard, sampling: Sampling) -> Callable[[str], str | None]:
-    """What to watch a streamed chat answer for: the guard's problems, then the sentence limit."""
+class _Watch:
+    """What to watch a streamed chat answer for: the guard's problems, then the sentence limit; the text
+    that passes both goes to `on_text`, which may stop it. `reason`: why generation was stopped, if it was."""
 
-    def watch(text: str) -> str | None:
-        problem = guard.streaming_problem(text)
-        if problem is None and sampling.max_sentences and _sentences_end(text, sampling.max_sentences):
-            return ENOUGH_SENTENCES
+    def __init__(self, guard: ReplyGuard, sampling: Sampling, on_text: Callable[[str], bool] | None) -> None:
+        self.guard = guard
+        self.sampling = sampling
+        self.on_text = on_text
+        self.reason: str | None = None
+
+    def __call__(self, text: str) -> str | None:
+        problem = self.guard.streaming_problem(text)
+        if problem is None and self.sampling.max_sentences and _sentences_end(text, self.sampling.max_sentences):
+            problem = ENOUGH_SENTENCES
+        if problem is None and self.on_text is not None and self.on_text(text):
+            problem = STOPPED_BY_CALLER
+        self.reason = problem
         return problem
-
-    return watch
 
 
 def _sentences_end(text: str, count: int) -> int | None:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from django.db import connection, transaction
 
 from memory_engine.models import MemorySpace
+from memory_engine.store.changes import announce
 from memory_engine.store.embeddings import check_embedding_model
 
 
@@ -44,6 +45,7 @@ def space_write(space_id: int) -> Iterator[SpaceWrite]:
     MemorySpace.DoesNotExist when the space is gone."""
     with transaction.atomic():
         yield SpaceWrite(lock_space(space_id))
+        announce(space_id)
 
 
 def lock_space(space_id: int) -> MemorySpace:
@@ -65,6 +67,7 @@ def hold_space(space_id: int) -> None:
     and then locks rows. Taken last, the KEY SHARE lock closes a cycle with a writer waiting for one of
     those rows (PostgreSQL aborts one of the two with a deadlock). Taken first, it keeps the writers'
     order: space, then rows. On SQLite writers are serialised anyway, and this is a no-op."""
+    announce(space_id)
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:

@@ -27,5 +27,45 @@
     };
   }
 
-  window.Playground = { el, caller };
+  // streamer(path, body, onEvent, signal): POST `body` and call onEvent(name, data) for each server-sent
+  // event of the answer as it arrives (a chat reply with "stream": true). An answer that is not a stream
+  // (a refusal before the reply began) throws with the API's detail; `signal` aborts it (the stop button).
+  function streamer(api, csrf) {
+    return async function stream(path, body, onEvent, signal) {
+      const response = await fetch(api + path, {
+        method: "POST",
+        credentials: "same-origin",
+        body: JSON.stringify(body),
+        signal,
+        // A refusal before the stream began comes as JSON.
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "X-CSRFToken": csrf },
+      });
+      if (!response.ok || !(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+        const answer = await response.json().catch(() => null);
+        const detail = answer && (answer.detail || Object.values(answer).flat().join(" "));
+        throw new Error(detail || `${response.status} ${response.statusText}`);
+      }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let name = "message";
+          const data = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event: ")) name = line.slice(7);
+            else if (line.startsWith("data: ")) data.push(line.slice(6));
+          }
+          if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+        }
+      }
+    };
+  }
+
+  window.Playground = { el, caller, streamer };
 })();

@@ -11,6 +11,7 @@
   const WITHHELD = "(The assistant's reply went wrong and was not kept in memory.)";
 
   const call = window.Playground.caller(api, csrf);
+  const stream = window.Playground.streamer(api, csrf);
   const { el } = window.Playground;
 
   function fill(list, nodes, empty) {
@@ -224,93 +225,211 @@
     }
   }
 
+  // The reply streams in word by word. "Stop" (or Escape) ends it: the server stops the model at its next
+  // word and stores nothing, and the words shown so far stay, marked as not kept.
+  let replying = null;
+
+  function finishReply(pending, asked, answer) {
+    pending.classList.remove("pending", "streaming");
+    pending.querySelector(".text").textContent = answer.response;
+    if (answer.reply_withheld) {
+      pending.classList.add("withheld");
+      pending.title = WITHHELD;
+    }
+    pending.append(usedPanel(answer.retrieval));
+    pending.scrollIntoView({ block: "end" });
+    markTurn(asked, answer.page.id);
+    markTurn(pending, answer.page.id);
+    refresh();
+  }
+
   async function send(event) {
     event.preventDefault();
     const query = $("query").value;
-    if (!query.trim()) return;
+    if (!query.trim() || replying) return;
     $("error").hidden = true;
-    $("send").disabled = true;
     $("query").value = "";
     const asked = bubble("user", query);
-    const pending = bubble("assistant pending", "Thinking…");
+    const pending = bubble("assistant pending", "");
+    const text = pending.querySelector(".text");
+    replying = new AbortController();
+    $("send").hidden = true;
+    $("stop").hidden = false;
+    let answer = null;
     try {
-      const answer = await call("chat/", { method: "POST", body: JSON.stringify({ query }) });
-      pending.classList.remove("pending");
-      pending.querySelector(".text").textContent = answer.response;
-      if (answer.reply_withheld) {
-        pending.classList.add("withheld");
-        pending.title = WITHHELD;
-      }
-      pending.append(usedPanel(answer.retrieval));
-      pending.scrollIntoView({ block: "end" });
-      markTurn(asked, answer.page.id);
-      markTurn(pending, answer.page.id);
-      refresh();
+      await stream("chat/", { query, stream: true }, (name, data) => {
+        if (name === "delta") {
+          pending.classList.add("streaming");  // still pending: the reply is not complete, nor stored
+          text.textContent += data.text;
+          pending.scrollIntoView({ block: "end" });
+        } else if (name === "restart") {
+          text.textContent = "";
+        } else if (name === "reply") {
+          answer = data;
+        } else if (name === "error") {
+          throw new Error(data.detail);
+        }
+      }, replying.signal);
+      if (!answer) throw new Error("the reply broke off before it was complete; nothing was stored");
+      finishReply(pending, asked, answer);
     } catch (error) {
-      pending.remove();
-      asked.remove();
-      $("query").value = query;
-      $("error").textContent = error.message;
-      $("error").hidden = false;
+      if (error.name === "AbortError") {
+        pending.classList.remove("pending", "streaming");
+        pending.classList.add("stopped");
+        asked.classList.add("stopped");
+        pending.append(el("div", "muted stopped-note", "Stopped: this exchange was not kept in memory."));
+      } else {
+        pending.remove();
+        asked.remove();
+        $("query").value = query;
+        $("error").textContent = error.message;
+        $("error").hidden = false;
+      }
     } finally {
-      $("send").disabled = false;
+      replying = null;
+      $("stop").hidden = true;
+      $("send").hidden = false;
       $("query").focus();
     }
   }
 
+  function stop() {
+    if (replying) replying.abort();
+  }
+
   // --- Memory panel ------------------------------------------------------------------------------
 
-  let polling = null;
+  // The panel shows the space as the feed (GET events/) last described it; each part is read again when
+  // the feed says it changed, and everything after an action of this page.
+  let lastSpace = null;
 
-  async function refresh() {
-    const [space, short, sessions, profile, knowledge, runs] = await Promise.all([
-      call(""),
-      call("turns/?tier=short&newest=true&page_size=20"),
-      call("sessions/?status=active&page_size=20"),
-      call("profile/"),
-      call("knowledge/?page_size=50"),
-      call("runs/?page_size=5"),
-    ]);
+  function showSpace(space, runs) {
+    lastSpace = space;
     const c = space.counts;
     showParameters(space.parameters);
     const counts = [["short-term", c.short_term_pages], ["mid-term", c.mid_term_pages], ["sessions", c.active_sessions],
       ["profile", c.profile_entries], ["knowledge", c.user_knowledge + c.assistant_knowledge]];
     $("counts").replaceChildren(...counts.flatMap(([name, n]) => [el("dt", null, name), el("dd", null, n)]));
+    const busy = c.consolidation_pending || runs.some((r) => r && (r.status === "running" || r.status === "retrying"));
+    $("consolidation").textContent = busy ? "consolidating…" : "idle";
+    $("consolidation").classList.toggle("busy", busy);
+  }
 
+  async function showTiers() {
+    const [short, sessions] = await Promise.all([
+      call("turns/?tier=short&newest=true&page_size=20"),
+      call("sessions/?status=active&page_size=20"),
+    ]);
+    const threshold = lastSpace.parameters.heat_threshold;
     fill($("short-term"), short.results.map((t) => el("li", null, `#${t.seq} ${t.user_input || t.agent_response}`)), "empty");
-    const hottest = Math.max(space.parameters.heat_threshold, ...sessions.results.map((s) => s.heat));
+    const hottest = Math.max(threshold, ...sessions.results.map((s) => s.heat));
     fill($("sessions"), sessions.results.map((s) => {
       const item = el("li", "session");
       const bar = el("div", "heat");
       bar.style.width = `${Math.max(2, (100 * s.heat) / hottest)}%`;
-      if (s.heat >= space.parameters.heat_threshold) bar.classList.add("hot");
+      if (s.heat >= threshold) bar.classList.add("hot");
       item.append(el("div", "session-head", `heat ${s.heat.toFixed(2)} · ${s.l_interaction} new pages · ${s.n_visit} visits since promotion`), bar,
         el("div", "summary", s.summary));
       return item;
     }), "none yet");
+  }
+
+  async function showEntries() {
+    const [profile, knowledge] = await Promise.all([call("profile/"), call("knowledge/?page_size=50")]);
+    // An entry being edited stays as it is until it is saved or left.
+    if (document.querySelector("form.edit-entry")) return;
     const rows = profile.entries.flatMap((e) => {
       const value = el("dd");
       value.append(el("span", "value", e.value), editButton(e, `profile/${e.id}/`, value),
         forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`), historyButton(`profile/${e.id}/history/`, value));
       return [el("dt", null, e.key), value];
     });
-    // An entry being edited stays as it is until it is saved or left.
-    const editing = document.querySelector("form.edit-entry");
-    if (!editing) $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
-    if (!editing) fill($("knowledge"), knowledge.results.map((e) => {
+    $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
+    fill($("knowledge"), knowledge.results.map((e) => {
       const item = el("li", e.kind);
       item.append(el("span", "value", e.value), editButton(e, `knowledge/${e.id}/`, item),
         forgetButton(e, `knowledge/${e.id}/`, e.value), historyButton(`knowledge/${e.id}/history/`, item));
       return item;
     }), "nothing learnt yet");
+  }
+
+  async function showRuns() {
+    const runs = await call("runs/?page_size=5");
     fill($("runs"), runs.results.map((r) => el("li", `run ${r.status}`,
       `${r.status} · ${r.pages_moved} moved · ${r.sessions_promoted} promoted · ${r.items_stored} stored${r.error ? ` · ${r.error}` : ""}`)), "none yet");
+    return runs.results;
+  }
 
-    const busy = c.consolidation_pending || runs.results.some((r) => r.status === "running" || r.status === "retrying");
-    $("consolidation").textContent = busy ? "consolidating…" : "idle";
-    $("consolidation").classList.toggle("busy", busy);
-    clearTimeout(polling);
-    if (busy) polling = setTimeout(refresh, 2000);
+  // Everything, after this page changed something (a reply, an edit, new parameters).
+  async function refresh() {
+    const [space, runs] = await Promise.all([call(""), showRuns()]);
+    showSpace(space, runs);
+    await Promise.all([showTiers(), showEntries()]);
+  }
+
+  // The parts the feed said changed, read once even when events come faster than the reads.
+  const due = new Set();
+  let reading = null;
+
+  function readSoon(parts) {
+    parts.forEach((part) => due.add(part));
+    if (!reading) reading = readDue().finally(() => { reading = null; if (due.size) readSoon([]); });
+  }
+
+  async function readDue() {
+    const parts = new Set(due);
+    due.clear();
+    const reads = [];
+    if (parts.has("tiers") || parts.has("heat") || parts.has("parameters")) reads.push(showTiers());
+    if (parts.has("entries") || parts.has("tiers")) reads.push(showEntries());
+    if (parts.has("runs")) reads.push(showRuns());
+    if (parts.has("heat") && $("heat-panel").open) reads.push(showHeatTimeline());
+    await Promise.all(reads).catch((error) => {
+      $("error").textContent = error.message;
+      $("error").hidden = false;
+    });
+  }
+
+  // --- The feed: the memory's changes, pushed -----------------------------------------------------------
+
+  let lastEventId = "";
+  let retryMs = 1000;
+
+  function feedState(text, live) {
+    $("feed").textContent = text;
+    $("feed").classList.toggle("live", live);
+  }
+
+  function openFeed() {
+    const source = new EventSource(`${api}events/${lastEventId ? `?last_event_id=${encodeURIComponent(lastEventId)}` : ""}`);
+    source.addEventListener("open", () => {
+      retryMs = 1000;
+      feedState("live", true);
+    });
+    source.addEventListener("memory", (event) => {
+      lastEventId = event.lastEventId;  // the browser sends it back when it reconnects by itself
+      const change = JSON.parse(event.data);
+      showSpace(change.space, [change.run]);
+      if (change.import && change.changed.includes("imports")) showImport(change.import);
+      readSoon(change.changed);
+    });
+    source.addEventListener("gone", () => {
+      source.close();
+      feedState("deleted", false);
+      $("error").textContent = "This memory space was deleted.";
+      $("error").hidden = false;
+    });
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CONNECTING) {
+        feedState("reconnecting…", false);  // the browser retries by itself, with the last id
+        return;
+      }
+      // Refused (the server restarting behind a proxy, a 503): try again, waiting longer each time.
+      source.close();
+      feedState("reconnecting…", false);
+      setTimeout(openFeed, retryMs);
+      retryMs = Math.min(retryMs * 2, 30000);
+    });
   }
 
   // --- An entry's history ------------------------------------------------------------------------
@@ -477,26 +596,21 @@
 
   // --- Import ------------------------------------------------------------------------------------
 
+  // An import's progress, as the feed reports it turn by turn; the conversation is read again at its end.
+  let importShown = null;
+
   function showImport(job) {
+    const finished = job.status === "succeeded" && importShown && importShown.id === job.id && importShown.status !== "succeeded";
+    importShown = job;
+    if (finished) {
+      $("messages").replaceChildren();
+      loadHistory();
+    }
     $("import-progress").hidden = false;
     $("import-bar").max = job.total;
     $("import-bar").value = job.done;
     $("import-status").textContent = `${job.source}: ${job.done} / ${job.total} turns · ${job.status}` +
       (job.error ? ` · ${job.error}` : "");
-  }
-
-  async function watchImport(job) {
-    showImport(job);
-    if (job.status === "succeeded") {
-      $("messages").replaceChildren();
-      loadHistory();
-    }
-    if (job.status === "queued" || job.status === "running") {
-      setTimeout(() => call(`imports/${job.id}/`).then(watchImport).catch((error) => {
-        $("import-status").textContent = error.message;
-      }), 1000);
-    }
-    refresh();
   }
 
   async function startImport(event) {
@@ -522,7 +636,7 @@
         refresh();
         return;
       }
-      await watchImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
+      showImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
     } catch (error) {
       $("import-progress").hidden = false;
       $("import-status").textContent = error.message;
@@ -538,10 +652,14 @@
   $("delete-space").addEventListener("click", deleteSpace);
   $("ask").addEventListener("submit", send);
   $("messages").addEventListener("click", showSource);
+  $("stop").addEventListener("click", stop);
   $("query").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) send(event);
   });
-  loadHistory().then(refresh).catch((error) => {
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && replying) stop();
+  });
+  loadHistory().then(refresh).then(openFeed).catch((error) => {
     $("error").textContent = error.message;
     $("error").hidden = false;
   });

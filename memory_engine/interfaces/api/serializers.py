@@ -63,6 +63,14 @@ class QueryIn(serializers.Serializer):
     query = EngineTextField(help_text="What the user asked.")
 
 
+class ChatIn(QueryIn):
+    stream = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Answer text/event-stream: the reply's words as they are written, then the stored turn.",
+    )
+
+
 class InspectIn(QueryIn):
     top_pages = serializers.IntegerField(required=False, min_value=0, max_value=100)
     top_knowledge = serializers.IntegerField(required=False, min_value=0, max_value=100)

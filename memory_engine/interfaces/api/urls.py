@@ -21,6 +21,7 @@ urlpatterns = [
     path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
     path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
+    path(space + "events/", views.MemoryEventsView.as_view(), name="api-events"),
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
     path(space + "inspect/", views.InspectView.as_view(), name="api-inspect"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),

@@ -3,16 +3,19 @@ engine service and render the result. Every URL below /api/v1/users/<user_id>/ a
 the caller may not see."""
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from memory_engine import inputs
 from memory_engine.engine import long_term
 from memory_engine.engine.comparison import Probe, compare, heat_by_turn
 from memory_engine.engine.export import space_export, user_export
@@ -22,8 +25,9 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
-from memory_engine.interfaces.api.errors import PayloadTooLarge
+from memory_engine.interfaces.api.errors import PayloadTooLarge, exception_handler
 from memory_engine.interfaces.api.parsers import UnicodeJSONParser
+from memory_engine.interfaces.api.streaming import EventStreamRenderer, ReplyStream, SpaceFeed, event_stream
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
@@ -224,23 +228,85 @@ class TurnView(MemoryApiView):
         return Response(s.PageOut(page).data)
 
 
+def _chat_body(response) -> dict:
+    return {
+        "response": response.text,
+        "reply_withheld": response.withheld,
+        "page": s.PageOut(response.page).data,
+        "retrieval": response.retrieval.as_dict(),
+        "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
+    }
+
+
+def _failure(exc: Exception) -> tuple[int, dict]:
+    """What a request unstreamed would have answered for `exc`: its status and body."""
+    answer = exception_handler(exc, {})
+    if answer is None:
+        return 500, {"detail": "the server failed to answer; nothing was stored"}
+    return answer.status_code, dict(answer.data)
+
+
 class ChatView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, ChatRateThrottle]
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, EventStreamRenderer]
 
-    @extend_schema(request=s.QueryIn, responses=s.ChatOut, summary="Get a reply from memory; the exchange is stored")
+    @extend_schema(
+        request=s.ChatIn,
+        responses={
+            200: OpenApiResponse(
+                s.ChatOut,
+                description='The reply; with "stream": true, text/event-stream: `delta` events with the words as '
+                "they are written, `restart` when the words so far were dropped for a retry, then `reply` with "
+                "this body or `error` with `status` and `detail` (nothing stored).",
+            )
+        },
+        summary="Get a reply from memory; the exchange is stored",
+    )
     def post(self, request, user_id, assistant_id):
-        data = self.valid(s.QueryIn)
+        data = self.valid(s.ChatIn)
         space = space_for(request, user_id, assistant_id, create=True)
-        response = reply(space=space, query=data["query"], llm=get_llm())
-        return Response(
-            {
-                "response": response.text,
-                "reply_withheld": response.withheld,
-                "page": s.PageOut(response.page).data,
-                "retrieval": response.retrieval.as_dict(),
-                "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
+        if not data["stream"]:
+            return Response(_chat_body(reply(space=space, query=data["query"], llm=get_llm())))
+        query, llm = inputs.query(data["query"]), get_llm()  # a bad query is a 400, before any event
+
+        def work(on_text):
+            return _chat_body(reply(space=space, query=query, llm=llm, on_text=on_text, stopped=stream.stopped.is_set))
+
+        stream = ReplyStream(work, _failure)
+        return event_stream(stream.asynchronous() if isinstance(request._request, ASGIRequest) else stream.sync())
+
+
+class MemoryEventsView(MemoryApiView):
+    renderer_classes = [EventStreamRenderer, *api_settings.DEFAULT_RENDERER_CLASSES]
+
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(
+                description="text/event-stream: a `memory` event each time the memory changes (`changed`: which "
+                "parts; `space`, `run`, `import`: the space with its counts, the newest consolidation run and "
+                "import), its id the revision; send it back as Last-Event-ID (or `?last_event_id=`) to be told at "
+                "once what changed since. `gone` when the space is deleted. A stream ends after "
+                "MEMORYOS_EVENTS_STREAM_SECONDS; reconnect."
+            )
+        },
+        summary="The memory's changes, pushed as they happen",
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        seen = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+
+        def snapshot(changed: list[str]) -> dict:
+            current = MemorySpace.objects.select_related("user", "assistant").get(pk=space.pk)
+            run = ConsolidationRun.objects.filter(space=current).order_by("-started_at", "-pk").first()
+            job = ImportJob.objects.filter(space=current).order_by("-created_at", "-pk").first()
+            return {
+                "space": s.SpaceOut(current).data,
+                "run": s.ConsolidationRunOut(run).data if run else None,
+                "import": s.ImportJobOut(job).data if job else None,
             }
-        )
+
+        feed = SpaceFeed(space.pk, seen, snapshot, lifetime=settings.MEMORYOS_EVENTS_STREAM_SECONDS)
+        return event_stream(feed.asynchronous() if isinstance(request._request, ASGIRequest) else feed.sync())
 
 
 class RetrieveView(MemoryApiView):

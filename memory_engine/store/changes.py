@@ -1,0 +1,121 @@
+"""What tells an open chat page that a space's memory changed: an announcement, and a revision.
+
+Every write to a space announces it once its transaction commits (`announce`): the write path
+(`writes.space_write`), a retrieval's hits, a consolidation run's start and end, an import's progress.
+The announcement is a Redis message on the space's channel (the broker's Redis), which the event stream
+of each open page hears (interfaces/api/streaming.py). It carries nothing but the space's id: the page
+then reads the space's `revision` from the database, which says which parts of the memory changed since
+the revision it saw last. So a lost announcement (Redis down, a message dropped while a page was
+reconnecting) costs only time: the stream reads the revision again at least every few seconds, and a
+page that reconnects sends the last revision it saw and is told at once what changed meanwhile.
+"""
+
+import logging
+import threading
+import time
+import zlib
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+
+from memory_engine.models import SPACE_PARAMETERS, ConsolidationRun, EntryVersion, HeatEvent, ImportJob, MemorySpace
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_PREFIX = "memoryos:space:"
+# After a failed announcement, this long without trying again: a write must not wait on a Redis that is
+# down, and the streams notice the change on their next read anyway.
+QUIET_AFTER_FAILURE_SECONDS = 30.0
+
+# The parts of a revision, in the order the revision's text gives them.
+PARTS = ("tiers", "heat", "entries", "runs", "imports", "parameters")
+
+
+def channel(space_id: int) -> str:
+    return f"{CHANNEL_PREFIX}{space_id}"
+
+
+def events_url() -> str | None:
+    """The Redis that carries announcements: the broker's, when it is a Redis."""
+    url = settings.CELERY_BROKER_URL or ""
+    return url if url.startswith(("redis://", "rediss://", "unix://")) else None
+
+
+class _Announcer:
+    def __init__(self) -> None:
+        self._client = None
+        self._url: str | None = None
+        self._quiet_until = 0.0
+        self._lock = threading.Lock()
+
+    def publish(self, space_id: int) -> None:
+        url = events_url()
+        if url is None or time.monotonic() < self._quiet_until:
+            return
+        try:
+            with self._lock:
+                if self._client is None or self._url != url:
+                    import redis
+
+                    self._client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+                    self._url = url
+                client = self._client
+            client.publish(channel(space_id), b"")
+        except Exception as exc:  # the broker's Redis is down: the streams' own reads catch up
+            self._quiet_until = time.monotonic() + QUIET_AFTER_FAILURE_SECONDS
+            logger.info("space %s changed; announcing it failed (%s); pages see it on their next read", space_id, exc)
+
+
+_announcer = _Announcer()
+
+
+def announce(space_id: int) -> None:
+    """Tell open pages that the space changed, once the current transaction commits (at once outside
+    one). Never raises; costs one Redis message."""
+    transaction.on_commit(lambda: _announcer.publish(space_id))
+
+
+def revision(space_id: int) -> dict[str, str]:
+    """Where each part of the space's memory stands, as short texts that change when the part changes:
+    `tiers` (its pages and sessions: the vector version and the newest page), `heat` (the newest heat
+    event), `entries` (the newest entry version), `runs` (the newest consolidation run and its state),
+    `imports` (the newest import and its progress), `parameters`. Five indexed reads. Raises
+    MemorySpace.DoesNotExist when the space is gone."""
+    names = ["vector_version", "last_seq", *SPACE_PARAMETERS]
+    space = MemorySpace.objects.filter(pk=space_id).values(*names).first()
+    if space is None:
+        raise MemorySpace.DoesNotExist(f"space {space_id} does not exist")
+    heat = HeatEvent.objects.filter(space_id=space_id).order_by("-at", "-pk").values_list("pk", flat=True).first()
+    entries = EntryVersion.objects.filter(entry__space_id=space_id).aggregate(newest=Max("pk"))["newest"]
+    run = ConsolidationRun.objects.filter(space_id=space_id).order_by("-pk").values("pk", "status", "attempts").first()
+    job = ImportJob.objects.filter(space_id=space_id).order_by("-pk").values("pk", "done", "status").first()
+    parameters = "|".join(str(space[name]) for name in SPACE_PARAMETERS)
+    return {
+        "tiers": f"{space['vector_version']}.{space['last_seq']}",
+        "heat": str(heat or 0),
+        "entries": str(entries or 0),
+        "runs": f"{run['pk']}.{run['status']}.{run['attempts']}" if run else "0",
+        "imports": f"{job['pk']}.{job['done']}.{job['status']}" if job else "0",
+        "parameters": f"{zlib.crc32(parameters.encode()):08x}",
+    }
+
+
+def revision_text(parts: dict[str, str]) -> str:
+    """A revision as one line (an event id): `tiers:12.40 heat:88 ...`. Pure."""
+    return " ".join(f"{name}:{parts[name]}" for name in PARTS)
+
+
+def revision_parts(text: str | None) -> dict[str, str]:
+    """The parts of a revision's line; what cannot be read is left out (so it counts as changed). Pure."""
+    parts: dict[str, str] = {}
+    for field in (text or "")[:1000].split(" "):
+        name, _, value = field.partition(":")
+        if name in PARTS and value and len(value) <= 100:
+            parts[name] = value
+    return parts
+
+
+def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The parts whose revision differs. Pure."""
+    return [name for name in PARTS if before.get(name) != after.get(name)]

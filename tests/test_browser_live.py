@@ -1,0 +1,100 @@
+"""A chat that feels live, in a real headless Chromium against a live server: a reply's words show while
+the model is still writing, the stop button ends it with nothing stored, and changes made elsewhere reach
+the memory panel as they happen, after a dropped connection too.
+
+Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/test_browser.py)."""
+
+import threading
+import time
+
+import pytest
+
+from memory_engine.engine import long_term
+from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+from tests.conftest_browser import sign_in
+from tests.fake_llm_server import reply
+from tests.memory_helpers import add_turns, days_ago, nothing_extracted
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _memory_state() -> tuple:
+    return (
+        list(Page.objects.order_by("pk").values_list("pk", "user_input", "agent_response")),
+        list(MidTermSession.objects.order_by("pk").values_list("heat", "n_visit")),
+        list(LongTermEntry.objects.order_by("pk").values_list("hits", flat=True)),
+        HeatEvent.objects.count(),
+    )
+
+
+def test_a_reply_streams_into_the_page_and_stop_ends_it_with_nothing_stored(
+    browser, live_server, ann, fake_llm, screenshots
+):
+    gate = threading.Event()
+    long_reply = "Your cat is called Milo and " + " ".join(f"he{n} naps" for n in range(40)) + "."
+    replies = iter([reply(long_reply, pause_after=5, gate=gate, chunk_seconds=0.02), reply("Milo, the cat who naps.")])
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else next(replies)
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#profile dd .value")
+    before = _memory_state()
+
+    browser.fill("#query", "What is my cat called?")
+    browser.keyboard.press("Enter")
+    streaming = browser.locator(".bubble.assistant.pending.streaming .text")
+    streaming.filter(has_text="Your cat is called Milo").wait_for()  # five words; the model waits for the test
+    assert streaming.inner_text().strip() == "Your cat is called Milo"
+    assert browser.locator("#stop").is_visible() and not browser.locator("#send").is_visible()
+    assert _memory_state() == before  # the reply is not complete: nothing is stored yet
+    browser.screenshot(path=str(screenshots / "streaming.png"), full_page=False)
+
+    browser.click("#stop")
+    stopped = browser.locator(".bubble.assistant.stopped")
+    stopped.locator(".stopped-note").wait_for()
+    assert "not kept in memory" in stopped.inner_text()
+    assert browser.locator("#send").is_visible() and not browser.locator("#stop").is_visible()
+    gate.set()  # the model writes on; the server stops it at its next words
+    deadline = time.monotonic() + 60
+    while not fake_llm.streams[0].hung_up and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake_llm.streams[0].hung_up and fake_llm.streams[0].sent < fake_llm.streams[0].total
+    time.sleep(0.5)
+    assert _memory_state() == before
+
+    browser.fill("#query", "And what does he do?")
+    browser.keyboard.press("Enter")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Milo, the cat who naps.")
+    stored = Page.objects.order_by("-seq").first()
+    assert (stored.user_input, stored.agent_response) == ("And what does he do?", "Milo, the cat who naps.")
+    assert not Page.objects.filter(user_input="What is my cat called?").exists()
+
+
+def test_changes_made_elsewhere_are_pushed_to_the_panel_and_a_dropped_feed_catches_up(
+    browser, live_server, ann, memory, fake_llm, screenshots, settings
+):
+    fake_llm.responder = nothing_extracted
+    settings.MEMORYOS_EVENTS_STREAM_SECONDS = 3  # the server ends each stream after 3 s; the page reconnects
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    feeds = []
+    browser.on("request", lambda request: feeds.append(request) if "/events/" in request.url else None)
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.locator("#feed.live").wait_for()
+
+    # Another door (the Python class, as an agent would) stores a turn: the open page shows it, unasked.
+    add_turns(memory, [("I started learning the cello.", "How exciting!")], start=days_ago(0))
+    browser.locator("#short-term li", has_text="I started learning the cello.").wait_for()
+
+    # The page goes offline: when the stream ends it cannot reconnect, and meanwhile an entry is set.
+    # Back online, it reconnects, sends the last revision it saw, and is told at once what it missed.
+    browser.context.set_offline(True)
+    browser.locator("#feed", has_text="reconnecting").wait_for()
+    long_term.profile_entry_add(
+        space=MemorySpace.objects.get(user__external_id="alice"), attribute="hobby", value="cello", actor="test"
+    )
+    browser.context.set_offline(False)
+    browser.locator("#profile dd .value", has_text="cello").wait_for()
+    browser.locator("#feed.live").wait_for()
+    reconnects = feeds[1:]
+    assert reconnects and any(
+        request.all_headers().get("last-event-id") or "last_event_id=" in request.url for request in reconnects
+    )
