@@ -33,16 +33,18 @@ from memory_engine.jobs.ingest import TurnIn, ingest
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import MemoryUser
 from memory_engine.store import index
-from memory_engine.store.spaces import space_get
+from memory_engine.store.spaces import assistant_create, space_get, user_create
 from tests.fake_llm_server import FakeLLMServer, reply
 from tests.memory_helpers import nothing_extracted
 from tests.processes import RedisServer, Role, free_port, healthy, wait_until
 
 USER = "bench-first-token"
 ASSISTANT = "helper"
+# 29 words; each reply is told apart by its number, or the reply guard would reject the second as a copy of
+# the first (a reply repeated word for word to another message) and ask again.
 FAKE_REPLY = (
     "From what you told me, it sounds like a good plan, and I am glad the weekend went well for you. "
-    "Let me know how it goes next time."
+    "Let me know how it goes, note {number}."
 )
 
 
@@ -53,34 +55,39 @@ class Timings:
     first: list[float] = field(default_factory=list)
     streamed: list[float] = field(default_factory=list)
     plain: list[float] = field(default_factory=list)
+    withheld: int = 0  # replies that degenerated twice and were answered with the apology
 
 
-def questions_and_turns(sample_id: str, turns: int) -> tuple[list[str], list[TurnIn]]:
+def questions_and_turns(sample_id: str, turns: int) -> tuple[list[str], list[TurnIn], str]:
+    """The sample's questions, its first `turns` turns, and the user's name (speaker_a)."""
     sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
     if sample is None:
         raise ValueError(f"no LoCoMo sample {sample_id!r} in the dev split")
     pages = list(iter_pages(sample))[:turns]
     stored = [TurnIn(p.user_input, p.agent_response, p.timestamp) for p in pages]
-    return [qa["question"] for qa in sample["qa"]], stored
+    return [qa["question"] for qa in sample["qa"]], stored, sample["conversation"]["speaker_a"]
 
 
-def fill_space(turns: list[TurnIn]) -> str:
+def fill_space(turns: list[TurnIn], name: str) -> str:
     """A fresh space holding `turns`, and a token for it."""
     user = MemoryUser.objects.filter(external_id=USER).first()
     if user is not None:
         for space in user.spaces.all():
             index.forget_space(space.pk, delete_files=True)
         user.delete()
+    user_create(user_id=USER, display_name=name)
+    assistant_create(assistant_id=ASSISTANT, name="Helper")
     space = space_get(user_id=USER, assistant_id=ASSISTANT)
     ingest(space, turns, promotion=False)
     _, secret = token_create(memory_user=MemoryUser.objects.get(external_id=USER), name="bench")
     return secret
 
 
-def streamed_reply(client: httpx2.Client, url: str, query: str) -> tuple[float, float]:
-    """(ms to the first words, ms to the stored turn) of one streamed reply."""
+def streamed_reply(client: httpx2.Client, url: str, query: str) -> tuple[float, float, bool]:
+    """(ms to the first words, ms to the stored turn, whether the reply was withheld) of one streamed reply."""
     began = time.perf_counter()
     first = None
+    withheld = False
     with client.stream("POST", url, json={"query": query, "stream": True}) as response:
         if response.status_code != 200:
             raise RuntimeError(f"chat answered {response.status_code}: {response.read()[:300]!r}")
@@ -89,20 +96,23 @@ def streamed_reply(client: httpx2.Client, url: str, query: str) -> tuple[float, 
                 first = time.perf_counter()
             elif line == "event: error":
                 raise RuntimeError(f"the reply failed: {next(response.iter_lines())}")
-            elif line == "event: reply":
+            elif line.startswith("data: ") and '"reply_withheld":true' in line:
+                withheld = True
+                break
+            elif line.startswith("data: ") and '"reply_withheld":false' in line:
                 break
     done = time.perf_counter()
     if first is None:
         raise RuntimeError("a streamed reply sent no words")
-    return (first - began) * 1000, (done - began) * 1000
+    return (first - began) * 1000, (done - began) * 1000, withheld
 
 
-def plain_reply(client: httpx2.Client, url: str, query: str) -> float:
+def plain_reply(client: httpx2.Client, url: str, query: str) -> tuple[float, bool]:
     began = time.perf_counter()
     answer = client.post(url, json={"query": query})
     if answer.status_code != 200:
         raise RuntimeError(f"chat answered {answer.status_code}: {answer.text[:300]}")
-    return (time.perf_counter() - began) * 1000
+    return (time.perf_counter() - began) * 1000, answer.json()["reply_withheld"]
 
 
 class WebServer:
@@ -131,34 +141,42 @@ def measure(llm: str, *, env: dict, run_dir: Path, secret: str, questions: list[
     """Cold and warm timings of one LLM through a web process of its own."""
     cold, warm = Timings(), Timings()
     with WebServer(env, run_dir, secret, f"{llm}-cold-streamed") as web:
-        first, whole = streamed_reply(web.client, web.chat_url, questions[0])
+        first, whole, withheld = streamed_reply(web.client, web.chat_url, questions[0])
         cold.first.append(first)
         cold.streamed.append(whole)
+        cold.withheld += withheld
         log(f"{llm} cold, streamed: first words {first:.0f} ms, reply {whole:.0f} ms")
         for number, query in enumerate(questions[1 : replies + 1], start=1):
-            first, whole = streamed_reply(web.client, web.chat_url, query)
+            first, whole, withheld = streamed_reply(web.client, web.chat_url, query)
+            plain, plain_withheld = plain_reply(web.client, web.chat_url, query)
             warm.first.append(first)
             warm.streamed.append(whole)
-            warm.plain.append(plain_reply(web.client, web.chat_url, query))
+            warm.plain.append(plain)
+            warm.withheld += withheld + plain_withheld
             log(
                 f"{llm} warm {number}/{replies}: first words {first:.0f} ms, reply {whole:.0f} ms streamed, "
-                f"{warm.plain[-1]:.0f} ms not"
+                f"{plain:.0f} ms not{' (a reply withheld)' if withheld or plain_withheld else ''}"
             )
     with WebServer(env, run_dir, secret, f"{llm}-cold-plain") as web:
-        cold.plain.append(plain_reply(web.client, web.chat_url, questions[0]))
-        log(f"{llm} cold, not streamed: reply {cold.plain[0]:.0f} ms")
+        plain, withheld = plain_reply(web.client, web.chat_url, questions[0])
+        cold.plain.append(plain)
+        cold.withheld += withheld
+        log(f"{llm} cold, not streamed: reply {plain:.0f} ms")
     return {"cold": cold, "warm": warm}
 
 
 def run(*, sample: str, turns: int, replies: int, llms: list[str], fake_token_ms: float, run_dir: Path, log) -> dict:
-    questions, stored = questions_and_turns(sample, turns)
+    questions, stored, name = questions_and_turns(sample, turns)
     log(f"filling a space with {len(stored)} turns of {sample}")
-    secret = fill_space(stored)
+    secret = fill_space(stored, name)
     redis = RedisServer(run_dir)
     redis.start()
     fake = FakeLLMServer(model="fake-model").start()
+    numbers = iter(range(10**9))
     fake.responder = lambda request: (
-        nothing_extracted() if "response_format" in request else reply(FAKE_REPLY, chunk_seconds=fake_token_ms / 1000)
+        nothing_extracted()
+        if "response_format" in request
+        else reply(FAKE_REPLY.format(number=next(numbers)), chunk_seconds=fake_token_ms / 1000)
     )
     base_env = {
         **os.environ,
@@ -203,13 +221,14 @@ def summary(values: list[float]) -> str:
 def table(results: dict) -> list[str]:
     lines = [
         "| LLM | process | first words, streamed (ms) | reply stored, streamed (ms) | reply, not streamed (ms) "
-        "| first words / reply not streamed |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| first words / reply not streamed | replies withheld |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for llm, by_phase in results.items():
         for phase, t in by_phase.items():
             ratio = statistics.median(t.first) / statistics.median(t.plain)
             lines.append(
-                f"| {llm} | {phase} | {summary(t.first)} | {summary(t.streamed)} | {summary(t.plain)} | {ratio:.2f} |"
+                f"| {llm} | {phase} | {summary(t.first)} | {summary(t.streamed)} | {summary(t.plain)} | {ratio:.2f} "
+                f"| {t.withheld} of {len(t.streamed) + len(t.plain)} |"
             )
     return lines
