@@ -5,9 +5,12 @@ before anything is stored. Each check returns the value as it will be stored, or
 MemoryInputError subclass saying what is wrong (TurnTooLong / InputTooLarge for size: 413 over HTTP).
 """
 
+import ipaddress
 import json
 import math
+import socket
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -192,3 +195,60 @@ def space_parameters(values: dict) -> dict:
             value = float(value)
         checked[name] = value
     return checked
+
+
+LLM_URL_CHARS = 500
+LLM_MODEL_CHARS = 200
+LLM_KEY_CHARS = 500
+
+
+def llm_choice(provider: object, base_url: object, model: object, api_key: object) -> dict:
+    """A space's choice of LLM, checked (models.SpaceLLM): `offline`, or `openai` with a model name, an
+    http(s) base URL (empty: api.openai.com, which needs a key) and an optional key. The endpoint must be
+    a public address over HTTPS, unless its host is in MEMORYOS_LLM_ALLOWED_HOSTS: the server calls it, and
+    an account must not make it call the services beside it (a cloud's metadata address, a database), nor
+    send a key in clear text. Returns {provider, base_url, model, api_key}; api_key None keeps the stored
+    one. Raises InvalidParameter naming the first bad field."""
+    if provider not in ("offline", "openai"):
+        raise InvalidParameter("provider", "must be offline or openai")
+    if provider == "offline":
+        return {"provider": "offline", "base_url": "", "model": "", "api_key": ""}
+    base_url = text(base_url, "base_url", limit=LLM_URL_CHARS, error=InputTooLarge).strip()
+    model = text(model, "model", limit=LLM_MODEL_CHARS, error=InputTooLarge).strip()
+    if not model:
+        raise InvalidParameter("model", "is required for an OpenAI-compatible endpoint")
+    if api_key is not None:
+        api_key = text(api_key, "api_key", limit=LLM_KEY_CHARS, error=InputTooLarge).strip()
+        if any(ch.isspace() for ch in api_key):
+            raise InvalidParameter("api_key", "must not contain spaces or line breaks")
+    if base_url:
+        llm_endpoint(base_url)
+    return {"provider": "openai", "base_url": base_url, "model": model, "api_key": api_key}
+
+
+def llm_endpoint(base_url: str) -> None:
+    """Refuse an endpoint the server must not call (see llm_choice): raises InvalidParameter("base_url")."""
+    parsed = urlsplit(base_url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise InvalidParameter("base_url", "must be an http:// or https:// URL with a host")
+    if parsed.username or parsed.password:
+        raise InvalidParameter("base_url", "must not hold a user name or password (give the key as api_key)")
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError:
+        raise InvalidParameter("base_url", "has a port that is not a number from 0 to 65535") from None
+    host = parsed.hostname.lower()
+    allowed = {entry.strip().lower() for entry in settings.MEMORYOS_LLM_ALLOWED_HOSTS.split(",") if entry.strip()}
+    if "*" in allowed or host in allowed or f"{host}:{port}" in allowed:
+        return
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):
+        raise InvalidParameter("base_url", f"names a host that cannot be found: {host}") from None
+    if not all(ipaddress.ip_address(address.split("%")[0]).is_global for address in addresses):
+        raise InvalidParameter(
+            "base_url",
+            f"points at a private or local address ({host}); the operator may allow it in MEMORYOS_LLM_ALLOWED_HOSTS",
+        )
+    if parsed.scheme != "https":
+        raise InvalidParameter("base_url", "must use https:// (an allowed host may use http://)")

@@ -456,3 +456,25 @@ class Experiment(models.Model):
 
     def __str__(self) -> str:
         return f"experiment {self.name!r} of space {self.source_id}"
+
+
+class SpaceLLM(models.Model):
+    """The LLM a space's owner chose for it, instead of the deployment's (MEMORYOS_LLM_*): the bundled
+    offline model or an OpenAI-compatible endpoint. The endpoint's API key is kept encrypted with a key
+    from the environment (store/secrets.py) and is never sent back: only its last four characters."""
+
+    class Provider(models.TextChoices):
+        OFFLINE = "offline", "the bundled offline model"
+        OPENAI = "openai", "an OpenAI-compatible endpoint"
+
+    space = models.OneToOneField(MemorySpace, on_delete=models.CASCADE, related_name="llm_choice")
+    provider = models.CharField(max_length=10, choices=Provider.choices)
+    base_url = models.CharField(max_length=500, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    api_key_encrypted = models.TextField(blank=True, help_text="Fernet token; see store/secrets.py.")
+    key_hint = models.CharField(max_length=8, blank=True, help_text="The key's last four characters.")
+    updated_by = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.model or ''} for space {self.space_id}".strip()

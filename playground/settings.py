@@ -222,6 +222,11 @@ REST_FRAMEWORK = {
 # The chat page's memory feed (GET .../events/): a stream lasts this long, then the page reconnects (and is
 # told what changed meanwhile). A restart does not wait for it: an open stream ends when the server stops.
 MEMORYOS_EVENTS_STREAM_SECONDS = envfloat("MEMORYOS_EVENTS_STREAM_SECONDS", 300.0)
+# A space's own LLM (models.SpaceLLM): the key that encrypts its API key at rest (one or more passphrases of
+# 32+ characters, comma-separated, the first encrypting), and the hosts an owner may point a space at
+# besides public HTTPS addresses (host or host:port, comma-separated; * for any).
+MEMORYOS_SECRETS_KEY = envstr("MEMORYOS_SECRETS_KEY", "")
+MEMORYOS_LLM_ALLOWED_HOSTS = envstr("MEMORYOS_LLM_ALLOWED_HOSTS", "")
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
 # A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
 # is 0.2-0.4 MB.

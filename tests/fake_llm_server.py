@@ -141,6 +141,7 @@ class FakeLLMServer:
     def __init__(self, *, model: str = "fake-model") -> None:
         self.model = model
         self.requests: list[dict] = []
+        self.authorizations: list[str] = []  # each request's Authorization header, in order
         self.responder: Callable[[dict], Step] | None = None
         self.unscripted_requests = 0
         self.streams: list[StreamRecord] = []
@@ -269,6 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}})
             return
+        self.fake.authorizations.append(self.headers.get("Authorization") or "")
         step = self.fake._next_step(request_json)
         if step is None:
             self._send(

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from memory_engine.engine import long_term
-from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, SpaceLLM
 from tests.conftest_browser import sign_in
-from tests.fake_llm_server import reply
+from tests.fake_llm_server import FakeLLMServer, reply
 from tests.memory_helpers import add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -98,3 +98,79 @@ def test_changes_made_elsewhere_are_pushed_to_the_panel_and_a_dropped_feed_catch
     assert reconnects and any(
         request.all_headers().get("last-event-id") or "last_event_id=" in request.url for request in reconnects
     )
+
+
+def test_the_owner_points_the_space_at_an_endpoint_tests_it_and_the_next_reply_comes_from_it(
+    browser, live_server, ann, fake_llm, settings, screenshots
+):
+    settings.MEMORYOS_LLM_ALLOWED_HOSTS = "127.0.0.1"
+    settings.MEMORYOS_SECRETS_KEY = "the browser test's secrets passphrase of 32+ chars"
+    key = "sk-browser-test-key-9XyZ"
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Default.")
+    with FakeLLMServer(model="own-model") as own:
+        own.responder = lambda request: (
+            nothing_extracted()
+            if "response_format" in request
+            else reply("OK" if len(request["messages"]) == 1 else "From your own model.")
+        )
+        sign_in(browser, live_server, "ann", "pw-ann-12345")
+        browser.goto(f"{live_server.url}/chat/alice/helper/")
+        browser.click("#model-panel summary")
+        browser.locator("#model-note", has_text="The server's default is openai").wait_for()
+        form = browser.locator("#model")
+        assert form.locator("select[name=provider]").input_value() == "default"
+        assert not browser.locator("#endpoint-fields").is_visible()
+        form.locator("select[name=provider]").select_option("openai")
+        form.locator("input[name=base_url]").fill(own.base_url)
+        form.locator("input[name=model]").fill("own-model")
+        form.locator("input[name=api_key]").fill(key)
+        browser.click("#test-model")
+        browser.locator("#model-status", has_text="connected").wait_for()
+        assert "“OK”" in browser.locator("#model-status").inner_text() and not SpaceLLM.objects.exists()
+        form.locator("button[type=submit]").click()
+        browser.locator("#model-status", has_text="saved").wait_for()
+        assert form.locator("input[name=api_key]").input_value() == ""
+        assert "ending in 9XyZ" in form.locator("input[name=api_key]").get_attribute("placeholder")
+        assert key not in browser.content()
+        browser.screenshot(path=str(screenshots / "model.png"), full_page=False)
+
+        browser.fill("#query", "Who answers?")
+        browser.keyboard.press("Enter")
+        browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=From your own model.")
+        assert own.authorizations[-1] == f"Bearer {key}"
+
+
+def test_the_chat_works_from_the_keyboard_alone(browser, live_server, ann, fake_llm):
+    gate = threading.Event()
+    replies = iter(
+        [reply("Milo " + " ".join(f"naps{n}" for n in range(30)) + ".", pause_after=2, gate=gate), reply("Hi.")]
+    )
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else next(replies)
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.locator("#feed.live").wait_for()
+
+    def tab_to(selector: str, limit: int = 80) -> None:
+        for _ in range(limit):
+            browser.keyboard.press("Tab")
+            if browser.evaluate("(q) => document.activeElement === document.querySelector(q)", selector):
+                return
+        raise AssertionError(f"{selector} cannot be reached with Tab")
+
+    tab_to("#query")
+    browser.keyboard.type("Tell me about Milo.")
+    browser.keyboard.press("Enter")
+    browser.locator(".bubble.assistant.streaming").wait_for()
+    browser.keyboard.press("Escape")  # stops the reply, as the button does
+    browser.locator(".bubble.assistant.stopped .stopped-note").wait_for()
+    gate.set()
+    assert browser.evaluate("document.activeElement.id") == "query"  # back in the text box, ready to type
+    browser.keyboard.type("Hello?")
+    browser.keyboard.press("Enter")
+    browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=Hi.")
+    for panel in ("#parameters-panel summary", "#model-panel summary", "#heat-panel summary"):
+        tab_to(panel)
+        browser.keyboard.press("Enter")
+        assert browser.evaluate("(q) => document.querySelector(q).parentElement.open", panel)
+    tab_to("#model select[name=provider]")
+    tab_to("#test-model")

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from memory_engine.engine import long_term, mid_term
 from memory_engine.engine.heat import heat_params, is_hot
+from memory_engine.engine.llm_choice import llm_for
 from memory_engine.engine.prompts import (
     EXTRACTION_MAX_TOKENS,
     EXTRACTION_SCHEMA_NAME,
@@ -33,7 +34,7 @@ from memory_engine.engine.prompts import (
 )
 from memory_engine.engine.short_term import overflow_pages
 from memory_engine.engine.summaries import thread_summary
-from memory_engine.llm import LLM, LLMError, get_llm
+from memory_engine.llm import LLM, LLMError
 from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
 from memory_engine.store.keywords import extract_keywords
@@ -251,7 +252,7 @@ def promote_hot_sessions(
     for session in candidates:
         if not (force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold)):
             continue
-        promote_session(space, session, now=now, llm=llm or get_llm(), report=report, heartbeat=heartbeat)
+        promote_session(space, session, now=now, llm=llm or llm_for(space), report=report, heartbeat=heartbeat)
         if report.failures:
             return  # the LLM is failing: leave the other sessions for the next run
 

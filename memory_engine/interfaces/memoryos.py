@@ -18,6 +18,7 @@ from datetime import datetime
 from memory_engine.engine import generator, long_term
 from memory_engine.engine.comparison import Probe, compare
 from memory_engine.engine.inspector import Inspection, inspect
+from memory_engine.engine.llm_choice import llm_for, weak_model
 from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.jobs.consolidation import run_consolidation
@@ -37,7 +38,8 @@ from memory_engine.store.spaces import assistant_create, space_get, user_create
 
 
 class MemoryOS:
-    """The engine's entry points. `llm` overrides the configured LLM for replies (MEMORYOS_LLM_*).
+    """The engine's entry points. `llm` overrides, for replies, the LLM each space uses (its own choice,
+    else MEMORYOS_LLM_*).
 
     With `consolidate=True` (the default) each stored turn asks for consolidation: a Celery worker
     does it after the transaction commits, or this process does it at once when MEMORYOS_CONSOLIDATION
@@ -95,7 +97,7 @@ class MemoryOS:
     def inspect(self, *, user_id: str, assistant_id: str, query: str, **options) -> Inspection:
         """What a chat turn would retrieve and send for `query`, storing nothing (see engine/inspector.py)."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
-        return inspect(space, query, compact=self.llm.weak, **options)
+        return inspect(space, query, compact=self._llm.weak if self._llm else weak_model(space), **options)
 
     def fork(
         self, *, user_id: str, assistant_id: str, name: str, parameters: dict, export: dict | None = None
@@ -122,10 +124,11 @@ class MemoryOS:
 
         Raises LLMError when the LLM gives no valid answer; then nothing is stored.
         """
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
         return reply(
-            space=self.space(user_id=user_id, assistant_id=assistant_id),
+            space=space,
             query=query,
-            llm=self.llm,
+            llm=self._llm or llm_for(space),
             timestamp=timestamp,
             consolidate=self.consolidate_after_add,
         )

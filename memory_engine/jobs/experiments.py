@@ -7,6 +7,7 @@ unfinished imports, so a space still being imported can be forked and both repla
 from django.db import IntegrityError, transaction
 
 from memory_engine import inputs
+from memory_engine.engine.llm_choice import choice_copy
 from memory_engine.engine.restore import space_restore
 from memory_engine.errors import ExperimentConflict, MemoryInputError
 from memory_engine.jobs.dispatch import import_send
@@ -71,6 +72,7 @@ def experiment_create(*, source: MemorySpace, name: object, parameters: dict, ex
     try:
         with transaction.atomic():
             shadow = shadow_space_create(source=source, parameters=parameters)
+            choice_copy(source=source, target=shadow)  # the replay's promotions ask the source's LLM
             if export is not None:
                 space_restore(space=shadow, document=export, parameters=parameters)
                 return Experiment.objects.create(source=source, space=shadow, name=name)

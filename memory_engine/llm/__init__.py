@@ -87,20 +87,37 @@ def provider_name(conf: dict | None = None) -> str:
     )
 
 
-def get_llm() -> LLM:
-    """Return the LLM the current settings describe, building it on first use.
+# Clients of the endpoints spaces chose, kept per process (their connection pools); the oldest go beyond this.
+MAX_CACHED_ENDPOINTS = 64
+
+
+def get_llm(choice: dict | None = None) -> LLM:
+    """Return the LLM the current settings describe, or the one a space chose (`choice`: provider,
+    base_url, model, api_key, as engine/llm_choice.py reads them), building it on first use.
 
     Instances are cached per settings values, so the offline model loads once per process and a test
     that overrides `settings.MEMORYOS` gets a provider matching the override. Safe to call repeatedly
     and from several threads; only the first call for a configuration builds anything.
     """
     conf = settings.MEMORYOS
+    if choice is not None:
+        conf = {
+            **conf,
+            "LLM_PROVIDER": choice["provider"],
+            "LLM_BASE_URL": choice.get("base_url") or "",
+            "LLM_MODEL": choice.get("model") or conf["LLM_MODEL"],
+            "LLM_API_KEY": choice.get("api_key") or "",
+            "LLM_TIMEOUT_SECONDS": choice.get("timeout_seconds", conf["LLM_TIMEOUT_SECONDS"]),
+            "LLM_MAX_RETRIES": choice.get("max_retries", conf["LLM_MAX_RETRIES"]),
+        }
     provider = provider_name(conf)
     max_retries = int(conf["LLM_MAX_RETRIES"])
     max_tokens = int(conf["LLM_MAX_TOKENS"])
     if provider == "openai":
         base_url = (conf.get("LLM_BASE_URL") or "").strip()
         api_key = conf.get("LLM_API_KEY") or ""
+        if not base_url and not api_key and choice is not None:
+            raise LLMError("this space's endpoint has neither a base URL nor an API key")
         if not base_url and not api_key:
             raise ImproperlyConfigured(
                 "MEMORYOS_LLM_PROVIDER=openai needs MEMORYOS_LLM_BASE_URL (a local server) or MEMORYOS_LLM_API_KEY"
@@ -120,6 +137,8 @@ def get_llm() -> LLM:
         llm = _instances.get(key)
         if llm is None:
             llm = _instances[key] = _build(key)
+            while len(_instances) > MAX_CACHED_ENDPOINTS:  # a caller still using one keeps it alive
+                _instances.pop(next(iter(_instances)))
     return llm
 
 

@@ -594,6 +594,62 @@
     }
   }
 
+  // --- The model -----------------------------------------------------------------------------------
+
+  // The space's LLM: the server's default, the bundled model, or an endpoint. A stored key is never sent
+  // to the page: it shows only the key's last four characters, and a key field left empty keeps it.
+  function modelValues() {
+    const form = $("model");
+    const values = { provider: form.provider.value, base_url: form.base_url.value, model: form.model.value };
+    if (form.remove_key.checked) values.api_key = "";
+    else if (form.api_key.value) values.api_key = form.api_key.value;
+    return values;
+  }
+
+  function showModel(llm) {
+    const form = $("model");
+    form.provider.value = llm.provider;
+    form.base_url.value = llm.base_url;
+    form.model.value = llm.model;
+    form.api_key.value = "";
+    form.remove_key.checked = false;
+    form.api_key.placeholder = llm.has_key ? `stored, ending in ${llm.key_hint}; type to replace` : "none";
+    form.remove_key.parentElement.hidden = !llm.has_key;
+    $("endpoint-fields").hidden = form.provider.value !== "openai";
+    $("model-note").textContent = `The server's default is ${llm.deployment.provider} (${llm.deployment.model}).` +
+      (llm.can_keep_keys ? "" : " This server keeps no API keys (it has no MEMORYOS_SECRETS_KEY).");
+  }
+
+  async function loadModel() {
+    if ($("model-panel").open) showModel(await call("llm/"));
+  }
+
+  async function saveModel(event) {
+    event.preventDefault();
+    $("model-status").textContent = "saving…";
+    try {
+      showModel(await call("llm/", { method: "PUT", body: JSON.stringify(modelValues()) }));
+      $("model-status").textContent = "saved: the next reply uses it";
+    } catch (error) {
+      $("model-status").textContent = error.message;
+    }
+  }
+
+  async function testModel() {
+    $("model-status").textContent = "asking the model for a word…";
+    $("test-model").disabled = true;
+    try {
+      const result = await call("llm/test/", { method: "POST", body: JSON.stringify(modelValues()) });
+      $("model-status").textContent = result.ok
+        ? `connected: ${result.provider}${result.model ? ` ${result.model}` : ""} answered “${result.answer}” in ${result.seconds} s`
+        : `no answer: ${result.detail}`;
+    } catch (error) {
+      $("model-status").textContent = error.message;
+    } finally {
+      $("test-model").disabled = false;
+    }
+  }
+
   // --- Import ------------------------------------------------------------------------------------
 
   // An import's progress, as the feed reports it turn by turn; the conversation is read again at its end.
@@ -644,6 +700,14 @@
   }
 
   $("import").addEventListener("submit", startImport);
+  $("model").addEventListener("submit", saveModel);
+  $("test-model").addEventListener("click", testModel);
+  $("model").provider.addEventListener("change", () => {
+    $("endpoint-fields").hidden = $("model").provider.value !== "openai";
+  });
+  $("model-panel").addEventListener("toggle", () => loadModel().catch((error) => {
+    $("model-status").textContent = error.message;
+  }));
   $("inspect").addEventListener("submit", inspectNow);
   $("heat-panel").addEventListener("toggle", () => showHeatTimeline().catch((error) => {
     $("heat-chart").replaceChildren(el("p", "error", error.message));

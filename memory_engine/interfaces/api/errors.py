@@ -9,6 +9,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory_engine.errors import EntryNotActive, ExperimentConflict, InputTooLarge, InvalidParameter, MemoryInputError
 from memory_engine.llm import LLMError, LLMUnavailable
+from memory_engine.store.secrets import SecretsUnavailable
 
 
 class PayloadTooLarge(APIException):
@@ -18,14 +19,14 @@ class PayloadTooLarge(APIException):
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus the engine's errors: bad input 400, an edit of an entry no longer active or
-    a fork whose name is taken 409, too large 413, LLM failures 502/503."""
+    """DRF's handler, plus the engine's errors: bad input 400, an edit of an entry no longer active, a fork
+    whose name is taken or an API key the server cannot encrypt 409, too large 413, LLM failures 502/503."""
     if isinstance(exc, (InputTooLarge, RequestDataTooBig)):
         exc = PayloadTooLarge(str(exc) or None)
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response
-    if isinstance(exc, EntryNotActive | ExperimentConflict):  # the state, not the request, is in the way
+    if isinstance(exc, EntryNotActive | ExperimentConflict | SecretsUnavailable):  # the state is in the way
         return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, InvalidParameter):  # a field message, as DRF gives for a field it checks
         return Response({exc.field: [exc.reason], "detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)

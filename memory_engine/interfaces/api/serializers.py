@@ -443,3 +443,42 @@ class RestoredOut(serializers.Serializer):
     heat_points = serializers.IntegerField()
     entries = serializers.IntegerField()
     versions = serializers.IntegerField()
+
+
+class SpaceLLMIn(serializers.Serializer):
+    provider = serializers.ChoiceField(
+        choices=["default", "offline", "openai"],
+        help_text="default: the deployment's LLM (MEMORYOS_LLM_*); offline: the bundled model; openai: an "
+        "OpenAI-compatible endpoint.",
+    )
+    base_url = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    model = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    api_key = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        trim_whitespace=False,
+        default=None,
+        write_only=True,
+        help_text="Kept encrypted and never sent back. Left out: the stored key stays; empty: it is removed.",
+    )
+
+
+class SpaceLLMOut(serializers.Serializer):
+    provider = serializers.CharField(help_text="default, offline or openai")
+    base_url = serializers.CharField()
+    model = serializers.CharField()
+    has_key = serializers.BooleanField()
+    key_hint = serializers.CharField(help_text="The stored key's last four characters, or empty.")
+    updated_by = serializers.CharField()
+    deployment = serializers.DictField(help_text="The deployment's LLM, which `default` means.")
+    can_keep_keys = serializers.BooleanField(help_text="Whether this server has a key to encrypt API keys with.")
+
+
+class ConnectionTestOut(serializers.Serializer):
+    ok = serializers.BooleanField()
+    provider = serializers.CharField(required=False)
+    model = serializers.CharField(required=False)
+    seconds = serializers.FloatField(required=False)
+    answer = serializers.CharField(required=False)
+    detail = serializers.CharField(required=False)

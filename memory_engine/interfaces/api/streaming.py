@@ -224,7 +224,7 @@ class SpaceFeed:
         pubsub = _subscribe_sync(self.space_id)
         try:
             while time.monotonic() < ends:
-                message = _next_message_sync(pubsub, CHECK_SECONDS)
+                message = _next_message_sync(pubsub, min(CHECK_SECONDS, max(0.0, ends - time.monotonic())))
                 if message:
                     time.sleep(GATHER_SECONDS)
                     while _next_message_sync(pubsub, 0):
@@ -249,7 +249,7 @@ class SpaceFeed:
             first = True
             while time.monotonic() < ends and not server_shutting_down():
                 if not first:
-                    announced = await _wait(wake, CHECK_SECONDS)
+                    announced = await _wait(wake, min(CHECK_SECONDS, max(0.0, ends - time.monotonic())))
                     if announced:
                         await asyncio.sleep(GATHER_SECONDS)
                     wake.clear()

@@ -20,6 +20,7 @@ from memory_engine.engine import long_term
 from memory_engine.engine.comparison import Probe, compare, heat_by_turn
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.inspector import inspect
+from memory_engine.engine.llm_choice import choice_of, choice_set, choice_test, llm_for, weak_model
 from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
@@ -33,7 +34,7 @@ from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
 from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
 from memory_engine.jobs.imports import locomo_turns, transcript_turns
-from memory_engine.llm import get_llm
+from memory_engine.llm import provider_name
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -45,6 +46,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.store.secrets import can_keep_secrets
 from memory_engine.store.spaces import owned_user_create, space_delete, space_parameters_set, user_memory_delete
 
 Kind = LongTermEntry.Kind
@@ -266,14 +268,58 @@ class ChatView(MemoryApiView):
         data = self.valid(s.ChatIn)
         space = space_for(request, user_id, assistant_id, create=True)
         if not data["stream"]:
-            return Response(_chat_body(reply(space=space, query=data["query"], llm=get_llm())))
-        query, llm = inputs.query(data["query"]), get_llm()  # a bad query is a 400, before any event
+            return Response(_chat_body(reply(space=space, query=data["query"], llm=llm_for(space))))
+        query, llm = inputs.query(data["query"]), llm_for(space)  # a bad query is a 400, before any event
 
         def work(on_text):
             return _chat_body(reply(space=space, query=query, llm=llm, on_text=on_text, stopped=stream.stopped.is_set))
 
         stream = ReplyStream(work, _failure)
         return event_stream(stream.asynchronous() if isinstance(request._request, ASGIRequest) else stream.sync())
+
+
+def _llm_body(space: MemorySpace) -> dict:
+    choice = choice_of(space)
+    deployment = {"provider": provider_name(), "model": settings.MEMORYOS["LLM_MODEL"]}
+    if deployment["provider"] == "offline":
+        deployment["model"] = settings.MEMORYOS["OFFLINE_LLM_MODEL"]
+    return {
+        "provider": choice.provider if choice else "default",
+        "base_url": choice.base_url if choice else "",
+        "model": choice.model if choice else "",
+        "has_key": bool(choice and choice.api_key_encrypted),
+        "key_hint": choice.key_hint if choice else "",
+        "updated_by": choice.updated_by if choice else "",
+        "deployment": deployment,
+        "can_keep_keys": can_keep_secrets(),
+    }
+
+
+class SpaceLLMView(MemoryApiView):
+    @extend_schema(responses=s.SpaceLLMOut, summary="The LLM this space uses (its key is never sent back)")
+    def get(self, request, user_id, assistant_id):
+        return Response(_llm_body(space_for(request, user_id, assistant_id)))
+
+    @extend_schema(request=s.SpaceLLMIn, responses=s.SpaceLLMOut, summary="Choose the LLM this space uses")
+    def put(self, request, user_id, assistant_id):
+        data = self.valid(s.SpaceLLMIn)
+        space = space_for(request, user_id, assistant_id)
+        choice_set(space=space, values=data, actor=self.actor())
+        return Response(_llm_body(space))
+
+
+class SpaceLLMTestView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+
+    @extend_schema(
+        request=s.SpaceLLMIn,
+        responses=s.ConnectionTestOut,
+        summary="Ask the space's LLM (or the one given, before it is saved) for one word; nothing is stored",
+    )
+    def post(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        values = self.valid(s.SpaceLLMIn) if request.data else None
+        return Response(choice_test(space=space, values=values))
 
 
 class MemoryEventsView(MemoryApiView):
@@ -326,7 +372,7 @@ class InspectView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.InspectIn)
         space = space_for(request, user_id, assistant_id)
-        return Response(inspect(space, data.pop("query"), compact=get_llm().weak, **data).as_dict())
+        return Response(inspect(space, data.pop("query"), compact=weak_model(space), **data).as_dict())
 
 
 class SessionsView(MemoryApiView):

@@ -1,0 +1,188 @@
+"""A space's own LLM: its owner points it at the bundled model or an OpenAI-compatible endpoint, whose key
+is kept encrypted and never sent back; the space's replies, consolidation and experiments then use it.
+The endpoints are real scripted HTTP servers on 127.0.0.1; the deployment's LLM is another one."""
+
+import pytest
+from django.db import connection
+
+from memory_engine.engine import llm_choice
+from memory_engine.jobs.experiments import experiment_create
+from memory_engine.models import LongTermEntry, SpaceLLM
+from memory_engine.store import secrets
+from tests.api_helpers import SPACE, client_for
+from tests.fake_llm_server import FakeLLMServer, reply
+from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
+
+KEY = "sk-test-abcdefghijklmnop-7Q9z"
+
+
+@pytest.fixture
+def own_llm(settings):
+    """The endpoint alice's space is pointed at; 127.0.0.1 is allowed for it, as an operator would allow
+    a model server of their own."""
+    settings.MEMORYOS_LLM_ALLOWED_HOSTS = "127.0.0.1"
+    settings.MEMORYOS_SECRETS_KEY = "the test server's secrets passphrase of 32+ chars"
+    with FakeLLMServer(model="own-model") as server:
+        yield server
+
+
+@pytest.fixture
+def alice(memory, alice_space):
+    return client_for("alice")
+
+
+def _llm_url(user_id: str = "alice") -> str:
+    return SPACE.format(user=user_id) + "llm/"
+
+
+def _choose(client, server, **extra):
+    body = {"provider": "openai", "base_url": server.base_url, "model": "own-model", "api_key": KEY, **extra}
+    return client.put(_llm_url(), body, format="json")
+
+
+def test_a_chosen_endpoint_answers_the_spaces_chat_with_its_model_and_key(alice, alice_space, fake_llm, own_llm):
+    fake_llm.responder = lambda request: nothing_extracted()  # the deployment's: no reply must come from it
+    own_llm.responder = lambda request: (
+        nothing_extracted() if "response_format" in request else reply("From your own model.")
+    )
+    chosen = _choose(alice, own_llm)
+    assert chosen.status_code == 200, chosen.data
+    assert chosen.data["provider"] == "openai" and chosen.data["has_key"] and chosen.data["key_hint"] == "7Q9z"
+    assert KEY not in str(chosen.data) and KEY not in alice.get(_llm_url()).content.decode()
+
+    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "Hello?"}, format="json")
+    assert answer.status_code == 200 and answer.data["response"] == "From your own model."
+    chats = [r for r in own_llm.requests if "response_format" not in r]
+    assert [r["model"] for r in chats] == ["own-model"] and own_llm.authorizations[-1] == f"Bearer {KEY}"
+    assert not [r for r in fake_llm.requests if "response_format" not in r]
+
+    # Back to the deployment's LLM.
+    assert alice.put(_llm_url(), {"provider": "default"}, format="json").data["provider"] == "default"
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Default.")
+    assert (
+        alice.post(SPACE.format(user="alice") + "chat/", {"query": "Hi?"}, format="json").data["response"] == "Default."
+    )
+
+
+def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
+    alice, alice_space, own_llm, settings, fake_llm
+):
+    old = "the first passphrase of the operator that is long enough"
+    settings.MEMORYOS_SECRETS_KEY = old
+    assert _choose(alice, own_llm).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM {SpaceLLM._meta.db_table}")
+        assert KEY not in repr(cursor.fetchall())
+    stored = SpaceLLM.objects.get(space=alice_space)
+    assert secrets.decrypt(stored.api_key_encrypted) == KEY
+
+    # Rotated: the new key first, the old one kept, and the stored key still opens.
+    settings.MEMORYOS_SECRETS_KEY = "the second passphrase of the operator and long too," + old
+    assert llm_choice.llm_for(alice_space).name == "openai"
+    # Replaced without the old one: the space's replies fail with a clear error, and nothing is stored.
+    settings.MEMORYOS_SECRETS_KEY = "a third passphrase that opens nothing stored"
+    own_llm.responder = lambda request: reply("never asked")
+    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "Hello?"}, format="json")
+    assert answer.status_code == 502 and "cannot be read" in answer.data["detail"]
+    assert own_llm.requests == [] and not alice_space.pages.exists()
+
+
+def test_endpoints_the_server_must_not_call_are_refused_and_nothing_is_stored(alice, alice_space, settings):
+    settings.MEMORYOS_LLM_ALLOWED_HOSTS = ""
+    refused = {
+        "http://127.0.0.1:8080/v1": "private or local",
+        "https://127.0.0.1/v1": "private or local",
+        "https://169.254.169.254/latest": "private or local",
+        "https://10.1.2.3/v1": "private or local",
+        "https://[::1]/v1": "private or local",
+        "https://localhost/v1": "private or local",
+        "http://8.8.8.8/v1": "https",
+        "https://user:pw@8.8.8.8/v1": "user name",
+        "ftp://8.8.8.8/v1": "http",
+        "https://no-such-host.invalid/v1": "cannot be found",
+        "https://8.8.8.8:99999/v1": "port",
+    }
+    for url, reason in refused.items():
+        answer = alice.put(_llm_url(), {"provider": "openai", "base_url": url, "model": "m"}, format="json")
+        assert answer.status_code == 400 and reason in str(answer.data["base_url"]), (url, answer.data)
+    for body, field in [
+        ({"provider": "openai", "base_url": "https://8.8.8.8/v1"}, "model"),
+        ({"provider": "openai", "model": "m"}, "api_key"),  # api.openai.com needs a key
+        ({"provider": "openai", "model": "m", "api_key": "sk-a\nb"}, "api_key"),
+        ({"provider": "openai", "model": "m", "api_key": "k" * 501}, None),
+        ({"provider": "cloud"}, "provider"),
+        ({"provider": "openai", "model": "m\u0000", "api_key": "k"}, None),
+    ]:
+        answer = alice.put(_llm_url(), body, format="json")
+        assert answer.status_code in (400, 413) and (field is None or field in answer.data), (body, answer.data)
+    assert not SpaceLLM.objects.exists()
+
+
+def test_without_a_secrets_key_production_keeps_no_api_key(alice, alice_space, own_llm, settings):
+    settings.DEBUG, settings.MEMORYOS_SECRETS_KEY = False, ""
+    answer = _choose(alice, own_llm)
+    assert answer.status_code == 409 and "MEMORYOS_SECRETS_KEY" in answer.data["detail"]
+    assert not SpaceLLM.objects.exists() and alice.get(_llm_url()).data["can_keep_keys"] is False
+    # A local model server needs no key: that is kept.
+    assert _choose(alice, own_llm, api_key="").status_code == 200
+    settings.MEMORYOS_SECRETS_KEY = "short"
+    assert _choose(alice, own_llm).status_code == 409
+
+
+def test_another_users_space_llm_is_out_of_reach(alice, bob_space, own_llm):
+    for answer in (
+        alice.get(_llm_url("bob")),
+        alice.put(_llm_url("bob"), {"provider": "offline"}, format="json"),
+        alice.post(_llm_url("bob") + "test/", {}, format="json"),
+    ):
+        assert answer.status_code == 404
+    assert not SpaceLLM.objects.exists()
+
+
+def test_the_connection_test_asks_for_one_word_and_stores_nothing(alice, alice_space, own_llm):
+    own_llm.responder = lambda request: reply("OK")
+    unsaved = alice.post(
+        _llm_url() + "test/",
+        {"provider": "openai", "base_url": own_llm.base_url, "model": "own-model", "api_key": KEY},
+        format="json",
+    )
+    assert unsaved.data["ok"] is True and unsaved.data["answer"] == "OK" and unsaved.data["model"] == "own-model"
+    assert not SpaceLLM.objects.exists() and own_llm.authorizations[-1] == f"Bearer {KEY}"
+    assert _choose(alice, own_llm).status_code == 200
+    # The stored key is used when the form leaves it out.
+    again = alice.post(
+        _llm_url() + "test/", {"provider": "openai", "base_url": own_llm.base_url, "model": "own-model"}, format="json"
+    )
+    assert again.data["ok"] is True and own_llm.authorizations[-1] == f"Bearer {KEY}"
+    stored = alice.post(_llm_url() + "test/", format="json")
+    assert stored.data["ok"] is True
+    dead = alice.post(
+        _llm_url() + "test/", {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}, format="json"
+    )
+    assert dead.status_code == 200 and dead.data["ok"] is False and "127.0.0.1:9" in dead.data["detail"]
+    assert not alice_space.pages.exists()
+
+
+def test_consolidation_and_an_experiment_use_the_spaces_llm(memory, alice_space, fake_llm, own_llm):
+    fake_llm.responder = lambda request: nothing_extracted()
+    alice_space.stm_capacity, alice_space.heat_threshold = 2, 2.5
+    alice_space.save()
+    llm_choice.choice_set(
+        space=alice_space,
+        values={"provider": "openai", "base_url": own_llm.base_url, "model": "own-model", "api_key": KEY},
+        actor="test",
+    )
+    own_llm.script(extraction(user_facts=[("pet", "The user has a cat named Milo", 1)]))
+    own_llm.responder = nothing_extracted
+    add_turns(memory, [*CAT_TALK, ("I also like long walks.", "Noted.")])
+    assert LongTermEntry.objects.filter(space=alice_space, value__contains="Milo").exists()
+    assert [r for r in own_llm.requests if "response_format" in r]  # the promotion asked the space's LLM
+    assert not fake_llm.requests
+
+    experiment = experiment_create(source=alice_space, name="hotter", parameters={"heat_threshold": 2.0})
+    shadow = SpaceLLM.objects.get(space=experiment.space)
+    assert (shadow.base_url, shadow.model, secrets.decrypt(shadow.api_key_encrypted)) == (
+        own_llm.base_url,
+        "own-model",
+        KEY,
+    )
