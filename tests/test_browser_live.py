@@ -31,8 +31,8 @@ def test_a_reply_streams_into_the_page_and_stop_ends_it_with_nothing_stored(
     browser, live_server, ann, fake_llm, screenshots
 ):
     gate = threading.Event()
-    long_reply = "Your cat is called Milo and " + " ".join(f"he{n} naps" for n in range(40)) + "."
-    replies = iter([reply(long_reply, pause_after=5, gate=gate, chunk_seconds=0.02), reply("Milo, the cat who naps.")])
+    long_reply = "Your cat is called Milo and " + " ".join(f"he{n} naps" for n in range(200)) + "."
+    replies = iter([reply(long_reply, pause_after=5, gate=gate, chunk_seconds=0.05), reply("Milo, the cat who naps.")])
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else next(replies)
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
@@ -143,7 +143,12 @@ def test_the_owner_points_the_space_at_an_endpoint_tests_it_and_the_next_reply_c
 def test_the_chat_works_from_the_keyboard_alone(browser, live_server, ann, fake_llm):
     gate = threading.Event()
     replies = iter(
-        [reply("Milo " + " ".join(f"naps{n}" for n in range(30)) + ".", pause_after=2, gate=gate), reply("Hi.")]
+        [
+            reply(
+                "Milo " + " ".join(f"naps{n}" for n in range(200)) + ".", pause_after=2, gate=gate, chunk_seconds=0.05
+            ),
+            reply("Hi."),
+        ]
     )
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else next(replies)
     sign_in(browser, live_server, "ann", "pw-ann-12345")

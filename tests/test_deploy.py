@@ -204,8 +204,8 @@ def test_under_asgi_a_streamed_reply_holds_no_server_worker_and_a_hang_up_stores
     user = MemoryUser.objects.create(external_id="sam-bot")
     _, secret = token_create(memory_user=user, name="stream")
     gate = threading.Event()
-    words = "Hello there, and " + " ".join(f"word{n}" for n in range(40)) + "."
-    steps = iter([reply(words, pause_after=2, gate=gate, chunk_seconds=0.01), reply("Hello to you too.")])
+    words = "Hello there, and " + " ".join(f"word{n}" for n in range(200)) + "."
+    steps = iter([reply(words, pause_after=2, gate=gate, chunk_seconds=0.05), reply("Hello to you too.")])
     fake_llm.responder = lambda request: next(steps) if "response_format" not in request else nothing_extracted()
     port = free_port()
     web = start(
@@ -225,7 +225,7 @@ def test_under_asgi_a_streamed_reply_holds_no_server_worker_and_a_hang_up_stores
         assert next(line for line in lines if line.startswith("data: ")).startswith('data: {"text":')
         other = httpx2.get(f"{base}/api/v1/users/sam-bot/spaces/helper/", headers=headers, timeout=30)
         assert other.status_code == 200 and other.json()["counts"]["short_term_pages"] == 0
-    gate.set()
+    gate.set()  # the rest is long and slow (10 s): the model is still writing when the server notices
     wait_until(lambda: fake_llm.streams[0].hung_up, timeout=120, what="the model to be stopped")
     assert fake_llm.streams[0].sent < fake_llm.streams[0].total
     with httpx2.stream(

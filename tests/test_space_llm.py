@@ -40,6 +40,17 @@ def _choose(client, server, **extra):
     return client.put(_llm_url(), body, format="json")
 
 
+def _hot_space_pointed_at(space, server) -> None:
+    """The space promotes after a few turns, through `server`'s endpoint."""
+    space.stm_capacity, space.heat_threshold = 2, 2.5
+    space.save()
+    llm_choice.choice_set(
+        space=space,
+        values={"provider": "openai", "base_url": server.base_url, "model": "own-model", "api_key": KEY},
+        actor="test",
+    )
+
+
 def test_a_chosen_endpoint_answers_the_spaces_chat_with_its_model_and_key(alice, alice_space, fake_llm, own_llm):
     fake_llm.responder = lambda request: nothing_extracted()  # the deployment's: no reply must come from it
     own_llm.responder = lambda request: (
@@ -165,13 +176,7 @@ def test_the_connection_test_asks_for_one_word_and_stores_nothing(alice, alice_s
 
 def test_consolidation_and_an_experiment_use_the_spaces_llm(memory, alice_space, fake_llm, own_llm):
     fake_llm.responder = lambda request: nothing_extracted()
-    alice_space.stm_capacity, alice_space.heat_threshold = 2, 2.5
-    alice_space.save()
-    llm_choice.choice_set(
-        space=alice_space,
-        values={"provider": "openai", "base_url": own_llm.base_url, "model": "own-model", "api_key": KEY},
-        actor="test",
-    )
+    _hot_space_pointed_at(alice_space, own_llm)
     own_llm.script(extraction(user_facts=[("pet", "The user has a cat named Milo", 1)]))
     own_llm.responder = nothing_extracted
     add_turns(memory, [*CAT_TALK, ("I also like long walks.", "Noted.")])
@@ -186,3 +191,16 @@ def test_consolidation_and_an_experiment_use_the_spaces_llm(memory, alice_space,
         "own-model",
         KEY,
     )
+
+
+def test_a_promotion_with_an_unusable_endpoint_fails_on_record_and_stores_nothing(
+    memory, alice_space, fake_llm, own_llm, settings
+):
+    fake_llm.responder = lambda request: nothing_extracted()
+    _hot_space_pointed_at(alice_space, own_llm)
+    settings.MEMORYOS_SECRETS_KEY = "a passphrase that opens nothing that is stored"
+    add_turns(memory, [*CAT_TALK, ("I also like long walks.", "Noted.")])
+    failed = alice_space.consolidation_runs.filter(status="failed")
+    assert failed.exists() and "cannot be read" in failed.first().error
+    assert not LongTermEntry.objects.filter(space=alice_space).exists()
+    assert own_llm.requests == [] and fake_llm.requests == []  # no other model was asked instead

@@ -111,14 +111,15 @@ def test_a_streamed_reply_shows_its_words_before_it_is_complete_and_is_stored_on
 
 def test_a_client_that_hangs_up_midway_stops_the_reply_and_leaves_no_turn(live_server, cat_space, fake_llm):
     gate = threading.Event()
-    long_sentence = "Your cat is called Milo " + " ".join(f"and word{n}" for n in range(60)) + "."
-    fake_llm.responder = _chat_replies(lambda: reply(long_sentence, pause_after=4, gate=gate, chunk_seconds=0.01))
+    long_sentence = "Your cat is called Milo " + " ".join(f"and word{n}" for n in range(200)) + "."
+    fake_llm.responder = _chat_replies(lambda: reply(long_sentence, pause_after=4, gate=gate, chunk_seconds=0.05))
     before = _state(cat_space)
     body = {"query": QUESTION, "stream": True}
     with _stream(live_server, body) as response:
         name, data = next(_events(response))
         assert name == "delta"
-    # The client has gone. The server learns it at its next writes and stops the model there.
+    # The client has gone. The server learns it at its next writes and stops the model there; the rest of
+    # the reply is long and slow (10 s), so however late a busy machine notices, the model is still writing.
     gate.set()
     deadline = time.monotonic() + 60
     while not fake_llm.streams[-1].hung_up and time.monotonic() < deadline:

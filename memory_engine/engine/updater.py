@@ -252,7 +252,14 @@ def promote_hot_sessions(
     for session in candidates:
         if not (force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold)):
             continue
-        promote_session(space, session, now=now, llm=llm or llm_for(space), report=report, heartbeat=heartbeat)
+        if llm is None:
+            try:
+                llm = llm_for(space)
+            except LLMError as exc:  # the space's endpoint cannot be used: a failure like the LLM's own
+                logger.warning("space %s: %s", space.pk, exc)
+                report.failures.append(exc)
+                return
+        promote_session(space, session, now=now, llm=llm, report=report, heartbeat=heartbeat)
         if report.failures:
             return  # the LLM is failing: leave the other sessions for the next run
 

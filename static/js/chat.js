@@ -336,8 +336,10 @@
 
   async function showEntries() {
     const [profile, knowledge] = await Promise.all([call("profile/"), call("knowledge/?page_size=50")]);
-    // An entry being edited stays as it is until it is saved or left.
+    // An entry being edited stays as it is until it is saved or left; a history open stays open.
     if (document.querySelector("form.edit-entry")) return;
+    const openHistories = new Set([...document.querySelectorAll("button.history-toggle[aria-expanded=true]")]
+      .map((button) => button.dataset.path));
     const rows = profile.entries.flatMap((e) => {
       const value = el("dd");
       value.append(el("span", "value", e.value), editButton(e, `profile/${e.id}/`, value),
@@ -351,6 +353,9 @@
         forgetButton(e, `knowledge/${e.id}/`, e.value), historyButton(`knowledge/${e.id}/history/`, item));
       return item;
     }), "nothing learnt yet");
+    for (const button of document.querySelectorAll("button.history-toggle")) {
+      if (openHistories.has(button.dataset.path)) button.click();
+    }
   }
 
   async function showRuns() {
@@ -459,6 +464,7 @@
   function historyButton(path, holder) {
     const button = el("button", "link history-toggle", "history");
     button.type = "button";
+    button.dataset.path = path;
     button.setAttribute("aria-expanded", "false");
     button.addEventListener("click", async () => {
       const shown = holder.querySelector(".history");

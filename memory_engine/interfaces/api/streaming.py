@@ -34,6 +34,7 @@ from django.db import connections
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
+from memory_engine.admission import gate
 from memory_engine.llm import ReplyStopped
 from memory_engine.models import MemorySpace
 from memory_engine.store import changes
@@ -107,6 +108,10 @@ class ReplyStream:
         return False
 
     def _run(self) -> None:
+        # The reply's work counts among the process's requests at work (memory_engine/admission.py), as the
+        # request unstreamed would; waiting on an LLM over HTTP gives the place up meanwhile.
+        place = gate()
+        place.enter(timeout=None)
         try:
             self._put(event("reply", self.work(self._on_text)))
         except ReplyStopped:
@@ -117,6 +122,7 @@ class ReplyStream:
                 logger.exception("a streamed reply failed")
             self._put(event("error", {"status": code, **body}))
         finally:
+            place.leave()
             connections.close_all()  # this thread's own connections
             self._put(_END)
 
@@ -145,7 +151,12 @@ class ReplyStream:
     async def asynchronous(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         items: asyncio.Queue = asyncio.Queue()
-        self._put = lambda item: loop.call_soon_threadsafe(items.put_nowait, item)
+
+        def put(item: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped, nobody reads
+                loop.call_soon_threadsafe(items.put_nowait, item)
+
+        self._put = put
         self._start()
         try:
             while True:
