@@ -204,3 +204,11 @@ def test_a_promotion_with_an_unusable_endpoint_fails_on_record_and_stores_nothin
     assert failed.exists() and "cannot be read" in failed.first().error
     assert not LongTermEntry.objects.filter(space=alice_space).exists()
     assert own_llm.requests == [] and fake_llm.requests == []  # no other model was asked instead
+
+
+@pytest.mark.offline_llm
+def test_the_bundled_model_is_tested_by_loading_it_and_left_unasked(alice, alice_space, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "openai"}  # the server's default is elsewhere
+    tested = alice.post(_llm_url() + "test/", {"provider": "offline"}, format="json")
+    assert tested.status_code == 200 and tested.data["ok"] is True and "loaded" in tested.data["answer"]
+    assert tested.data["provider"] == "offline" and not SpaceLLM.objects.exists()

@@ -92,7 +92,8 @@ def choice_copy(*, source: MemorySpace, target: MemorySpace) -> None:
 
 def choice_test(*, space: MemorySpace, values: dict | None = None) -> dict:
     """Ask the space's LLM (or the one `values` describe, checked as choice_set checks it; a missing key is
-    the stored one) for one word. Returns {ok, provider, model, seconds, answer or detail}; stores nothing."""
+    the stored one) for one word; the bundled model is only loaded. Returns {ok, provider, model, seconds,
+    answer or detail}; stores nothing."""
     try:
         if values is None or values.get("provider") == "default":
             stored = choice_of(space) if values is None else None
@@ -108,6 +109,19 @@ def choice_test(*, space: MemorySpace, values: dict | None = None) -> dict:
                 )
             llm = get_llm(_for_a_test(checked))
         began = time.monotonic()
+        if llm.name == "offline":
+            # The bundled model has no connection to test: what can fail is finding and loading it. It is
+            # not asked for a word here: its answers depend on what llama.cpp's prompt cache holds from the
+            # process's earlier calls (seen: after a test reply, the LoCoMo test's extractions ran away), and
+            # a connection test should not change what the memory's extractions get.
+            llm.load()
+            return {
+                "ok": True,
+                "provider": llm.name,
+                "model": getattr(llm, "model", ""),
+                "seconds": round(time.monotonic() - began, 3),
+                "answer": "(loaded; runs in this process)",
+            }
         completion = llm.chat(TEST_MESSAGES, sampling=Sampling(max_tokens=8, max_sentences=0))
     except (LLMError, secrets.SecretsUnavailable) as exc:
         return {"ok": False, "detail": str(exc)}

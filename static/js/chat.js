@@ -646,9 +646,9 @@
     $("test-model").disabled = true;
     try {
       const result = await call("llm/test/", { method: "POST", body: JSON.stringify(modelValues()) });
-      $("model-status").textContent = result.ok
-        ? `connected: ${result.provider}${result.model ? ` ${result.model}` : ""} answered “${result.answer}” in ${result.seconds} s`
-        : `no answer: ${result.detail}`;
+      if (!result.ok) $("model-status").textContent = `no answer: ${result.detail}`;
+      else if (result.provider === "offline") $("model-status").textContent = `the bundled model is installed and loaded (it runs in this process; ${result.seconds} s)`;
+      else $("model-status").textContent = `connected: ${result.provider}${result.model ? ` ${result.model}` : ""} answered “${result.answer}” in ${result.seconds} s`;
     } catch (error) {
       $("model-status").textContent = error.message;
     } finally {
