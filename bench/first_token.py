@@ -32,8 +32,7 @@ from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.jobs.ingest import TurnIn, ingest
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import MemoryUser
-from memory_engine.store import index
-from memory_engine.store.spaces import assistant_create, space_get, user_create
+from memory_engine.store.spaces import assistant_create, space_get, user_create, user_memory_delete
 from tests.fake_llm_server import FakeLLMServer, reply
 from tests.memory_helpers import nothing_extracted
 from tests.processes import RedisServer, Role, free_port, healthy, wait_until
@@ -71,10 +70,8 @@ def questions_and_turns(sample_id: str, turns: int) -> tuple[list[str], list[Tur
 def fill_space(turns: list[TurnIn], name: str) -> str:
     """A fresh space holding `turns`, and a token for it."""
     user = MemoryUser.objects.filter(external_id=USER).first()
-    if user is not None:
-        for space in user.spaces.all():
-            index.forget_space(space.pk, delete_files=True)
-        user.delete()
+    if user is not None:  # left by an earlier run: its spaces, index files and tokens go with it
+        user_memory_delete(user=user)
     user_create(user_id=USER, display_name=name)
     assistant_create(assistant_id=ASSISTANT, name="Helper")
     space = space_get(user_id=USER, assistant_id=ASSISTANT)

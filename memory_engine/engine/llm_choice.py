@@ -48,11 +48,26 @@ def _resolved(choice: SpaceLLM) -> dict:
         return {"provider": "offline"}
     try:
         if choice.base_url:
-            inputs.llm_endpoint(choice.base_url)  # again: what a host name points at may have changed
+            _endpoint_still_allowed(choice.base_url)
         key = secrets.decrypt(choice.api_key_encrypted) if choice.api_key_encrypted else ""
     except (InvalidParameter, secrets.SecretsUnavailable) as exc:
         raise LLMError(f"this space's LLM endpoint cannot be used: {exc}") from exc
     return {"provider": "openai", "base_url": choice.base_url, "model": choice.model, "api_key": key}
+
+
+# When an endpoint was last checked (inputs.llm_endpoint resolves its host): a reply or a promotion does
+# not wait on a DNS lookup each time, and what a host name points at is looked at again after this long.
+RECHECK_SECONDS = 300.0
+_checked_at: dict[str, float] = {}
+
+
+def _endpoint_still_allowed(base_url: str) -> None:
+    if time.monotonic() - _checked_at.get(base_url, float("-inf")) < RECHECK_SECONDS:
+        return
+    inputs.llm_endpoint(base_url)
+    if len(_checked_at) > 1000:
+        _checked_at.clear()
+    _checked_at[base_url] = time.monotonic()
 
 
 def choice_set(*, space: MemorySpace, values: dict, actor: str) -> SpaceLLM | None:
