@@ -226,6 +226,11 @@ def llm_choice(provider: object, base_url: object, model: object, api_key: objec
     return {"provider": "openai", "base_url": base_url, "model": model, "api_key": api_key}
 
 
+def _host_port(url: str) -> str:
+    parsed = urlsplit(url)
+    return f"{(parsed.hostname or '').lower()}:{parsed.port or (443 if parsed.scheme == 'https' else 80)}"
+
+
 def llm_endpoint(base_url: str) -> None:
     """Refuse an endpoint the server must not call (see llm_choice): raises InvalidParameter("base_url")."""
     parsed = urlsplit(base_url)
@@ -239,6 +244,7 @@ def llm_endpoint(base_url: str) -> None:
         raise InvalidParameter("base_url", "has a port that is not a number from 0 to 65535") from None
     host = parsed.hostname.lower()
     allowed = {entry.strip().lower() for entry in settings.MEMORYOS_LLM_ALLOWED_HOSTS.split(",") if entry.strip()}
+    allowed |= {_host_port(url) for _, url in settings.MEMORYOS_LLM_LOCAL_SERVERS}
     if "*" in allowed or host in allowed or f"{host}:{port}" in allowed:
         return
     try:

@@ -199,6 +199,21 @@ class Page(models.Model):
         default=False, help_text="The assistant's reply was degenerate; only the user's words were kept."
     )
 
+    class ReplySource(models.TextChoices):
+        GIVEN = "given", "given with the turn (add_memory, an import, a restore)"
+        MODEL = "model", "written here by the space's LLM"
+        WEAK_MODEL = "weak_model", "written here by a weak LLM (the bundled one): shown, never memory"
+        QUOTED = "quoted", "the person's own words quoted back (engine/recall.py): not memory twice"
+
+    # Who wrote the reply. A weak model's reply is kept so the conversation reads as it happened, but its
+    # words are not memory: a 135M model invents, and an invention must not become a fact about the person.
+    reply_source = models.CharField(
+        max_length=12,
+        choices=ReplySource.choices,
+        default=ReplySource.GIVEN,
+        help_text="Who wrote the reply; a weak model's reply is never indexed, summarised or promoted.",
+    )
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["space", "seq"], name="one_page_per_seq"),
@@ -223,8 +238,22 @@ class Page(models.Model):
         return f"page {self.seq} of space {self.space_id}"
 
     @property
+    def memory_reply(self) -> str:
+        """The reply as memory: its words, or "" when they are not memory (withheld, or a weak model's)."""
+        return reply_as_memory(self.agent_response, withheld=self.reply_withheld, source=self.reply_source)
+
+    @property
     def text(self) -> str:
-        return page_text(self.user_input, self.agent_response)
+        """The page as memory: what its embedding, keywords, lexical index and summaries are made of."""
+        return page_text(self.user_input, self.memory_reply)
+
+
+def reply_as_memory(agent_response: str, *, withheld: bool, source: str) -> str:
+    """The one rule for what of a reply is memory: the person's words always are (see page_text's
+    caller); the assistant's only when they were given with the turn or written by a capable model."""
+    if withheld or source in (Page.ReplySource.WEAK_MODEL, Page.ReplySource.QUOTED):
+        return ""
+    return agent_response
 
 
 def page_text(user_input: str, agent_response: str) -> str:

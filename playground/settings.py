@@ -194,6 +194,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 1800)
+# A worker runs at this niceness (0: as started): consolidation and imports share the machine with the
+# web process, whose replies a person is waiting for (memory_engine/jobs/tasks.py).
+MEMORYOS_WORKER_NICE = envint("MEMORYOS_WORKER_NICE", 10)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-consolidation": {
         "task": "memory_engine.sweep_pending",
@@ -227,6 +230,30 @@ MEMORYOS_EVENTS_STREAM_SECONDS = envfloat("MEMORYOS_EVENTS_STREAM_SECONDS", 300.
 # besides public HTTPS addresses (host or host:port, comma-separated; * for any).
 MEMORYOS_SECRETS_KEY = envstr("MEMORYOS_SECRETS_KEY", "")
 MEMORYOS_LLM_ALLOWED_HOSTS = envstr("MEMORYOS_LLM_ALLOWED_HOSTS", "")
+
+
+def local_llm_servers(raw: str) -> list[tuple[str, str]]:
+    """`Name=http://host:port/v1,...` as (name, base URL) pairs; fails loudly on a malformed entry."""
+    servers = []
+    for entry in (part.strip() for part in raw.split(",")):
+        name, _, url = entry.partition("=")
+        if not entry:
+            continue
+        if not name.strip() or not url.strip().startswith(("http://", "https://")):
+            raise ImproperlyConfigured(f"MEMORYOS_LLM_LOCAL_SERVERS: {entry!r} is not Name=http://host:port/v1")
+        servers.append((name.strip(), url.strip().rstrip("/")))
+    return servers
+
+
+# LLM servers people run on their own machine, offered in a space's model form when they answer, and
+# allowed as its endpoint like MEMORYOS_LLM_ALLOWED_HOSTS. In development (DEBUG) the usual ports of Ollama,
+# LM Studio and llama.cpp's server; in production none unless listed.
+LOCAL_LLM_SERVERS_IN_DEVELOPMENT = (
+    "Ollama=http://127.0.0.1:11434/v1,LM Studio=http://127.0.0.1:1234/v1,llama.cpp=http://127.0.0.1:8080/v1"
+)
+MEMORYOS_LLM_LOCAL_SERVERS = local_llm_servers(
+    envstr("MEMORYOS_LLM_LOCAL_SERVERS", LOCAL_LLM_SERVERS_IN_DEVELOPMENT if DEBUG else "")
+)
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
 # A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
 # is 0.2-0.4 MB.

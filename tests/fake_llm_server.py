@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 CHAT_PATH = "/v1/chat/completions"
+MODELS_PATH = "/v1/models"
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         # Test output stays readable; failures are visible in the client's exceptions instead.
         pass
+
+    def do_GET(self) -> None:
+        # OpenAI's model list, as Ollama, LM Studio and llama.cpp's server answer it.
+        if self.path.rstrip("/") != MODELS_PATH:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        self._send(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model", "owned_by": "fake"}]})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)

@@ -78,3 +78,29 @@ def write_concurrently(memory, writers, turns_each: int) -> list[Exception]:
     for t in threads:
         t.join()
     return errors
+
+
+# A context size no other test loads the bundled model with: a weak model's memory built with it shows,
+# in a suite that has loaded the model for other tests, whether this test loaded it.
+UNLOADED_CONTEXT = 1536
+
+
+def weak_offline_llm(settings):
+    """The bundled model's client, for the server's LLM setting and a MemoryOS alike, with a context of its
+    own (see `offline_model_loaded`). Loading it is lazy: a test that never asks it never loads it."""
+    from memory_engine.llm.offline import OfflineLLM
+
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        "LLM_PROVIDER": "offline",
+        "LLM_BASE_URL": "",
+        "OFFLINE_LLM_CONTEXT": UNLOADED_CONTEXT,
+    }
+    return OfflineLLM(context=UNLOADED_CONTEXT)
+
+
+def offline_model_loaded() -> bool:
+    """Whether a client from `weak_offline_llm` has loaded the model in this process."""
+    from memory_engine.llm import offline
+
+    return any(context == UNLOADED_CONTEXT for _, context, _ in offline._servers)

@@ -4,6 +4,7 @@ Each worker has its own index folder (as a worker on another machine would), sha
 database, and calls the scripted OpenAI-compatible server over HTTP.
 """
 
+import os
 import threading
 import time
 
@@ -64,7 +65,9 @@ def test_a_turn_is_answered_while_consolidation_is_still_running(memory, hot_spa
     gate = threading.Event()
     extract = held(gate, extraction(profile=[("occupation", "nurse", 1)]))
     fake_llm.responder = answers(extract, reply("Milo, I think."))
-    start_worker(**PATIENT)
+    worker = start_worker(**PATIENT)
+    # The worker yields the CPU to this process, whose reply a person waits for (MEMORYOS_WORKER_NICE).
+    assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
     get_embedder()  # a web process has its model loaded already
     add_turns(memory, CAT_TALK + [("ok", "ok")])
     until(lambda: extraction_calls(fake_llm) == 1, fake_llm, "the worker to call the LLM")

@@ -19,10 +19,39 @@ def test_the_data_has_thirty_conversations_of_facts_small_talk_and_questions_som
             assert ask["expect"] and any(alt.lower() in said for alt in ask["expect"]), ask
 
 
+def test_the_fresh_set_is_written_otherwise_facts_in_passing_paraphrased_and_changing():
+    conversations = chat_quality.load_conversations(chat_quality.FRESH)
+    assert len(conversations) >= 20
+    asks = [t for c in conversations for s in c["sessions"] for t in s["turns"] if "ask" in t]
+    assert len(asks) >= 80 and sum("stale" in t for t in asks) >= 8
+    for conversation in conversations:
+        turns = [t for s in conversation["sessions"] for t in s["turns"]]
+        for number, ask in enumerate(turns):
+            if "ask" not in ask:
+                continue
+            said = " ".join(t["say"] for t in turns[:number] if "say" in t).lower()
+            assert any(alt.lower() in said for alt in ask["expect"]), ask
+            assert not any(alt.lower() in ask["ask"].lower() for alt in ask["expect"]), ask
+
+
 def test_a_fact_counts_when_any_alternative_is_in_the_reply_as_a_word():
     assert chat_quality.found("Your cat is called Biscuit.", ["Biscuit"])
     assert chat_quality.found("It is on the 14th of March", ["March", "14"])
+    assert chat_quality.found("I'm allergic to peanuts.", ["peanut"])  # its plural too
     assert not chat_quality.found("You love opera.", ["oper"])
+
+
+def test_it_tells_replies_that_take_the_persons_name_or_recite_the_prompt():
+    assert chat_quality.names_user("Maria Lindqvist. She is a friendly person.", "Maria Lindqvist", [])
+    assert chat_quality.names_user("Dana's a wonderful person.", "Dana", [])
+    assert chat_quality.names_user("So Maria is an Italian doctor.", "Maria Lindqvist", [])
+    assert not chat_quality.names_user("Hi Maria, lovely to hear from you!", "Maria", [])
+    assert not chat_quality.names_user("You told me: \u201cI'm Maria Lindqvist.\u201d", "Maria Lindqvist", [])
+    assert not chat_quality.names_user("Sure, happy to help.", "", [])  # no name told: nothing to take
+    assert chat_quality.prompt_leak("The user said: I have a cat.") == "The user said"
+    assert chat_quality.prompt_leak("Never make up facts about the user, and never speak as the user.")
+    assert chat_quality.prompt_leak("You told me on Monday: \u201cThe user said it was fine.\u201d") is None
+    assert chat_quality.prompt_leak("Pepper sounds like a lovely cat!") is None
 
 
 def test_it_tells_when_the_assistant_speaks_as_the_user():
@@ -65,3 +94,6 @@ def test_a_run_replays_a_conversation_and_measures_its_replies(fake_llm):
     # "I'm Amara, a nurse." was refused by the guard (it claims the user's name) and asked again.
     assert result.records[-1].retried and result.records[-1].text == "You are a nurse."
     assert "fact recalled" in chat_quality.markdown([result])
+    # What the conversation left in memory, against the words the person said.
+    (memory,) = result.memories
+    assert memory.conversation == "t1" and memory.unsupported == 0

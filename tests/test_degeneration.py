@@ -65,3 +65,29 @@ def test_it_refuses_the_same_words_it_gave_to_another_message():
     guard = ReplyGuard(earlier_replies=["Pixel, my friend."])
     assert "word for word" in guard.problem("pixel my friend")
     assert guard.problem("Pixel is your dog, my friend.") is None
+
+
+def test_it_refuses_a_reply_that_describes_the_user_by_name_or_recites_the_instructions():
+    """What the bundled model did with its notes (issue 33): "Maria Lindqvist - A friendly and helpful
+    person", "Dana's a wonderful person", and its instructions read back."""
+    guard = ReplyGuard(
+        user_names=["Maria Lindqvist", "Maria", "Dana"],
+        instructions="Reply to the user in one or two short, kind sentences.",
+        strict_names=True,
+    )
+    for text in (
+        "Maria Lindqvist - A friendly and helpful person who loves cats.",
+        "Dana's a wonderful person with many talents.",
+        "I think Maria is an excellent nurse.",
+        "Sure! I will reply to the user in one or two short sentences.",
+    ):
+        assert guard.problem(text) is not None, text
+    assert guard.problem("Maria, that sounds like a lovely weekend!") is None  # spoken to, not described
+
+
+def test_a_weak_models_guard_refuses_a_reply_opening_with_the_users_name_or_a_speakers_label():
+    weak = ReplyGuard(user_names=["Sofia"], strict_names=True)
+    assert weak.problem("Sofia! Welcome to my kitchen!") == "opens with the user's name"
+    assert weak.problem("Mike Brennan: Hey! Hope you're well.").startswith("opens with a speaker's label")
+    assert weak.problem("Welcome, Sofia! How was the bakery?") is None
+    assert ReplyGuard(user_names=["Sofia"]).problem("Sofia, welcome back!") is None

@@ -157,6 +157,18 @@ def test_a_reply_stops_after_three_sentences_and_keeps_them_whole(memory, rememb
     assert stream.sent < stream.total / 4  # generation stopped there: the client hung up
 
 
+def test_a_reply_stopped_at_its_sentences_never_ends_on_a_list_it_announced(memory, remembered, fake_llm):
+    """What the bundled model wrote to "Any tips for sleeping better?" ended "Here are some ways:\n\n1."."""
+    listing = "Sleep matters. It is about habits. Here are some simple ways:\n\n1. Keep a schedule.\n2. No screens."
+    fake_llm.script(reply(listing))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Any tips for sleeping?")
+    # "1." opening a line ends no sentence: the third one runs to the end of the list's first item.
+    assert response.text == "Sleep matters. It is about habits. Here are some simple ways:\n\n1. Keep a schedule."
+    fake_llm.script(reply("Sleep matters. Here are some simple ways:\n\n1", finish_reason="length"))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="Any tips for sleeping?")
+    assert response.text == "Sleep matters."  # the list never came: its announcement goes too
+
+
 def test_the_sentence_limit_follows_the_setting_and_zero_turns_it_off(memory, remembered, fake_llm, settings):
     settings.MEMORYOS = {**settings.MEMORYOS, "CHAT_MAX_SENTENCES": 0}
     fake_llm.script(reply("One. Two. Three. Four. Five."))
@@ -168,22 +180,33 @@ def test_the_sentence_limit_follows_the_setting_and_zero_turns_it_off(memory, re
     assert response.text == "One."
 
 
-def test_the_compact_prompt_for_a_weak_model_names_no_one_and_keeps_three_lines(memory, remembered):
-    """A weak model named in its prompt ("talking with Alice") answered as Alice; it is told about "the
-    user", with the three closest things the user said and none of its own earlier replies. The guard
-    still knows the name."""
+def test_a_weak_models_prompt_is_small_talk_with_no_memory_to_recite_and_its_guard_knows_the_name(memory, remembered):
+    """Given notes, SmolLM2-135M recited them as a description of the user ("Maria Lindqvist is a
+    wonderful person"); questions about the person are answered from their words (engine/recall.py), so its
+    prompt holds none. The guard still knows the names: a reply opening with one, claiming one or
+    describing the user by one is refused."""
     from memory_engine.engine.generator import build_prompt
     from memory_engine.engine.retriever import retrieve
 
-    MemoryUser.objects.filter(external_id="alice").update(display_name="Alice")
+    MemoryUser.objects.filter(external_id="alice").update(display_name="Alice Moreau")
     remembered.refresh_from_db()
-    retrieval = retrieve(remembered, "What is my cat called?")
+    retrieval = retrieve(remembered, "Lovely weather today.")
     full = build_prompt(remembered, retrieval)
     compact = build_prompt(remembered, retrieval, compact=True)
 
     assert "Alice" in full.messages[0]["content"]
-    assert "Alice" not in str(compact.messages) and "the user" in compact.messages[0]["content"]
+    assert "Alice" not in str(compact.messages) and "Milo" not in str(compact.messages)
     assert [m["role"] for m in compact.messages] == ["system", "user"]
-    assert compact.messages[-1]["content"] == "What is my cat called?"
-    assert compact.messages[0]["content"].count("\n- ") <= 3
-    assert compact.guard.problem("I'm Alice, and I have a cat.") is not None
+    assert compact.messages[-1]["content"] == "Lovely weather today."
+    assert [title for title, _ in compact.sections] == ["instructions"]
+    for answer in (
+        "I'm Alice, and I have a cat.",
+        "Alice Moreau is a friendly nurse who loves cats.",
+        "Alice's a wonderful person.",
+        "Alice! Welcome to my clinic.",
+        "Alice Moreau: Hey there!",
+        "Reply to the user in one or two short, kind sentences.",
+    ):
+        assert compact.guard.problem(answer) is not None, answer
+    assert compact.guard.problem("Hi Alice! Lovely weather indeed.") is None
+    assert full.guard.problem("Alice, that sounds lovely.") is None  # a capable model may open with a name

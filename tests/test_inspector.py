@@ -22,6 +22,10 @@ def test_the_prompt_shown_is_the_generators_and_a_weak_model_is_shown_its_compac
     weak = MemoryOS(llm=OfflineLLM()).inspect(user_id="alice", assistant_id="helper", query=query)
     assert weak.compact
     assert weak.messages == build_prompt(alice_space, weak.retrieval, compact=True).messages
-    assert [m["role"] for m in weak.messages] == ["system", "user"]  # recent turns folded into the system message
-    assert [p.name for p in weak.parts] == ["instructions", "What you know about the user", "the message"]
+    assert [m["role"] for m in weak.messages] == ["system", "user"]  # no memory for a weak model to recite
+    assert [p.name for p in weak.parts] == ["instructions", "the message"]
+    # ... because it is not asked about the user: the reply would quote what they said.
+    assert weak.quoted is not None and "Milo" in weak.quoted.text
+    assert weak.as_dict()["answer_from_memory"]["quoted"][0]["text"] in {text for text, _ in CAT_TALK}
+    assert seen.as_dict()["answer_from_memory"] is None
     assert Page.objects.count() == pages  # nothing stored; the offline model was never loaded or called

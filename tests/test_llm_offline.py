@@ -32,24 +32,21 @@ def offline_llm(settings) -> OfflineLLM:
     return llm
 
 
-def test_it_extracts_schema_valid_grounded_memories(offline_llm):
+def test_its_answer_under_a_schema_is_schema_valid(offline_llm):
+    """The product no longer asks the bundled model to promote (it only chose among the person's own
+    statements, slowly: long_term.extraction_from_words does that), but the provider's structured call,
+    which a GGUF of a capable model could serve, still decodes under the schema's grammar."""
     before = offline_llm.usage()
 
     value, completion = offline_llm.structured(
         extraction_messages(PAGES),
-        schema=extraction_schema(PAGES, verbatim=offline_llm.weak),
+        schema=extraction_schema(PAGES),
         schema_name=EXTRACTION_SCHEMA_NAME,
         max_tokens=EXTRACTION_MAX_TOKENS,
     )
 
     jsonschema.validate(value, EXTRACTION_SCHEMA)
-    user_turns = {number: user for number, user, _ in PAGES}
-    assistant_turns = {number: answer for number, _, answer in PAGES}
-    assert all(fact["fact"] in user_turns[fact["page"]] for fact in value["user_facts"])
-    assert all(fact["fact"] in assistant_turns[fact["page"]] for fact in value["assistant_knowledge"])
-    assert value["profile"] == []  # a weak model is not asked for a profile
-    # Page 2 holds no first-person statement: nothing may cite it.
-    assert all(item["page"] != 2 for item in value["user_facts"] + value["assistant_knowledge"])
+    jsonschema.validate(value, extraction_schema(PAGES))
     assert completion.completion_tokens > 0
     assert (offline_llm.usage() - before).calls >= 1
 

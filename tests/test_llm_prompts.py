@@ -11,7 +11,6 @@ from memory_engine.engine.prompts import (
     MAX_ITEMS,
     extraction_messages,
     extraction_schema,
-    first_person_statements,
 )
 
 PAGES = [
@@ -31,8 +30,8 @@ def walk(schema):
 
 @pytest.mark.parametrize(
     "schema",
-    [EXTRACTION_SCHEMA, extraction_schema(PAGES), extraction_schema(PAGES, verbatim=True)],
-    ids=["contract", "narrowed", "verbatim"],
+    [EXTRACTION_SCHEMA, extraction_schema(PAGES)],
+    ids=["contract", "narrowed"],
 )
 def test_every_schema_is_bounded_and_strict(schema):
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -50,39 +49,6 @@ def test_the_contract_has_the_three_lists_and_the_profile_attributes():
     assert set(EXTRACTION_SCHEMA["required"]) == {"profile", "user_facts", "assistant_knowledge"}
     attribute = EXTRACTION_SCHEMA["properties"]["profile"]["items"]["properties"]["attribute"]
     assert attribute["enum"] == list(PROFILE_ATTRIBUTES)
-
-
-def test_first_person_statements_keep_statements_about_the_speaker():
-    text = "Hey Mel! Good to see you! I'm swamped with the kids & work. What's up with you? Anything new?"
-
-    assert first_person_statements(text) == ["I'm swamped with the kids & work."]
-
-
-def test_the_verbatim_schema_accepts_only_sentences_from_the_cited_page():
-    schema = extraction_schema(PAGES, verbatim=True)
-    good = {
-        "user_facts": [{"page": 4, "fact": "I moved to Seattle last month.", "topic": "user's city"}],
-        "assistant_knowledge": [{"page": 4, "fact": "I can't feel rain, but I'll keep you company.", "topic": "rain"}],
-        "profile": [],
-    }
-    jsonschema.validate(good, schema)
-    jsonschema.validate(good, EXTRACTION_SCHEMA)  # narrowed answers always satisfy the contract
-
-    for bad_fact in [
-        {"page": 4, "fact": "I moved to Portland last month.", "topic": "city"},  # not in the page
-        {"page": 5, "fact": "I moved to Seattle last month.", "topic": "city"},  # wrong page
-        {"page": 4, "fact": "Do you like rain?", "topic": "rain"},  # a question
-    ]:
-        with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate({**good, "user_facts": [bad_fact]}, schema)
-
-
-def test_the_verbatim_schema_forces_empty_lists_when_nothing_is_stated():
-    pages = [(1, "What's the capital of Australia?", "The capital of Australia is Canberra.")]
-    schema = extraction_schema(pages, verbatim=True)
-
-    for name in ("user_facts", "assistant_knowledge", "profile"):
-        assert schema["properties"][name]["maxItems"] == 0
 
 
 def test_the_narrowed_schema_rejects_a_page_that_was_not_given():

@@ -1,62 +1,123 @@
-"""Promotion with the bundled SmolLM2 (a weak model): memories are the user's own sentences."""
+"""Promotion with the bundled SmolLM2 (a weak model): no LLM call; memory is the person's own words, and
+never a word the model wrote. Every path (chat, import, replay, evaluation) promotes through the updater,
+so each uses this rule."""
+
+import re
+from datetime import timedelta
 
 import pytest
 
 from memory_engine.engine import long_term
-from memory_engine.engine.long_term import FactItem, profile_from_statements
+from memory_engine.engine.profile_attributes import values_in
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.models import LongTermEntry, Page
-from memory_engine.store.embeddings import get_embedder
-from tests.memory_helpers import add_turns
+from memory_engine.jobs.conversation import turn_add
+from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from tests.memory_helpers import add_turns, days_ago, offline_model_loaded, weak_offline_llm
 
 Kind = LongTermEntry.Kind
 
 
-def _facts(*sentences, kind=Kind.USER_KNOWLEDGE):
-    return [FactItem(kind, "", sentence, page=None, supersedes=False) for sentence in sentences]
+@pytest.mark.parametrize(
+    ("sentence", "values"),
+    [
+        ("I live in Porto, in Portugal.", [("location", "Porto")]),
+        ("Hi! I'm Maria Lindqvist.", [("name", "Maria Lindqvist")]),
+        ("I have a cat called Pepper.", [("pets", "a cat called Pepper")]),
+        ("I work as a nurse at the city hospital.", [("occupation", "nurse")]),
+        ("I'm Anika, a wedding photographer in Hamburg.", [("name", "Anika"), ("occupation", "wedding photographer")]),
+        ("My son Haruto just started primary school.", [("family", "son Haruto")]),
+        ("we just moved to lisbon", [("location", "lisbon")]),
+        ("I'm vegetarian, and I've been that way since I was a kid.", [("diet", "vegetarian")]),
+        ("I don't eat pork.", [("diet", "no pork")]),
+        ("My favourite book is Pride and Prejudice.", [("likes", "Pride and Prejudice (favourite book)")]),
+        ("I'm Tired and need sleep.", []),
+        ("I'm a big fan of jazz.", []),
+        ("I'm an early riser.", []),
+        ("The weather is lovely today.", []),
+    ],
+)
+def test_a_profile_value_is_a_span_of_the_persons_words_never_the_sentence(sentence, values):
+    assert values_in(sentence) == values
+    said = set(re.findall(r"\w+", sentence.lower()))
+    for _, value in values:  # the person's words ("no pork" for "I don't eat pork"), never their sentence
+        assert set(re.findall(r"\w+", value.lower())) - {"no"} <= said and not long_term.is_sentence(value)
 
 
-def test_a_users_statement_is_filed_under_the_attribute_it_clearly_speaks_of():
-    facts = _facts("I have a dog named Rex who loves the park.", "I want to become a counselor one day.")
-    items = profile_from_statements(facts, get_embedder().encode([f.fact for f in facts]))
-    assert [(i.attribute, i.value) for i in items] == [
-        ("pets", "I have a dog named Rex who loves the park."),
-        ("goals", "I want to become a counselor one day."),
-    ]
+def test_statements_are_the_persons_sentences_about_themselves_not_questions_or_requests():
+    text = "Hey Mel! I'm swamped with the kids & work. What's up with you? Can you remind me to call mum"
+    assert long_term.statements(text) == ["I'm swamped with the kids & work."]
 
 
-def test_a_statement_close_to_no_attribute_and_assistant_statements_are_left_out():
-    facts = _facts("The bus was late again this morning.") + _facts(
-        "I have a dog named Rex.", kind=Kind.ASSISTANT_KNOWLEDGE
-    )
-    assert profile_from_statements(facts, get_embedder().encode([f.fact for f in facts])) == []
+@pytest.fixture
+def weak(memory, alice_space, settings):
+    llm = weak_offline_llm(settings)
+    alice_space.stm_capacity = 1
+    alice_space.heat_threshold = 3.5
+    alice_space.save()
+    return MemoryOS(llm=llm)
 
 
-@pytest.mark.offline_llm
-def test_the_offline_model_promotes_only_sentences_said_in_the_conversation(db, settings):
-    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "LLM_BASE_URL": ""}
-    memory = MemoryOS()
-    memory.create_user("alice")
-    memory.create_assistant("helper")
-    space = memory.space(user_id="alice", assistant_id="helper")
-    space.stm_capacity = 1
-    space.heat_threshold = 3.5
-    space.save()
+def test_a_weak_models_promotion_asks_no_model_and_keeps_only_the_persons_words(weak, alice_space):
     turns = [
-        ("I have a dog named Rex and he loves the beach.", "Rex sounds like a happy dog."),
-        ("I work as a nurse at the city hospital.", "Nursing is demanding work; I admire it."),
+        ("Hi, I'm Maria. I have a dog named Rex and he loves the beach.", "Rex sounds like a happy dog!"),
+        ("I live in Porto, in Portugal.", "I'd be delighted to help you plan your trip to Porto!"),
         ("What's the capital of Australia?", "The capital of Australia is Canberra."),
         ("ok", "ok"),
     ]
-    add_turns(memory, turns)
-    assert not Page.objects.filter(tier=Page.Tier.MID, analyzed=False).exists()
-    user_said = [p.user_input for p in Page.objects.all()]
-    entries = list(LongTermEntry.objects.filter(space=space).exclude(kind=Kind.PROFILE))
-    assert entries, "the model stored nothing"
-    for entry in entries:
-        page = entry.source_pages.get()
-        text = page.user_input if entry.kind == Kind.USER_KNOWLEDGE else page.agent_response
-        assert entry.value in text  # word for word, from the right speaker
-    for attribute, value in long_term.user_profile(space).items():
-        for part in value.split("; "):
-            assert any(part in text for text in user_said), (attribute, part)
+    start = days_ago(1)
+    for number, (said, replied) in enumerate(turns):  # replies written here by the weak model
+        turn_add(
+            space=alice_space,
+            user_input=said,
+            agent_response=replied,
+            timestamp=start + timedelta(minutes=2 * number),
+            reply_source=Page.ReplySource.WEAK_MODEL,
+        )
+    weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+
+    assert not offline_model_loaded(), "the model was loaded"
+    runs = ConsolidationRun.objects.filter(space=alice_space)
+    assert runs.exists() and sum(run.llm_calls for run in runs) == 0
+    said = " ".join(p.user_input for p in Page.objects.filter(space=alice_space))
+    knowledge = list(LongTermEntry.objects.filter(space=alice_space).exclude(kind=Kind.PROFILE))
+    assert {entry.value for entry in knowledge} == {
+        "I have a dog named Rex and he loves the beach.",
+        "I live in Porto, in Portugal.",
+    }
+    assert all(entry.kind == Kind.USER_KNOWLEDGE for entry in knowledge)  # nothing from the model's replies
+    assert long_term.user_profile(alice_space) == {"name": "Maria", "pets": "a dog named Rex", "location": "Porto"}
+    for value in long_term.user_profile(alice_space).values():
+        assert value in said
+
+
+def test_a_reply_given_with_the_turn_is_memory_and_a_weak_models_is_not(weak, alice_space):
+    add_turns(
+        weak,
+        [
+            ("I need a name for my sourdough starter.", "I will remember that your starter is called Doughbert."),
+            ("Thanks!", "I can help you bake on weekends."),
+            ("What else?", "I'm happy to help."),
+        ],
+    )
+    weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    given = LongTermEntry.objects.filter(space=alice_space, kind=Kind.ASSISTANT_KNOWLEDGE)
+    assert "I will remember that your starter is called Doughbert." in {entry.value for entry in given}
+    page = Page.objects.filter(space=alice_space).first()
+    assert "Doughbert" in page.text  # a reply given with the turn (an import, add_memory) is memory
+    page.reply_source = Page.ReplySource.WEAK_MODEL
+    assert "Doughbert" not in page.text and page.memory_reply == ""
+
+
+def test_a_capable_models_profile_value_that_is_a_sentence_is_refused(alice_space):
+    page = Page(user_input="I live in Porto, in Portugal.", agent_response="", seq=1)
+    answer = {
+        "user_facts": [],
+        "assistant_knowledge": [],
+        "profile": [
+            {"page": 1, "attribute": "location", "value": "I live in Porto, in Portugal."},
+            {"page": 1, "attribute": "hometown", "value": "Portugal"},
+        ],
+    }
+    extraction = long_term.validate_extraction(answer, [page])
+    assert [(item.attribute, item.value) for item in extraction.profile] == [("hometown", "Portugal")]
+    assert any("a sentence, not a value" in reason for reason in extraction.rejected)

@@ -47,6 +47,11 @@ def lived(memory, alice_space, fake_llm):
     long_term.knowledge_entry_add(
         space=alice_space, kind="user_knowledge", topic="food", fact="The user likes spicy food", actor="library"
     )
+    # Replies written here by the bundled model, and one quoting the person: kept as said, never memory.
+    # (The newest two turns: in short-term memory, so no vector or index holds their words yet.)
+    newest, before = Page.objects.filter(space=alice_space).order_by("-seq")[:2]
+    Page.objects.filter(pk=newest.pk).update(reply_source=Page.ReplySource.WEAK_MODEL)
+    Page.objects.filter(pk=before.pk).update(reply_source=Page.ReplySource.QUOTED)
     alice_space.refresh_from_db()
     return alice_space
 
@@ -76,6 +81,8 @@ def canonical(document: dict) -> dict:
 
 def test_a_restored_export_is_the_same_memory_and_retrieves_the_same(lived, bob_space):
     exported = space_export(space=lived)
+    sources = [p["reply_source"] for p in exported["pages"]]
+    assert sources[-2:] == [Page.ReplySource.QUOTED, Page.ReplySource.WEAK_MODEL]
     assert exported["entries"] and exported["sessions"] and any(e["status"] == "deleted" for e in exported["entries"])
     assert sum(len(s["heat_timeline"]) for s in exported["sessions"]) > 3
     document = json.loads(json.dumps(exported))  # as it travels
@@ -122,6 +129,7 @@ BROKEN = [
     (lambda d: d["pages"][1].update(seq=d["pages"][0]["seq"]), "increasing seq"),
     (lambda d: d["pages"][0].update(id=d["pages"][1]["id"]), "comes twice"),
     (lambda d: d["pages"][0].update(tier="long"), "tier: must be one of"),
+    (lambda d: d["pages"][0].update(reply_source="the user"), "reply_source: must be one of"),
     (lambda d: d["pages"][0].update(session_id=10**9), "session_id: names"),
     (lambda d: d["pages"][0].update(session_id=[1]), "session_id: must be a whole number"),
     (lambda d: d["pages"][0].update(user_input="x\x00"), "NUL"),

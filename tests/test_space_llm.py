@@ -100,6 +100,7 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
 
 def test_endpoints_the_server_must_not_call_are_refused_and_nothing_is_stored(alice, alice_space, settings):
     settings.MEMORYOS_LLM_ALLOWED_HOSTS = ""
+    settings.MEMORYOS_LLM_LOCAL_SERVERS = []  # as in production
     refused = {
         "http://127.0.0.1:8080/v1": "private or local",
         "https://127.0.0.1/v1": "private or local",
@@ -212,3 +213,42 @@ def test_the_bundled_model_is_tested_by_loading_it_and_left_unasked(alice, alice
     tested = alice.post(_llm_url() + "test/", {"provider": "offline"}, format="json")
     assert tested.status_code == 200 and tested.data["ok"] is True and "loaded" in tested.data["answer"]
     assert tested.data["provider"] == "offline" and not SpaceLLM.objects.exists()
+
+
+def test_the_model_servers_answering_on_this_machine_are_offered_and_may_be_chosen(alice, alice_space, settings):
+    """In development, Ollama, LM Studio or llama.cpp answering on their usual ports are offered in the
+    model form (here a scripted server stands in, on its own port); the one listed may be chosen although
+    it is on loopback, and no other loopback port may."""
+    with FakeLLMServer(model="llama3.2:3b") as local:
+        settings.MEMORYOS_LLM_LOCAL_SERVERS = [("Ollama", local.base_url), ("LM Studio", "http://127.0.0.1:9/v1")]
+        found = alice.get(_llm_url() + "local/")
+        assert found.status_code == 200, found.data
+        assert found.data == {"servers": [{"name": "Ollama", "base_url": local.base_url, "models": ["llama3.2:3b"]}]}
+
+        chosen = alice.put(
+            _llm_url(), {"provider": "openai", "base_url": local.base_url, "model": "llama3.2:3b"}, format="json"
+        )
+        assert chosen.status_code == 200, chosen.data
+        assert chosen.data["weak"] is False and chosen.data["base_url"] == local.base_url
+        other_port = local.base_url.replace(str(local.port), "7")  # loopback, but no server listed there
+        refused = alice.put(_llm_url(), {"provider": "openai", "base_url": other_port, "model": "x"}, format="json")
+        assert refused.status_code == 400 and "private or local address" in str(refused.data)
+
+
+def test_no_local_server_is_offered_or_allowed_unless_configured(alice, alice_space, settings):
+    settings.MEMORYOS_LLM_LOCAL_SERVERS = []
+    assert alice.get(_llm_url() + "local/").data == {"servers": []}
+    refused = alice.put(
+        _llm_url(), {"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "x"}, format="json"
+    )
+    assert refused.status_code == 400
+
+
+def test_another_account_cannot_ask_for_a_spaces_local_servers(memory, alice_space, bob_space):
+    assert client_for("bob").get(_llm_url("alice") + "local/").status_code == 404
+
+
+def test_the_space_says_whether_its_model_is_the_weak_offline_one(alice, alice_space, fake_llm):
+    assert alice.get(_llm_url()).data["weak"] is False  # the deployment's: here a scripted endpoint
+    alice.put(_llm_url(), {"provider": "offline"}, format="json")
+    assert alice.get(_llm_url()).data["weak"] is True

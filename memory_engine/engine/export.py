@@ -37,6 +37,7 @@ def _page(page: Page) -> dict:
         "user_input": page.user_input,
         "agent_response": page.agent_response,
         "reply_withheld": page.reply_withheld,
+        "reply_source": page.reply_source,
         "timestamp": _time(page.timestamp),
         "meta": page.meta,
         "keywords": page.keywords,

@@ -7,22 +7,32 @@ yourself"); the recent conversation follows as real user and assistant turns, an
 comes last, as the user's. Memory written in the user's own first person is quoted and attributed
 ("Sam said: "I work in Lyon.""), so the model reads it as the user's words, not its own.
 
-The reply streams past a `ReplyGuard` that knows this prompt: a loop, the prompt's labels echoed, a
-chat-role marker, a claim to be the user, or the same words as an earlier reply to another message is
-degenerate. The LLM boundary then retries once with stronger settings; if that degenerates too, the
-user gets an honest short answer (FALLBACK_REPLY) and the failed reply is never stored.
+The reply streams past a `ReplyGuard` that knows this prompt: a loop, the prompt's labels or
+instructions echoed, a chat-role marker, a claim to be the user or a description of them, or the same
+words as an earlier reply to another message is degenerate. The LLM boundary then retries once with
+stronger settings; if that degenerates too, the user gets an honest short answer (`fallback_reply`) and the
+failed reply is never stored.
+
+A weak model (`LLM.weak`, the bundled one) is not asked about the person at all: a question about what
+they said is answered with what they said (engine/recall.py), and for small talk it gets a short prompt
+with no memory in it, because the notes it is given are what it recites back ("Maria Lindqvist is a
+wonderful person ..."). Its replies are shown but never become memory (Page.ReplySource.WEAK_MODEL).
 """
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
+from memory_engine.engine import recall
 from memory_engine.engine.retriever import Item, Retrieval
-from memory_engine.llm import LLM, Completion, ReplyGuard, chat_sampling
+from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import get_embedder
 
 FALLBACK_REPLY = "Sorry, I couldn't put together a proper answer to that. Could you ask again, perhaps in other words?"
+# The same, after a statement: nothing was asked, and the person's words are kept all the same.
+FALLBACK_NOTED = "Thanks for telling me."
 
 SYSTEM = (
     "You are {name}, an assistant talking with {user}. {persona}\n"
@@ -30,26 +40,42 @@ SYSTEM = (
     "it, say it back plainly. If you do not know, say so. Never make up facts about {user}, and never speak "
     "as {user}."
 )
-# For a weak model: fewer words to get lost in. Measured on SmolLM2-135M, it answers from memory far
-# more often when given the few lines most like the question than when given everything.
-COMPACT_SYSTEM = (
-    "You are {name}, a friendly assistant talking with {user}. Answer {user} in one or two short sentences. "
-    "When {user} asks about themselves, answer from the notes below."
-)
-COMPACT_LINES = 3
+# For a weak model, small talk only (questions about the person are answered by engine/recall.py): a
+# friendly line and no memory to recite.
+COMPACT_SYSTEM = "You are {name}, a friendly assistant. Reply to the user in one or two short, kind sentences."
+# Notes from memory given to a weak model with its small talk. None: measured on fresh conversations
+# (docs/benchmarks.md), SmolLM2-135M given three notes recited them as descriptions of the user.
+COMPACT_LINES = 0
 USER_SECTION = "What you know about {user}"
 ASSISTANT_SECTION = "What you know about yourself"
 NOTHING_YET = "(nothing yet)"
 
 # How a user names themselves in their own words; such a name must never be claimed by the assistant.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
-_SELF_NAMING = re.compile(r"\b(?i:i'm|i am|my name is|my name's|call me)\s+([A-Z][a-z]{1,30})\b")
+_SELF_NAMING = re.compile(
+    r"\b(?i:i'm|i am|my name is|my name's|call me|this is|it's)\s+([A-Z][a-z]{1,30})\b"
+    # "hey. Mike Brennan, firefighter, Chicago.", "Mike here": a name that opens a message introduces its writer
+    r"|(?:^|[.!?]\s+)([A-Z][a-z]{1,30})(?:\s[A-Z][a-z]{1,30},|\s(?i:here)\b)"
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply, who made it (Page.ReplySource: the model, a weak model, or the person's words quoted),
+    what it cost, and the statements it quotes."""
+
+    text: str
+    source: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retried_because: str | None = None
+    quoted: tuple[recall.Statement, ...] = ()
 
 
 @dataclass
 class Response:
-    """A reply and what it used. `withheld`: the model's reply degenerated and `text` is FALLBACK_REPLY;
-    the stored page keeps the user's words only."""
+    """A reply and what it used. `withheld`: the model's reply degenerated and `text` is the fallback
+    reply; the stored page keeps the user's words only. `source` and `quoted`: see Answer."""
 
     text: str
     page: Page
@@ -58,6 +84,8 @@ class Response:
     completion_tokens: int
     withheld: bool = False
     retried_because: str | None = None
+    source: str = Page.ReplySource.MODEL
+    quoted: tuple[recall.Statement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,8 +112,10 @@ def _when(item: Item) -> str:
 
 def _user_names(space: MemorySpace, profile: dict[str, str], statements: list[str]) -> list[str]:
     names = {space.user.display_name.strip(), profile.get("name", "").strip()}
+    names.update(name.split()[0] for name in list(names) if name)  # "Maria Lindqvist" is "Maria" too
     for text in statements:
-        names.update(_SELF_NAMING.findall(text.replace("\u2019", "'")))
+        for found in _SELF_NAMING.findall(text.replace("\u2019", "'")):
+            names.update(name for name in found if name)
     return sorted(name for name in names if name)
 
 
@@ -118,8 +148,8 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         if said and said.lower() not in seen:
             seen.add(said.lower())
             line = f"On {_when(item)} {user} said: {_quote(said)}"
-            if page.agent_response and not page.reply_withheld and not compact:
-                line += f" and you replied: {_quote(page.agent_response)}"
+            if page.memory_reply and not compact:
+                line += f" and you replied: {_quote(page.memory_reply)}"
             known.append(line)
     about_user = USER_SECTION.format(user=user)
     name = assistant.name or assistant.external_id
@@ -127,8 +157,10 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         recent = [pages[item.id].user_input for item in retrieval.short_term if pages[item.id].user_input]
         known += [f"{user} said: {_quote(text)}" for text in recent]
         known = _most_like(retrieval.query, known, COMPACT_LINES)
-        instructions = COMPACT_SYSTEM.format(name=name, user=user)
-        sections = [("instructions", instructions), (about_user, f"{about_user}:\n{_bullets(known)}")]
+        instructions = COMPACT_SYSTEM.format(name=name)
+        sections = [("instructions", instructions)]
+        if known:
+            sections.append((about_user, f"{about_user}:\n{_bullets(known)}"))
     else:
         instructions = SYSTEM.format(name=name, user=user, persona=assistant.persona).strip()
         about_assistant = _bullets([item.text for item in retrieval.assistant_knowledge])
@@ -155,18 +187,28 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
                 earlier_replies.append(page.agent_response)
     _append(messages, "user", retrieval.query)
     statements += [pages[item.id].user_input for item in retrieval.pages if item.id in pages]
+    statements.append(retrieval.query)  # "Hi, I'm Maria": the name may be given in the message itself
     guard = ReplyGuard(
         # The section titles, and the opening words of each instruction line the prompt gave ("You are
         # Helper, an assistant", "Reply to Sam's last message"), which a small model recites back.
-        scaffolding=[about_user, ASSISTANT_SECTION, *(line[:30] for line in instructions.split("\n"))],
+        scaffolding=[
+            about_user,
+            ASSISTANT_SECTION,
+            f"You are {name}",  # its own introduction, read back to the user
+            *(line[:30] for line in instructions.split("\n")),
+        ],
+        instructions=instructions,
         earlier_replies=earlier_replies,
         user_names=_user_names(space, profile, statements),
+        strict_names=compact,
     )
     return Prompt(messages=messages, guard=guard, sections=sections)
 
 
 def _most_like(query: str, lines: list[str], keep: int) -> list[str]:
     """The `keep` lines closest to the query by the MiniLM cosine, in their original order."""
+    if keep <= 0:
+        return []
     if len(lines) <= keep:
         return lines
     vectors = get_embedder().encode([query, *lines])
@@ -184,11 +226,38 @@ def _append(messages: list[dict], role: str, content: str) -> None:
         messages.append({"role": role, "content": content})
 
 
+def fallback_reply(query: str) -> str:
+    """What the person is told when the model's reply degenerated twice: an apology for a question, a
+    thank-you for a statement (nothing was asked, and their words are kept)."""
+    asked = query.strip().endswith("?") or recall.asks_about_memory(query)
+    return FALLBACK_REPLY if asked else FALLBACK_NOTED
+
+
 def generate(
-    space: MemorySpace, retrieval: Retrieval, *, llm: LLM, on_text: Callable[[str], bool] | None = None
-) -> Completion:
-    """Ask the LLM for the reply under the chat sampling and the prompt's guard (`on_text`: see LLM.chat).
-    Raises LLMDegenerateAnswer when the reply degenerated twice, LLMError when there is no usable reply,
-    ReplyStopped when `on_text` stopped it; stores nothing."""
+    space: MemorySpace,
+    retrieval: Retrieval,
+    *,
+    llm: LLM,
+    on_text: Callable[[str], bool] | None = None,
+    now: datetime | None = None,
+) -> Answer:
+    """The reply to `retrieval.query`. A weak model's question about the person is answered with their
+    own words (recall.answer, as of `now`; no LLM call); otherwise the LLM is asked under the chat
+    sampling and the prompt's guard (`on_text`: see LLM.chat). Raises LLMDegenerateAnswer when the reply
+    degenerated twice, LLMError when there is no usable reply, ReplyStopped when `on_text` stopped it;
+    stores nothing."""
+    if llm.weak:
+        recalled = recall.answer(space, retrieval.query, now=now)
+        if recalled is not None:
+            if on_text is not None and on_text(recalled.text):
+                raise ReplyStopped("the caller stopped the answer")
+            return Answer(recalled.text, Page.ReplySource.QUOTED, quoted=recalled.quoted)
     prompt = build_prompt(space, retrieval, compact=llm.weak)
-    return llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard, on_text=on_text)
+    completion = llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard, on_text=on_text)
+    return Answer(
+        completion.text,
+        Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL,
+        completion.prompt_tokens,
+        completion.completion_tokens,
+        completion.retried_because,
+    )

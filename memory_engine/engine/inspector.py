@@ -4,11 +4,13 @@ For a query it runs the retrieval a chat turn runs, read-only (no hit is counted
 gets hotter), and builds the exact prompt the generator would send from it (generator.build_prompt).
 It reports every ranked item with its score components (retriever.Item.scores), the items the token
 budget left out, and the prompt's parts (the system message's sections, the recent turns, the message
-itself) with an estimate of their tokens, as the budget counts them.
+itself) with an estimate of their tokens, as the budget counts them. For a weak model it also says when the
+model would not be asked at all: a question about the person is answered with their words (recall.answer).
 """
 
 from dataclasses import dataclass
 
+from memory_engine.engine import recall
 from memory_engine.engine.generator import build_prompt
 from memory_engine.engine.retriever import Retrieval, estimate_tokens, retrieve
 from memory_engine.models import MemorySpace
@@ -30,6 +32,7 @@ class Inspection:
     messages: list[dict]
     parts: list[PromptPart]
     compact: bool  # the prompt of a weak model (LLM.weak): see generator.build_prompt
+    quoted: recall.Recall | None = None  # a weak model's reply made of the person's words, instead of the prompt
 
     def as_dict(self) -> dict:
         return {
@@ -38,6 +41,15 @@ class Inspection:
             "parts": [part.__dict__ for part in self.parts],
             "prompt_tokens": sum(part.tokens for part in self.parts),
             "compact": self.compact,
+            "answer_from_memory": None
+            if self.quoted is None
+            else {
+                "text": self.quoted.text,
+                "quoted": [
+                    {"page_id": s.page_id, "seq": s.seq, "text": s.text, "said_at": s.said_at.isoformat()}
+                    for s in self.quoted.quoted
+                ],
+            },
         }
 
 
@@ -60,4 +72,5 @@ def inspect(
     for number, message in enumerate(prompt.messages[1:], start=2):
         name = "the message" if number == len(prompt.messages) else "earlier turn"
         parts.append(PromptPart(name, message["role"], message["content"], estimate_tokens(message["content"])))
-    return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact)
+    quoted = recall.answer(space, query) if compact else None
+    return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact, quoted=quoted)

@@ -16,14 +16,14 @@ Functions that write expect to run inside the caller's `space_write` (store/writ
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 
 import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
 from memory_engine import inputs
-from memory_engine.engine.profile_attributes import EXAMPLES, PROFILE_ATTRIBUTES, is_multi_valued
+from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
+from memory_engine.engine.summaries import split_sentences
 from memory_engine.errors import EntryNotActive, InvalidEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
@@ -74,6 +74,16 @@ def grounding(value: str, source_text: str) -> float:
     return len(words & set(content_tokens(source_text))) / len(words)
 
 
+_SPEAKING = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself)\b", re.I)
+MAX_PROFILE_VALUE_WORDS = 8
+
+
+def is_sentence(value: str) -> bool:
+    """Whether a profile value is a sentence someone said ("I live in Porto.") rather than a value
+    ("Porto", "a cat called Miso"): it speaks in the first person or runs past MAX_PROFILE_VALUE_WORDS."""
+    return bool(_SPEAKING.search(value.replace("\u2019", "'"))) or len(value.split()) > MAX_PROFILE_VALUE_WORDS
+
+
 def _clean(text: object) -> str:
     return " ".join(str(text).split()) if isinstance(text, str) else ""
 
@@ -116,6 +126,9 @@ def validate_extraction(data: dict, pages: list[Page], *, trust_topics: bool = T
         if attribute not in PROFILE_ATTRIBUTES:
             out.rejected.append(f"profile: unknown attribute {attribute!r}")
             continue
+        if is_sentence(value):
+            out.rejected.append(f"profile {attribute}: a sentence, not a value: {value[:80]!r}")
+            continue
         page = accept(value, item.get("page"), f"profile {attribute}")
         if page is not None:
             out.profile.append(ProfileItem(attribute, value, page))
@@ -138,36 +151,57 @@ def validate_extraction(data: dict, pages: list[Page], *, trust_topics: bool = T
     return out
 
 
-PROFILE_MATCH_MIN = 0.45  # cosine to an attribute's closest example
-PROFILE_MATCH_MARGIN = 0.08  # ahead of the next attribute, so an ambiguous statement is left out
+# --- A weak model's promotion: the person's own words ------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|im|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
+# A request is not a statement about oneself, question mark or not ("can you remind me what I said").
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will|do|does|did|should|shall|what|which|who|where|when|why|how|is|are|am|"
+    r"please|tell me|remind me|let me know|any)\b",
+    re.I,
+)
+MIN_STATEMENT_CHARS = 12
+MAX_STATEMENT_CHARS = 200
 
 
-@cache
-def _attribute_examples(model: str) -> tuple[list[str], np.ndarray]:
-    names = [name for name, examples in EXAMPLES.items() for _ in examples]
-    vectors = get_embedder().encode([sentence for examples in EXAMPLES.values() for sentence in examples])
-    return names, vectors
+def statements(text: str) -> list[str]:
+    """The sentences of `text` in which the speaker says something about themselves: statements (not
+    questions or requests) with a first-person word, short enough to keep as a fact. Pure."""
+    found = []
+    for raw in _SENTENCE_END.split(text.replace("\u2019", "'")):
+        sentence = " ".join(raw.split())
+        if (
+            MIN_STATEMENT_CHARS <= len(sentence) <= MAX_STATEMENT_CHARS
+            and not sentence.endswith("?")
+            and not _REQUEST.match(sentence)
+            and _FIRST_PERSON.search(sentence)
+            and sentence not in found
+        ):
+            found.append(sentence)
+    return found
 
 
-def profile_from_statements(facts: list[FactItem], vectors: np.ndarray) -> list[ProfileItem]:
-    """File the user's own statements under the profile attribute they clearly speak of.
-
-    For an LLM too weak to write profile values (it invents them), the value is the user's statement
-    word for word, filed by its similarity to each attribute's example sentences; a statement close to
-    no attribute, or about as close to two, is left out. Pure apart from the cached example vectors.
-    """
-    names, examples = _attribute_examples(get_embedder().model_name)
-    items = []
-    for fact, vector in zip(facts, vectors, strict=True):
-        if fact.kind != Kind.USER_KNOWLEDGE:
-            continue
-        best: dict[str, float] = {}
-        for name, score in zip(names, examples @ vector, strict=True):
-            best[name] = max(best.get(name, -1.0), float(score))
-        (first, top), (_, second) = sorted(best.items(), key=lambda kv: -kv[1])[:2]
-        if top >= PROFILE_MATCH_MIN and top - second >= PROFILE_MATCH_MARGIN:
-            items.append(ProfileItem(first, fact.fact, fact.page))
-    return items
+def extraction_from_words(pages: list[Page]) -> Extraction:
+    """What a weak model's promotion keeps, with no LLM call: the person's own statements as user
+    knowledge, the assistant's as assistant knowledge where its reply is memory (given with the turn, or
+    written by a capable model: Page.memory_reply), and profile values read off the person's sentences
+    (profile_attributes.values_in: "Porto", never "I live in Porto."). Everything stored is a span of what
+    was said, so nothing can be invented; topics are the fact's own keywords and never supersede, but a
+    single-valued profile attribute takes its newest value. Pure apart from reading the pages given."""
+    out = Extraction()
+    for page in pages:
+        for kind, text in ((Kind.USER_KNOWLEDGE, page.user_input), (Kind.ASSISTANT_KNOWLEDGE, page.memory_reply)):
+            for sentence in statements(text):
+                if len(set(content_tokens(sentence))) < FACT_MIN_WORDS:
+                    out.rejected.append(f"{kind}: too slight to keep: {sentence[:80]!r}")
+                    continue
+                topic = " ".join(extract_keywords([sentence], k=4))
+                out.facts.append(FactItem(kind, topic, sentence, page, supersedes=False))
+        for sentence in split_sentences(page.user_input):
+            for attribute, value in values_in(sentence):
+                out.profile.append(ProfileItem(attribute, value, page))
+    return out
 
 
 # --- Writing entries ----------------------------------------------------------------------------

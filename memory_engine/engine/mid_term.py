@@ -97,7 +97,7 @@ def session_refresh(session: MidTermSession, *, version: int) -> None:
     pages = list(
         Page.objects.filter(session=session)
         .order_by("-seq")
-        .only("user_input", "agent_response", "embedding")[:SUMMARY_PAGES]
+        .only("user_input", "agent_response", "reply_withheld", "reply_source", "embedding")[:SUMMARY_PAGES]
     )[::-1]
     embedder = get_embedder()
     texts = [p.text for p in pages]
@@ -164,8 +164,10 @@ def page_edit(*, page: Page, user_input: str, agent_response: str) -> Page:
         page.refresh_from_db()
         if (page.user_input, page.agent_response) == (user_input, agent_response):
             return page
+        if page.agent_response != agent_response:  # a person's correction: their words, given
+            page.reply_source = Page.ReplySource.GIVEN
         page.user_input, page.agent_response = user_input, agent_response
-        fields = ["user_input", "agent_response", "vector_version"]
+        fields = ["user_input", "agent_response", "reply_source", "vector_version"]
         if page.embedding is not None:
             page.embedding = to_bytes(get_embedder().encode_one(page.text))
             page.keywords = extract_keywords([page.text], k=PAGE_KEYWORDS)

@@ -5,6 +5,8 @@ a new value supersedes the old one (the old one stays in the entry's history). A
 collects values: a new value is added beside the others unless it is already there.
 """
 
+import re
+
 SINGLE_VALUED = (
     "name",
     "age",
@@ -15,6 +17,7 @@ SINGLE_VALUED = (
     "employer",
     "education",
     "relationship_status",
+    "diet",
 )
 
 MULTI_VALUED = (
@@ -39,25 +42,220 @@ def is_multi_valued(attribute: str) -> bool:
     return attribute in MULTI_VALUED
 
 
-# What a user typically says about each attribute, in the first person. Without an LLM that can
-# paraphrase, a user's own statement is filed under the attribute whose examples it is closest to
-# (long_term.profile_from_statements), so the profile holds the user's words, never invented ones.
-EXAMPLES: dict[str, tuple[str, ...]] = {
-    "occupation": ("I work as a nurse.", "My job is in software engineering.", "I'm a teacher at a school."),
-    "employer": ("I work at a hospital downtown.", "My company just promoted me."),
-    "education": ("I'm studying psychology at university.", "I graduated from college last year."),
-    "location": ("I live in Boston.", "I moved to a new city last month."),
-    "hometown": ("I grew up in a small town.", "I'm originally from Sweden."),
-    "relationship_status": ("I'm married.", "My boyfriend and I broke up.", "I've been single for a while."),
-    "family": ("My husband and our three kids.", "I visited my mom and my sister.", "My grandma raised me."),
-    "pets": ("I have a dog named Max.", "My cat sleeps all day.", "We adopted a puppy."),
-    "hobbies": ("I love painting in my free time.", "I go hiking every weekend.", "I play the guitar."),
-    "interests": ("I'm really into astronomy.", "I'm passionate about climate activism."),
-    "likes": ("I love Italian food.", "My favorite book is Pride and Prejudice."),
-    "dislikes": ("I hate crowded places.", "I can't stand spicy food."),
-    "goals": ("I want to become a counselor.", "My dream is to open a bakery.", "I plan to run a marathon."),
-    "skills": ("I can speak three languages.", "I'm good at fixing cars."),
-    "health": ("I've been dealing with back pain.", "I started therapy for my anxiety."),
-    "values": ("Family means everything to me.", "I believe in helping others."),
-    "personality": ("I'm an introvert.", "I'm a very optimistic person."),
+# How a person asks about each attribute, in their words: a question ("What do I do for a living?") and
+# the sentence that answers it ("I'm a pastry chef.") share few words, but each is close to these.
+ASKED_AS: dict[str, str] = {
+    "name": "my own name, who I am",
+    "age": "my age, how old I am",
+    "gender": "my gender",
+    "location": "where I live, my city, my home, where I am based",
+    "hometown": "where I am from, where I grew up, my hometown",
+    "occupation": "my job, my work, my profession, my trade, my career, what I do for a living, what I teach",
+    "employer": "where I work, my company, my employer",
+    "education": "what I study, my school, my degree",
+    "relationship_status": "my relationship, whether I am married",
+    "family": (
+        "my family: my partner, my child, my son or daughter, my boy or girl, my mother or father, my mum or dad, "
+        "my siblings, my grandparents"
+    ),
+    "pets": "my pet, my animal",
+    "hobbies": "my hobby, what I do in my free time",
+    "interests": "what I am interested in",
+    "likes": "what I like, my favourite",
+    "dislikes": "what I dislike, what I hate",
+    "goals": "my goal, my plan, my dream",
+    "skills": "what I am good at, my skills",
+    "languages": "which languages I speak",
+    "health": "my health, my allergy, my condition",
+    "diet": "my diet, what I eat, what I do not eat",
+    "values": "what matters to me",
+    "personality": "what kind of person I am",
 }
+
+
+# --- Values in a person's own words ------------------------------------------------------------------
+#
+# Without an LLM that can write a profile value (the bundled one invents them), a value is read off the
+# person's own sentence by the way people say such things ("I live in Porto, in Portugal." -> location
+# "Porto"): always a span of their words, never a sentence. Patterns are matched case-insensitively on the
+# verbs and case-sensitively on names, so "i live in porto" still gives "porto" only when the whole
+# sentence is in lower case (a name cannot be told from a word otherwise).
+
+_NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:de|da|van|von|del|di|le|la)\b|[A-Z][\w'\-]*)){0,3}"
+# A phrase runs to the end of its clause: punctuation, or a word that starts another clause or a place.
+_CLAUSE_END = (
+    r"(?=\s*(?:[,.;:!?()\u2014\u2013]|\s-\s|$)|\s+(?:and|but|because|so|since|though|although|while|when|who|which|"
+    r"where|that|if|until|after|before|for|with|as|at|in|on|from|near|lol|haha)\b)"
+)
+_PHRASE = r"[^\s,.;:!?()]+(?:\s+[^\s,.;:!?()]+){0,4}?" + _CLAUSE_END
+# A list may hold "and": "Portuguese and English", "Pride and Prejudice".
+_LIST = (
+    r"[^\s,.;:!?()]+(?:\s+[^\s,.;:!?()]+){0,4}?"
+    r"(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|because|since|though|when|who|which|lol)\b)"
+)
+_SHORT = r"[^\s,.;:!?()]+(?:\s+[^\s,.;:!?()]+){0,2}?" + _CLAUSE_END
+_I_AM = r"(?:i'm|i am|im)"
+_PETS = (
+    "dog|dogs|puppy|cat|cats|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
+    "horse|pony|guinea pig|snake|lizard|gecko|ferret|chickens|hens|goat"
+)
+_RELATIVES = (
+    "husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|fiancé|fiancée|son|daughter|kid|sister|brother|"
+    "mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|"
+    "stepson|stepdaughter|twin"
+)
+_OCCUPATIONS = (
+    "nurse|doctor|teacher|engineer|developer|programmer|designer|architect|lawyer|accountant|pharmacist|"
+    "chef|cook|baker|waiter|waitress|barista|bartender|electrician|plumber|carpenter|mechanic|pilot|"
+    "firefighter|paramedic|dentist|vet|veterinarian|surgeon|therapist|psychologist|counselor|counsellor|"
+    "social worker|journalist|writer|editor|photographer|artist|musician|student|researcher|scientist|"
+    "professor|lecturer|librarian|manager|consultant|analyst|salesperson|cashier|driver|farmer|gardener|"
+    "soldier|police officer|translator|midwife|physiotherapist|tutor|coach|secretary|receptionist|"
+    "hairdresser|tailor|butcher|fisherman|carer|caregiver|data scientist|software engineer|web developer|"
+    "civil engineer|project manager|product manager|graphic designer|data analyst|teaching assistant"
+)
+_STATUS = "married|single|engaged|divorced|separated|widowed"
+# Words that judge how someone does a thing ("a good cook", "an early riser"): a habit, not a job.
+_ASSESSED = (
+    "(?:good|bad|great|terrible|awful|decent|keen|big|huge|early|late|light|heavy|picky|fussy|slow|fast|avid|"
+    "casual|massive|total|complete|natural|born|proud|lifelong|serious|messy|careful|nervous)"
+)
+# Nouns with a maker's ending that are no job.
+_NOT_JOBS = (
+    "(?:fan|member|beginner|lover|vegetarian|owner|user|believer|follower|supporter|newcomer|foreigner|stranger|"
+    "partner|mother|father|brother|sister|daughter|grandmother|grandfather|perfectionist|optimist|pessimist|"
+    "introvert|extrovert|night owl|morning person|regular|customer|player|winner|loser|fighter|survivor|"
+    "dreamer|thinker|worrier|reader|eater|sleeper|gamer|riser|walker|talker|learner|listener|other|bit|lot|number|quarter|half|major|minor|senior|"
+    "junior|veteran|human|adult|christian|italian|indian|brazilian|canadian|australian|european|american|"
+    "asian|african|ukrainian|russian|norwegian|hungarian|egyptian|peruvian|colombian|chilean|iranian)"
+)
+_DIETS = (
+    "vegetarian|vegan|pescatarian|pescetarian|plant-based|gluten-free|lactose intolerant|dairy-free|"
+    "keto|paleo|halal|kosher|coeliac|celiac|diabetic"
+)
+# Words that follow "I'm" capitalised more often than a name does.
+_NOT_A_NAME = (
+    "(?:Sorry|Fine|Good|Great|Tired|Happy|Sad|Back|Here|Not|So|Very|Just|Still|Also|Really|Excited|Glad|OK|Ok|"
+    "Okay|Done|Home|Ready|Busy|Sure|Always|Never|Going|Trying|Thinking|Feeling|Doing|Getting|Looking|Off|Out|"
+    "In|On|At|The|A|An|All|Well|Bored|Hungry|Sick|Ill|Exhausted|Stressed|Curious|Afraid|Worried)"
+)
+
+
+def _after(lead: str, value: str) -> str:
+    """A pattern for a value said after a lead (verbs matched in any case): the value is group "v"."""
+    return rf"(?i:{lead})\s+(?P<v>{value})"
+
+
+# (attribute, pattern): the value is the pattern's group "v".
+_VALUE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("name", _after(r"\bmy name is|\bmy name's|\bcall me", _NAME)),
+    (
+        "name",
+        rf"(?:^|(?i:\b(?:hi|hello|hey)\b)[!,.]?\s+)(?i:{_I_AM})\s+(?!{_NOT_A_NAME}\b)(?P<v>{_NAME})"
+        r"(?=\s*(?:[,.!;]|$|\s+(?i:and|btw|by the way|here)\b))",
+    ),
+    (
+        "age",
+        _after(rf"\b{_I_AM}|\bi (?:just )?turned", r"\d{1,3}")
+        + r"(?=\s*(?:years?\b|[,.!;]|$|\s+(?:now|today|this)\b))",
+    ),
+    (
+        "location",
+        _after(
+            rf"(?:\bi (?:live|'m living|am living)|\bwe live|{_I_AM} based|"
+            r"\b(?:i|we)(?:'ve| have)? (?:just |recently )?moved)\s+(?:in|to)",
+            rf"(?:the\s+)?{_NAME}",
+        ),
+    ),
+    ("hometown", _after(rf"\bi grew up in|\bi was born in|{_I_AM} (?:originally )?from", _NAME)),
+    (
+        "occupation",
+        _after(r"(?:\bi work as|\bi'm working as|\bi am working as|\bmy job is)(?:\s+(?:an?|the))?", _SHORT),
+    ),
+    ("occupation", _after(rf"\b{_I_AM}(?:\s+{_NAME},)?\s+an?", rf"(?i:(?:[a-z\-]+\s+){{0,2}}?(?:{_OCCUPATIONS}))\b")),
+    # "I'm a geologist", "I'm an animator", "I'm a surf instructor": a noun of the makers of things.
+    (
+        "occupation",
+        _after(
+            rf"\b{_I_AM}(?:\s+{_NAME},)?\s+an?",
+            rf"(?i:(?!{_ASSESSED}\b)(?:[a-z\-]+\s+)?(?!{_NOT_JOBS}\b)[a-z\-]+(?:ist|er|or|ian|ant|man|woman))\b",
+        )
+        + r"(?=\s*(?:[,.;!?]|$|\s+(?:at|in|for|with|on|from|based|working|and)\b))",
+    ),
+    ("employer", _after(r"\bi work (?:at|for)", rf"(?i:an?\s+|the\s+)?{_SHORT}")),
+    (
+        "pets",
+        _after(
+            r"\b(?:i|we) (?:have|got|adopted|own)",
+            rf"(?i:(?:an?|two|three|\d+)\s+(?:\w+\s+)?(?:{_PETS})\s+(?:called|named))\s+{_NAME}",
+        ),
+    ),
+    ("pets", _after(r"\bmy", rf"(?i:(?:{_PETS}))(?:'s name is|,?)\s+(?!I\b){_NAME}")),
+    (
+        "family",
+        _after(
+            r"\bmy",
+            rf"(?i:(?:little |big |older |younger |baby )?(?:{_RELATIVES}))(?:'s name is|,?)\s+(?!I\b){_NAME}",
+        ),
+    ),
+    ("relationship_status", _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b")),
+    ("relationship_status", _after(r"\bi (?:just )?got", r"(?i:married|engaged|divorced)\b")),
+    ("languages", _after(r"\bi speak", _LIST)),
+    (
+        "education",
+        _after(
+            rf"\b{_I_AM} studying|\bi study|\bi studied|\bi graduated from|\bi (?:have|'ve got) a degree in",
+            _SHORT,
+        ),
+    ),
+    ("health", _after(rf"\b{_I_AM} allergic to", _SHORT)),
+    ("diet", _after(rf"\b{_I_AM}(?:\s+(?:a|now|strictly|mostly|fully))?", rf"(?i:{_DIETS})\b")),
+    ("diet", rf"(?i:\b(?:i|we) (?P<no>don't|do not|never|can't|cannot) eat)\s+(?P<v>{_SHORT})"),
+    ("diet", r"(?i:\b(?:i|we) (?:only )?eat\s+)(?P<v>(?i:halal|kosher|plant-based|gluten-free)\b)"),
+    (
+        "goals",
+        _after(r"\bi want to|\bi plan to|\bi'm planning to|\bi hope to|\bmy dream is to|\bmy goal is to", _PHRASE),
+    ),
+    ("hobbies", _after(r"\bin my (?:free|spare) time,? i|\bi (?:love|enjoy|like)(?=\s+\w+ing\b)", _PHRASE)),
+    ("hobbies", _after(r"\bi play", rf"(?:the\s+)?{_SHORT}")),
+    ("likes", rf"(?i:\bmy (?P<what>favou?rite \w+) is)\s+(?P<v>{_LIST})"),
+    ("dislikes", _after(r"\bi (?:hate|can't stand|cannot stand|don't like|do not like|dislike)", _PHRASE)),
+)
+_COMPILED = tuple((attribute, re.compile(pattern)) for attribute, pattern in _VALUE_PATTERNS)
+# For a sentence written all in lower case: a name is the one word where a name would be.
+_LOWER_NAME = r"[a-z][\w'\-]*\b"
+_COMPILED_LOWER = tuple(
+    (attribute, re.compile(pattern.replace(_NAME, _LOWER_NAME)))
+    for attribute, pattern in _VALUE_PATTERNS
+    if attribute != "name"  # "i'm tired" is no name
+)
+MAX_VALUE_WORDS = 8
+
+
+def values_in(sentence: str) -> list[tuple[str, str]]:
+    """The profile values a person's own sentence states, as (attribute, value): spans of their words
+    ("I have a cat called Pepper" -> ("pets", "a cat called Pepper")), each attribute at most once. Pure."""
+    text = " ".join(sentence.replace("\u2019", "'").split())
+    found: dict[str, str] = {}
+    for attribute, pattern in _COMPILED_LOWER if text == text.lower() else _COMPILED:
+        if attribute in found:
+            continue
+        match = pattern.search(text)
+        if match is None:
+            continue
+        value = match.group("v") if "v" in pattern.groupindex else match.group(0)
+        if "what" in pattern.groupindex:
+            value = f"{value} ({match.group('what').lower()})"
+        if "no" in pattern.groupindex:
+            value = f"no {value}"
+        value = _trimmed(value)
+        if value and len(value.split()) <= MAX_VALUE_WORDS:
+            found[attribute] = value
+    return list(found.items())
+
+
+def _trimmed(value: str) -> str:
+    value = re.sub(r"'s name is\s+", " ", value).strip(" \"'\u201c\u201d")
+    if value.lower().startswith(("i ", "i'm ", "me ")):  # not a value but the start of another sentence
+        return ""
+    return value

@@ -7,15 +7,14 @@ fact contradicting an older one.
 
 Every string and list in the schemas is bounded, because a small model decoding under a grammar
 otherwise loops until max_tokens. `EXTRACTION_SCHEMA` is the contract every answer is validated
-against; `extraction_schema(pages, ...)` narrows it for one call (only the pages given; for a weak
-model, facts chosen verbatim from the pages), and anything valid under the narrowed schema is valid
-under the contract.
+against; `extraction_schema(pages)` narrows it for one call (only the pages given), and anything valid
+under the narrowed schema is valid under the contract. A weak model is not asked at all: its promotion
+keeps the person's own statements (long_term.extraction_from_words).
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES
 
@@ -75,76 +74,23 @@ EXTRACTION_SCHEMA: dict = _object(
     }
 )
 
-# --- choosing sentences a weak model may copy -------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|im|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
-_MIN_FACT_CHARS = 12
-
-
-def first_person_statements(text: str) -> list[str]:
-    """Return the sentences of `text` in which the speaker says something about themselves:
-    statements (not questions) with a first-person word, short enough to store as a fact. Pure."""
-    sentences = []
-    for raw in _SENTENCE_END.split(text.replace("\u2019", "'")):
-        sentence = raw.strip()
-        if (
-            _MIN_FACT_CHARS <= len(sentence) <= MAX_FACT_CHARS
-            and not sentence.endswith("?")
-            and _FIRST_PERSON.search(sentence)
-            and sentence not in sentences
-        ):
-            sentences.append(sentence)
-    return sentences
-
-
-def _verbatim_facts(candidates: dict[int, list[str]]) -> dict:
-    """An array whose items copy one candidate sentence from the page they cite."""
-    pages = [number for number, sentences in candidates.items() if sentences]
-    if not pages:
-        return _array(_fact_item(_ANY_PAGE, _text(MAX_FACT_CHARS)), max_items=0)
-    choices = [
-        _fact_item({"type": "integer", "enum": [number]}, {"type": "string", "enum": candidates[number]})
-        for number in pages
-    ]
-    count = sum(len(candidates[number]) for number in pages)
-    return _array(choices[0] if len(choices) == 1 else {"anyOf": choices}, max_items=min(MAX_ITEMS, count))
-
-
-def extraction_schema(pages: list[Page], *, verbatim: bool = False) -> dict:
+def extraction_schema(pages: list[Page]) -> dict:
     """Return EXTRACTION_SCHEMA narrowed to one call over `pages`. Pure; safe to repeat.
 
-    Always: `page` may only name one of the given pages, and each list holds at most one item per
-    page (verbatim: per candidate sentence), never more than MAX_ITEMS, which stops a small model
-    from inventing pages or looping.
-    With `verbatim=True` (for a weak model, see `LLM.weak`): each fact must be, word for word, a
-    first-person statement from the cited page (user_facts from the user's turn, assistant_knowledge
-    from the assistant's), a list with nothing to choose from is forced empty, and the profile is
-    always empty (a weak model's profile entries are mostly wrong).
+    `page` may only name one of the given pages, and each list holds at most one item per page, never
+    more than MAX_ITEMS, which stops a small model from inventing pages or looping.
     """
     if not pages:
         raise ValueError("extraction needs at least one page")
     numbers = [number for number, _, _ in pages]
     limit = min(MAX_ITEMS, len(pages))
-    if not verbatim:
-        page = {"type": "integer", "enum": numbers}
-        return _object(
-            {
-                "user_facts": _array(_fact_item(page, _text(MAX_FACT_CHARS)), max_items=limit),
-                "assistant_knowledge": _array(_fact_item(page, _text(MAX_FACT_CHARS)), max_items=limit),
-                "profile": _array(_profile_item(page), max_items=limit),
-            }
-        )
-    user = {number: first_person_statements(user_input) for number, user_input, _ in pages}
-    assistant = {number: first_person_statements(response) for number, _, response in pages}
+    page = {"type": "integer", "enum": numbers}
     return _object(
         {
-            "user_facts": _verbatim_facts(user),
-            "assistant_knowledge": _verbatim_facts(assistant),
-            # Forced empty: measured on SmolLM2-135M, its profile entries were wrong 15 times in 17
-            # (the example's name copied, the other speaker's name, random words), even when the value
-            # had to be a phrase from the page. The profile needs a model that can paraphrase.
-            "profile": _array(_profile_item(_ANY_PAGE), max_items=0),
+            "user_facts": _array(_fact_item(page, _text(MAX_FACT_CHARS)), max_items=limit),
+            "assistant_knowledge": _array(_fact_item(page, _text(MAX_FACT_CHARS)), max_items=limit),
+            "profile": _array(_profile_item(page), max_items=limit),
         }
     )
 
@@ -191,7 +137,7 @@ def format_pages(pages: list[Page]) -> str:
 def extraction_messages(pages: list[Page]) -> list[dict]:
     """Build the chat messages for one extraction call over `pages`. Pure; safe to repeat.
 
-    Send them with `extraction_schema(pages, verbatim=llm.weak)` (or EXTRACTION_SCHEMA) under the
+    Send them with `extraction_schema(pages)` (or EXTRACTION_SCHEMA) under the
     name EXTRACTION_SCHEMA_NAME, and max_tokens=EXTRACTION_MAX_TOKENS.
     """
     if not pages:

@@ -211,6 +211,8 @@ def _checked_pages(rows: object, sessions: dict) -> dict[int, dict]:
         withheld = _flag(row.get("reply_withheld", False), f"{where}.reply_withheld")
         if withheld and agent_response:
             raise _at(where, "a turn whose reply is withheld keeps no agent_response")
+        source = row.get("reply_source", Page.ReplySource.GIVEN)
+        reply_source = _choice(source, f"{where}.reply_source", Page.ReplySource.values)
         pages[page_id] = {
             "seq": seq,
             "tier": tier,
@@ -218,6 +220,7 @@ def _checked_pages(rows: object, sessions: dict) -> dict[int, dict]:
             "user_input": user_input,
             "agent_response": agent_response,
             "reply_withheld": withheld,
+            "reply_source": reply_source,
             "timestamp": _time(row.get("timestamp"), f"{where}.timestamp"),
             "meta": meta,
             "keywords": _words(row.get("keywords", []), f"{where}.keywords"),
@@ -338,6 +341,7 @@ def space_restore(*, space: MemorySpace, document: object, parameters: dict | No
                     user_input=p["user_input"],
                     agent_response=p["agent_response"],
                     reply_withheld=p["reply_withheld"],
+                    reply_source=p["reply_source"],
                     timestamp=p["timestamp"],
                     meta=p["meta"],
                     tier=p["tier"],

@@ -22,11 +22,13 @@ def page_store(
     timestamp: datetime | str | None = None,
     meta: dict | None = None,
     reply_withheld: bool = False,
+    reply_source: str = Page.ReplySource.GIVEN,
 ) -> Page:
     """Append a turn to the space's short-term memory and return its page.
 
     With `reply_withheld`, the assistant's reply was degenerate: the page keeps the user's words only
-    (an `agent_response` is refused) and is marked, so the reply never becomes memory.
+    (an `agent_response` is refused) and is marked, so the reply never becomes memory. `reply_source` says
+    who wrote the reply (Page.ReplySource); a weak model's reply is kept but is not memory (Page.text).
     Every input is checked by `inputs` (text, timestamp, meta); a bad one raises MemoryInputError and
     nothing is stored. Not idempotent: each call stores a new page; pages are numbered 1, 2, 3... per
     space in the order their transactions commit.
@@ -34,6 +36,8 @@ def page_store(
     user_input, agent_response = inputs.turn_texts(user_input, agent_response)
     if reply_withheld and agent_response:
         raise InvalidTurn("a turn whose reply is withheld keeps no agent_response")
+    if reply_source not in Page.ReplySource.values:
+        raise InvalidTurn(f"reply_source must be one of {', '.join(Page.ReplySource.values)}")
     meta = inputs.meta(meta)
     timestamp = inputs.timestamp(timestamp) or timezone.now()
     with space_write(space.pk) as write:
@@ -48,6 +52,7 @@ def page_store(
             timestamp=timestamp,
             meta=meta,
             reply_withheld=reply_withheld,
+            reply_source=reply_source,
         )
     space.last_seq = locked.last_seq
     return page

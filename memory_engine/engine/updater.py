@@ -5,7 +5,9 @@
 
 Short-term to mid-term needs no LLM: continuity, the thread summary, keywords, session matching and
 session summaries are computed from embeddings and words (extractive, so nothing is invented).
-Promotion makes one structured LLM call per batch of unanalysed pages.
+Promotion makes one structured LLM call per batch of unanalysed pages; with a weak model (the bundled
+one) it makes none and keeps the person's own statements (long_term.extraction_from_words): asked, a
+135M model only chose among those statements, slowly (72 s for one batch on a busy machine), and lost some.
 
 Every step is a short transaction with the space locked; LLM calls and embedding happen outside any
 transaction. Each step re-checks the state it read, so running consolidation twice, or in two processes,
@@ -30,7 +32,6 @@ from memory_engine.engine.prompts import (
     EXTRACTION_SCHEMA_NAME,
     extraction_messages,
     extraction_schema,
-    first_person_statements,
 )
 from memory_engine.engine.short_term import overflow_pages
 from memory_engine.engine.summaries import thread_summary
@@ -273,7 +274,8 @@ def promote_session(
     report: ConsolidationReport,
     heartbeat: Callable[[], None] | None = None,
 ) -> bool:
-    """Mine the session's unanalysed pages for profile values and knowledge, a batch per LLM call.
+    """Mine the session's unanalysed pages for profile values and knowledge, a batch per LLM call (for a
+    weak model, no call: the batch's own statements, long_term.extraction_from_words).
 
     Each batch is stored, and its pages marked analysed, in one transaction; a batch another process
     handled first is skipped. On an LLM error the rest stays unanalysed and the session keeps its heat.
@@ -284,16 +286,15 @@ def promote_session(
     embedder = get_embedder()
     for start in range(0, len(pages), batch_size):
         batch = pages[start : start + batch_size]
-        numbered = [(i + 1, p.user_input, p.agent_response) for i, p in enumerate(batch)]
-        if llm.weak and not any(first_person_statements(f"{u}\n{a}") for _, u, a in numbered):
-            data = {}  # a weak model may only copy first-person statements, and there are none: no call
+        if llm.weak:
+            extraction = long_term.extraction_from_words(batch)
         else:
+            numbered = [(i + 1, p.user_input, p.memory_reply) for i, p in enumerate(batch)]
             before = llm.usage()
             try:
                 data, _ = llm.structured(
                     extraction_messages(numbered),
-                    # A weak model must copy whole statements from the cited page (it invents otherwise).
-                    schema=extraction_schema(numbered, verbatim=llm.weak),
+                    schema=extraction_schema(numbered),
                     schema_name=EXTRACTION_SCHEMA_NAME,
                     max_tokens=EXTRACTION_MAX_TOKENS,
                 )
@@ -306,11 +307,9 @@ def promote_session(
                 report.llm_calls += used.calls
                 report.prompt_tokens += used.prompt_tokens
                 report.completion_tokens += used.completion_tokens
-        extraction = long_term.validate_extraction(data, batch, trust_topics=not llm.weak)
+            extraction = long_term.validate_extraction(data, batch)
         report.items_rejected += extraction.rejected
         vectors = embedder.encode([f.fact for f in extraction.facts])
-        if llm.weak:
-            extraction.profile += long_term.profile_from_statements(extraction.facts, vectors)
         with space_write(space.pk) as write:
             ids = [p.id for p in batch]
             if Page.objects.filter(id__in=ids, analyzed=False).count() != len(ids):

@@ -227,8 +227,8 @@ class PageAdmin(admin.ModelAdmin):
     derived stays read-only; turns are not added or deleted one by one (delete the space or the user)."""
 
     form = PageForm
-    list_display = ["seq", "space", "tier", "session", "analyzed", "timestamp"]
-    list_filter = ["tier", "analyzed"]
+    list_display = ["seq", "space", "tier", "session", "analyzed", "reply_source", "timestamp"]
+    list_filter = ["tier", "analyzed", "reply_source"]
     search_fields = ["user_input", "agent_response"]
     readonly_fields = [
         "space",
@@ -242,6 +242,7 @@ class PageAdmin(admin.ModelAdmin):
         "keywords",
         "analyzed",
         "reply_withheld",
+        "reply_source",
         "vector_version",
     ]
 

@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from memory_engine.engine.llm_choice import weak_model
 from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.imports import locomo_sample_ids
 from memory_engine.models import SPACE_PARAMETERS, Experiment, MemorySpace, Page
@@ -74,7 +75,8 @@ def _own_space(request, user_id: str, assistant_id: str) -> MemorySpace:
 @login_required
 def chat(request, user_id: str, assistant_id: str):
     space = _own_space(request, user_id, assistant_id)
-    return render(request, "memory_engine/chat.html", {"space": space, "locomo_samples": locomo_sample_ids()})
+    context = {"space": space, "locomo_samples": locomo_sample_ids(), "offline": weak_model(space)}
+    return render(request, "memory_engine/chat.html", context)
 
 
 @login_required

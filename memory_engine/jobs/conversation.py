@@ -22,9 +22,10 @@ def turn_add(
     meta: dict | None = None,
     consolidate: bool = True,
     reply_withheld: bool = False,
+    reply_source: str = Page.ReplySource.GIVEN,
 ) -> Page:
     """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
-    moves it makes due (`reply_withheld`: see page_store). Raises InvalidTurn for bad text; then nothing
+    moves it makes due (`reply_withheld`, `reply_source`: see page_store). Raises InvalidTurn for bad text; then nothing
     is stored. Not idempotent."""
     page = page_store(
         space=space,
@@ -33,6 +34,7 @@ def turn_add(
         timestamp=timestamp,
         meta=meta,
         reply_withheld=reply_withheld,
+        reply_source=reply_source,
     )
     if consolidate:
         request_consolidation(space)
@@ -52,7 +54,7 @@ def reply(
     """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
 
     A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
-    the reply marked withheld, and the response carries generator.FALLBACK_REPLY. Raises InvalidTurn for
+    the reply marked withheld, and the response carries generator.fallback_reply. Raises InvalidTurn for
     a bad query and LLMError when the LLM gives no usable answer; then nothing is stored.
 
     `on_text` sees the reply as it is written (LLM.chat); when it returns True the reply stops and
@@ -63,28 +65,35 @@ def reply(
     query = inputs.query(query)
     retrieval = retrieve(space, query, count_hits=False)
     try:
-        completion = generator.generate(space, retrieval, llm=llm, on_text=on_text)
+        answer = generator.generate(space, retrieval, llm=llm, on_text=on_text, now=timestamp)
     except LLMDegenerateAnswer as failed:
-        text, withheld, why, spent = generator.FALLBACK_REPLY, True, failed.problem, failed
+        source = Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL
+        answer = generator.Answer(
+            generator.fallback_reply(query), source, failed.prompt_tokens, failed.completion_tokens, failed.problem
+        )
+        withheld = True
     else:
-        text, withheld, why, spent = completion.text, False, completion.retried_because, completion
+        withheld = False
     if stopped is not None and stopped():
         raise ReplyStopped("the reply was stopped before it was stored")
     record_hits(space, retrieval)
     page = turn_add(
         space=space,
         user_input=query,
-        agent_response="" if withheld else text,
+        agent_response="" if withheld else answer.text,
         timestamp=timestamp,
         consolidate=consolidate,
         reply_withheld=withheld,
+        reply_source=answer.source,
     )
     return generator.Response(
-        text=text,
+        text=answer.text,
         page=page,
         retrieval=retrieval,
-        prompt_tokens=spent.prompt_tokens,
-        completion_tokens=spent.completion_tokens,
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
         withheld=withheld,
-        retried_because=why,
+        retried_because=answer.retried_because,
+        source=answer.source,
+        quoted=answer.quoted,
     )

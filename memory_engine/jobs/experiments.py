@@ -26,7 +26,7 @@ def replay_turns(source: MemorySpace) -> list[dict]:
     pages = list(
         Page.objects.filter(space=source)
         .order_by("seq")
-        .values("seq", "user_input", "agent_response", "timestamp", "meta", "reply_withheld")
+        .values("seq", "user_input", "agent_response", "timestamp", "meta", "reply_withheld", "reply_source")
     )
     last_seq = pages[-1]["seq"] if pages else 0
     turns = [
@@ -36,6 +36,7 @@ def replay_turns(source: MemorySpace) -> list[dict]:
             "timestamp": p["timestamp"].isoformat(),
             "meta": p["meta"],
             "reply_withheld": p["reply_withheld"],
+            "reply_source": p["reply_source"],
         }
         for p in pages
     ]

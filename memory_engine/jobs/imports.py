@@ -121,6 +121,7 @@ def import_run(job_id: int) -> None:
                         when,
                         turn.get("meta"),
                         bool(turn.get("reply_withheld")),
+                        turn.get("reply_source", Page.ReplySource.GIVEN),
                     ),
                     counters,
                     retry_now=True,

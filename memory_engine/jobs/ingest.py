@@ -26,6 +26,7 @@ class TurnIn:
     timestamp: datetime | None = None
     meta: dict | None = None
     reply_withheld: bool = False
+    reply_source: str = Page.ReplySource.GIVEN
 
 
 @dataclass
@@ -85,6 +86,7 @@ def ingest_turn(
             timestamp=turn.timestamp,
             meta=turn.meta,
             reply_withheld=turn.reply_withheld,
+            reply_source=turn.reply_source,
         )
         if with_store is not None:
             with_store(page)

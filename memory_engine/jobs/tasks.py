@@ -2,10 +2,11 @@
 and imports.py; dispatch.py decides whether a task is queued or run in process."""
 
 import logging
+import os
 import time
 
 from celery import Task, shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
 from memory_engine.jobs.consolidation import (
@@ -74,6 +75,16 @@ def enqueue(space_id: int, *, retry_now: bool = False) -> bool:
     """Send a consolidation task for the space now. With `retry_now`, promotion does not wait out the
     cooldown after a failed job."""
     return send(consolidate_space, [space_id], {"retry_now": True} if retry_now else {})
+
+
+@worker_init.connect
+def lower_priority_on_start(**kwargs) -> None:
+    """A worker yields the CPU to the web process (MEMORYOS_WORKER_NICE): a person waits on a reply, nobody
+    on a consolidation. Set before the pool starts, so its processes and every thread they make inherit
+    it (on Linux a niceness is a thread's)."""
+    if settings.MEMORYOS_WORKER_NICE > 0:
+        niceness = os.nice(settings.MEMORYOS_WORKER_NICE)
+        logger.info("worker niceness %d", niceness)
 
 
 @worker_ready.connect

@@ -145,8 +145,9 @@ class LLM(ABC):
     """
 
     name: str = "abstract"
-    # True for a model too small to paraphrase reliably: prompts then narrow its answers to choices
-    # copied from the input (see prompts.extraction_schema(verbatim=...)).
+    # True for a model too small to paraphrase reliably (the bundled 135M one): it is then never asked
+    # about the person (engine/recall.py answers from their words), nor asked to promote (the updater
+    # keeps their own statements), and its replies never become memory (Page.ReplySource.WEAK_MODEL).
     weak: bool = False
 
     def __init__(self, *, max_tokens: int, max_retries: int) -> None:
@@ -358,6 +359,8 @@ _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
 _NEXT_SENTENCE = re.compile(r"[.!?…][\"')\]]*\s+(?=\S)")
 ENOUGH_SENTENCES = "has said enough sentences"
 STOPPED_BY_CALLER = "stopped by the caller"
+_LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
+_ANNOUNCES_LIST = re.compile(r"(?<=[.!?…])[^.!?…]*:\s*$")  # the last sentence announces what never came
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"}
 
 
@@ -389,6 +392,8 @@ def _sentences_end(text: str, count: int) -> int | None:
         word = text[: match.start()].rsplit(None, 1)[-1].lower() if text[: match.start()].strip() else ""
         if match.group(0)[0] == "." and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
             continue  # "Dr. Vet", "J. Smith": not the end of a sentence
+        if match.group(0)[0] == "." and word.isdigit() and _LINE_START.search(text[: match.start() - len(word)]):
+            continue  # "1." opening a line: a list's number, not the end of a sentence
         number += 1
         if number == count:
             return match.start() + len(match.group(0).rstrip())
@@ -397,7 +402,8 @@ def _sentences_end(text: str, count: int) -> int | None:
 
 def _finished(completion: Completion, sampling: Sampling, retried_because: str | None) -> Completion:
     """The usable answer as the caller gets it: stripped, trimmed to its first `max_sentences`
-    sentences, or, cut off at the token cap, to its last whole sentence. Pure."""
+    sentences, or, cut off at the token cap, to its last whole sentence; either way without a last
+    sentence that announces a list it no longer holds. Pure."""
     text = completion.text.strip()
     finish_reason = completion.finish_reason
     end = _sentences_end(text, sampling.max_sentences) if sampling.max_sentences else None
@@ -405,6 +411,9 @@ def _finished(completion: Completion, sampling: Sampling, retried_because: str |
         text, finish_reason = text[:end], "sentences"
     else:
         text = _whole_sentences(text, cut_off=finish_reason == "length")
+    if finish_reason in ("sentences", "length"):
+        # "Here are some simple ways:" with the list cut off: the answer ends at the sentence before.
+        text = _ANNOUNCES_LIST.sub("", text)
     return Completion(text, completion.prompt_tokens, completion.completion_tokens, finish_reason, retried_because)
 
 

@@ -28,6 +28,15 @@ _ROLE_MARKERS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _PUNCTUATION = re.compile(r"[^\w\s']+")
+# "Mike Brennan: Hey! ...": a reply that opens like a line of a transcript is writing one.
+_SPEAKER_LABEL = re.compile(r"\W*[A-Z][\w'\-]*(?:\s[A-Z][\w'\-]*){1,2}:\s")
+# Five words of the prompt's instructions in a row, in a reply, are the prompt recited back.
+INSTRUCTION_WORDS = 5
+# What follows a name when the reply describes that person rather than talking to them.
+_DESCRIBING = (
+    r"\s+(?:is|was|has|had|loves|likes|lives|works|enjoys|seems|sounds|describes|became|remains|"
+    r"(?:[A-Z][a-z]+\s+)?(?:is|was|has))\b"
+)
 
 
 def words(text: str) -> list[str]:
@@ -63,25 +72,48 @@ def _normal(text: str) -> str:
 class ReplyGuard:
     """Judges one chat reply.
 
-    `scaffolding`: labels of the prompt (section titles) that a reply must not echo.
+    `scaffolding`: labels of the prompt (section titles) that a reply must not echo. `instructions`: the
+    prompt's instructions; a reply holding INSTRUCTION_WORDS of them in a row recites the prompt.
     `earlier_replies`: the assistant's recent replies to other messages; giving one of them again, word
     for word, is the canned-line failure. `user_names`: names of the user; the reply must not claim one
-    as its own ("I'm Sam").
+    as its own ("I'm Sam"). With `strict_names` (a weak model's guard) it may neither describe the user by
+    one ("Sam is a wonderful person", "Sam - a friendly nurse"), which a small model does when it reads its
+    notes as a character sheet, nor open with one ("Sofia! Welcome to my kitchen"; "Sofia, welcome back"
+    speaks to her and passes), nor open like a line of a transcript ("Mike Brennan: Hey!").
     """
 
     def __init__(
         self,
         *,
         scaffolding: Iterable[str] = (),
+        instructions: str = "",
         earlier_replies: Iterable[str] = (),
         user_names: Iterable[str] = (),
+        strict_names: bool = False,
     ) -> None:
         self.scaffolding = [label.strip() for label in scaffolding if len(label.strip()) >= 8]
+        told = words(instructions)
+        self._instruction_grams = {
+            tuple(told[i : i + INSTRUCTION_WORDS]) for i in range(len(told) - INSTRUCTION_WORDS + 1)
+        }
         self.earlier_replies = {_normal(reply) for reply in earlier_replies if _normal(reply)}
         names = [re.escape(name.strip()) for name in user_names if name and len(name.strip()) >= 2]
+        alternatives = "|".join(sorted(names, key=len, reverse=True))
         self._claims_name = (
-            re.compile(r"\b(?:i'm|i am|im|my name is|my name's|call me)\s+(?:" + "|".join(names) + r")\b", re.I)
+            re.compile(r"\b(?:i'm|i am|im|my name is|my name's|call me)\s+(?:" + alternatives + r")\b", re.I)
             if names
+            else None
+        )
+        self._strict = strict_names
+        self._opens_with_name = (
+            re.compile(r"\W*(?:" + alternatives + r")\b(?!,)", re.I) if names and strict_names else None
+        )
+        self._describes_user = (
+            re.compile(
+                r"\b(?:" + alternatives + r")(?:'s\b|,\s+(?:a|an|the)\s|\s*(?:[-\u2013\u2014:(]|" + _DESCRIBING + r"))",
+                re.I,
+            )
+            if names and strict_names
             else None
         )
 
@@ -98,6 +130,20 @@ class ReplyGuard:
         for label in self.scaffolding:
             if label.lower() in lowered:
                 return f"echoes the prompt's {label!r}"
+        if self._instruction_grams:
+            said = words(text)
+            for i in range(len(said) - INSTRUCTION_WORDS + 1):
+                if tuple(said[i : i + INSTRUCTION_WORDS]) in self._instruction_grams:
+                    return f"recites the prompt's instructions ({' '.join(said[i : i + INSTRUCTION_WORDS])!r})"
+        if self._opens_with_name is not None and self._opens_with_name.match(text):
+            return "opens with the user's name"
+        label = _SPEAKER_LABEL.match(text) if self._strict else None
+        if label:
+            return f"opens with a speaker's label {label.group(0).strip()!r}"
+        if self._describes_user is not None:
+            described = self._describes_user.search(text.replace("\u2019", "'"))
+            if described:
+                return f"describes the user ({described.group(0).strip()!r})"
         return None
 
     def problem(self, text: str) -> str | None:

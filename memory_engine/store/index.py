@@ -40,7 +40,7 @@ import numpy as np
 from django.conf import settings
 from django.db.models import BooleanField, ExpressionWrapper, Model, Q
 
-from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, reply_as_memory
 from memory_engine.store.embeddings import check_embedding_model, from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.index_cache import CacheStats, IndexCache, configured_limit_bytes
 from memory_engine.store.lexical import TOKENS_FINGERPRINT, BM25Index
@@ -73,7 +73,8 @@ class IndexSpec:
         """The text a row's lexical document is made of. A page's ends with the date tokens of the day it
         was said and of the days it speaks of (store/temporal.py)."""
         if self.model is Page:
-            text = f"{row['user_input']}\n{row['agent_response']}"
+            reply = reply_as_memory(row["agent_response"], withheld=row["reply_withheld"], source=row["reply_source"])
+            text = f"{row['user_input']}\n{reply}"
             return f"{text}\n{' '.join(said_tokens(text, row['timestamp']))}"
         if self.model is MidTermSession:
             return f"{row['summary']} {' '.join(row['keywords'])}"
@@ -82,7 +83,7 @@ class IndexSpec:
     @property
     def text_fields(self) -> tuple[str, ...]:
         if self.model is Page:
-            return ("user_input", "agent_response", "timestamp")
+            return ("user_input", "agent_response", "reply_withheld", "reply_source", "timestamp")
         if self.model is MidTermSession:
             return ("summary", "keywords")
         return ("key", "value")

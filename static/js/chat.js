@@ -9,6 +9,9 @@
   const $ = (id) => document.getElementById(id);
   // Shown for a turn whose reply degenerated: the server kept the user's words and dropped the reply.
   const WITHHELD = "(The assistant's reply went wrong and was not kept in memory.)";
+  // A weak model's questions about the person are answered with their own words (engine/recall.py).
+  const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
+  const WEAK = "Written by the offline model: shown, never kept as a fact about you.";
 
   const call = window.Playground.caller(api, csrf);
   const stream = window.Playground.streamer(api, csrf);
@@ -127,7 +130,14 @@
       li.append(el("div", "muted", `${part.name} · ${part.role} · ${part.tokens} tokens`), el("pre", null, part.text));
       parts.append(li);
     }
+    const fromMemory = [];
+    if (x.answer_from_memory) {
+      const said = el("p", "notice", `The offline model would not be asked. The reply would be: “${x.answer_from_memory.text}”`);
+      x.answer_from_memory.quoted.forEach((s, i) => said.append(i ? ", " : " From ", turnLink(s.page_id, s.seq)));
+      fromMemory.push(said);
+    }
     $("inspection").replaceChildren(
+      ...fromMemory,
       el("p", "budget", `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
         `The prompt is about ${x.prompt_tokens} tokens${x.compact ? " (the short prompt of a weak model)" : ""}.`),
       table,
@@ -191,7 +201,7 @@
       flash(shown);
       return;
     }
-    const row = link.closest(".used-item");
+    const row = link.closest(".used-item") || link.parentElement;
     let quote = row.querySelector(`.source-quote[data-page="${pageId}"]`);
     if (!quote) {
       quote = el("blockquote", "source-quote loading");
@@ -217,7 +227,7 @@
     const page = await call("turns/?newest=true&page_size=30");
     for (const turn of page.results.reverse()) {
       if (turn.user_input) bubble("user", turn.user_input, turn.id);
-      if (turn.agent_response) bubble("assistant", turn.agent_response, turn.id);
+      if (turn.agent_response) markSource(bubble("assistant", turn.agent_response, turn.id), turn.reply_source, []);
       if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
       if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
         $("messages").lastElementChild.append(inspectLink(turn.user_input));
@@ -229,12 +239,28 @@
   // word and stores nothing, and the words shown so far stay, marked as not kept.
   let replying = null;
 
+  // A reply made of the person's words says so, with links to the turns it quotes; a weak model's says
+  // that it is not memory.
+  function markSource(item, source, quoted) {
+    if (source === "quoted") {
+      item.classList.add("quoted");
+      const note = el("div", "quote-note muted", QUOTED);
+      quoted.forEach((said, i) => note.append(i ? ", " : " ", turnLink(said.page_id, said.seq)));
+      item.append(note);
+    } else if (source === "weak_model") {
+      item.title = WEAK;
+    }
+    return item;
+  }
+
   function finishReply(pending, asked, answer) {
     pending.classList.remove("pending", "streaming");
     pending.querySelector(".text").textContent = answer.response;
     if (answer.reply_withheld) {
       pending.classList.add("withheld");
       pending.title = WITHHELD;
+    } else {
+      markSource(pending, answer.page.reply_source, answer.quoted || []);
     }
     pending.append(usedPanel(answer.retrieval));
     pending.scrollIntoView({ block: "end" });
@@ -624,10 +650,36 @@
     $("endpoint-fields").hidden = form.provider.value !== "openai";
     $("model-note").textContent = `The server's default is ${llm.deployment.provider} (${llm.deployment.model}).` +
       (llm.can_keep_keys ? "" : " This server keeps no API keys (it has no MEMORYOS_SECRETS_KEY).");
+    $("offline-notice").hidden = !llm.weak;
+  }
+
+  // The model servers answering on this machine (in development: Ollama, LM Studio, llama.cpp on their
+  // usual ports), each model a button that fills the form.
+  async function showLocalServers() {
+    const { servers } = await call("llm/local/");
+    const items = servers.flatMap((server) => server.models.map((model) => {
+      const button = el("button", "secondary", `${server.name}: ${model}`);
+      button.type = "button";
+      button.addEventListener("click", () => {
+        const form = $("model");
+        form.provider.value = "openai";
+        form.base_url.value = server.base_url;
+        form.model.value = model;
+        $("endpoint-fields").hidden = false;
+        $("model-status").textContent = `${server.name} at ${server.base_url}: Save to use ${model}`;
+      });
+      const item = el("li");
+      item.append(button);
+      return item;
+    }));
+    $("local-server-list").replaceChildren(...items);
+    $("local-servers").hidden = !items.length;
   }
 
   async function loadModel() {
-    if ($("model-panel").open) showModel(await call("llm/"));
+    if (!$("model-panel").open) return;
+    showModel(await call("llm/"));
+    await showLocalServers();
   }
 
   async function saveModel(event) {
@@ -707,6 +759,11 @@
 
   $("import").addEventListener("submit", startImport);
   $("model").addEventListener("submit", saveModel);
+  $("offline-model-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    $("model-panel").open = true;  // its toggle event loads the form and the servers found here
+    $("model-panel").scrollIntoView({ block: "start", behavior: "smooth" });
+  });
   $("test-model").addEventListener("click", testModel);
   $("model").provider.addEventListener("change", () => {
     $("endpoint-fields").hidden = $("model").provider.value !== "openai";

@@ -11,15 +11,13 @@ Each request is timed from the call to the stored reply. Uses the configured LLM
 import os
 import signal
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench.latency import describe, percentile
+from bench.worker import start_worker
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.consolidation import has_pending_work
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
@@ -56,7 +54,7 @@ class Command(BaseCommand):
                 space = memory.space(user_id="bench-user", assistant_id=assistant)
             MemorySpace.objects.filter(pk=space.pk).update(stm_capacity=stm_capacity, heat_threshold=3.5)
             settings.MEMORYOS["CONSOLIDATION"] = mode
-            worker = self._start_worker() if mode == "celery" else None
+            worker = start_worker() if mode == "celery" else None
             try:
                 timings = []
                 for i, query in enumerate(queries, start=1):
@@ -83,23 +81,6 @@ class Command(BaseCommand):
             f"ratio inline/celery: median {statistics.median(inline) / statistics.median(celery):.2f}x, "
             f"p95 {percentile(inline, 0.95) / percentile(celery, 0.95):.2f}x"
         )
-
-    def _start_worker(self) -> subprocess.Popen:
-        log = Path(settings.BASE_DIR) / "var" / "bench-worker.log"
-        handle = open(log, "wb")  # noqa: SIM115 (the worker process owns it)
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "playground", "worker", "--pool=solo", "--loglevel=INFO"],
-            cwd=settings.BASE_DIR,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 90
-        while b" ready." not in log.read_bytes():
-            if worker.poll() is not None or time.monotonic() > deadline:
-                raise CommandError(f"the Celery worker did not start; see {log}")
-            time.sleep(0.5)
-        return worker
 
     def _wait_settled(self, space: MemorySpace, timeout: float = 900) -> None:
         deadline = time.monotonic() + timeout

@@ -185,6 +185,7 @@ class PageOut(serializers.ModelSerializer):
             "keywords",
             "analyzed",
             "reply_withheld",
+            "reply_source",
         ]
 
 
@@ -310,6 +311,18 @@ class PromptPartOut(serializers.Serializer):
     tokens = serializers.IntegerField(help_text="Estimated as the token budget counts them (4 characters each).")
 
 
+class QuotedOut(serializers.Serializer):
+    page_id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    text = serializers.CharField(help_text="The person's sentence, as they said it.")
+    said_at = serializers.DateTimeField()
+
+
+class AnswerFromMemoryOut(serializers.Serializer):
+    text = serializers.CharField(help_text="The reply, made of the person's own words.")
+    quoted = QuotedOut(many=True)
+
+
 class InspectionOut(serializers.Serializer):
     retrieval = RetrievalOut()
     messages = serializers.ListField(
@@ -318,6 +331,11 @@ class InspectionOut(serializers.Serializer):
     parts = PromptPartOut(many=True)
     prompt_tokens = serializers.IntegerField()
     compact = serializers.BooleanField(help_text="The shorter prompt given to a weak model (the offline one).")
+    answer_from_memory = AnswerFromMemoryOut(
+        allow_null=True,
+        help_text="A weak model is not asked a question about the person: this is the reply it would get instead, "
+        "quoting what they said. Null: the model would be asked (small talk, or a capable model).",
+    )
 
 
 class ChatOut(serializers.Serializer):
@@ -325,6 +343,12 @@ class ChatOut(serializers.Serializer):
     reply_withheld = serializers.BooleanField(
         help_text="The model's reply degenerated twice: `response` is an apology, and the stored turn keeps "
         "only the user's words."
+    )
+    quoted = QuotedOut(
+        many=True,
+        help_text="With a weak model (the bundled one), a question about the person is answered with their own "
+        "words: the statements `response` quotes (none: it says nothing it was told answers the question). "
+        "`page.reply_source` says who wrote the reply.",
     )
     page = PageOut()
     retrieval = RetrievalOut()
@@ -473,6 +497,20 @@ class SpaceLLMOut(serializers.Serializer):
     updated_by = serializers.CharField()
     deployment = serializers.DictField(help_text="The deployment's LLM, which `default` means.")
     can_keep_keys = serializers.BooleanField(help_text="Whether this server has a key to encrypt API keys with.")
+    weak = serializers.BooleanField(
+        help_text="The model is a weak one (the bundled offline model): questions about the person are answered "
+        "with their own words, quoted, and its replies never become memory."
+    )
+
+
+class LocalServerOut(serializers.Serializer):
+    name = serializers.CharField()
+    base_url = serializers.CharField()
+    models = serializers.ListField(child=serializers.CharField())
+
+
+class LocalLLMOut(serializers.Serializer):
+    servers = LocalServerOut(many=True, help_text="Those of MEMORYOS_LLM_LOCAL_SERVERS answering now.")
 
 
 class ConnectionTestOut(serializers.Serializer):

@@ -24,6 +24,7 @@ urlpatterns = [
     path(space + "events/", views.MemoryEventsView.as_view(), name="api-events"),
     path(space + "llm/", views.SpaceLLMView.as_view(), name="api-space-llm"),
     path(space + "llm/test/", views.SpaceLLMTestView.as_view(), name="api-space-llm-test"),
+    path(space + "llm/local/", views.LocalLLMView.as_view(), name="api-space-llm-local"),
     path(space + "retrieve/", views.RetrieveView.as_view(), name="api-retrieve"),
     path(space + "inspect/", views.InspectView.as_view(), name="api-inspect"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),

@@ -34,7 +34,7 @@ from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
 from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
 from memory_engine.jobs.imports import locomo_turns, transcript_turns
-from memory_engine.llm import provider_name
+from memory_engine.llm import local_servers, provider_name
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -234,6 +234,10 @@ def _chat_body(response) -> dict:
     return {
         "response": response.text,
         "reply_withheld": response.withheld,
+        "quoted": [
+            {"page_id": said.page_id, "seq": said.seq, "text": said.text, "said_at": said.said_at.isoformat()}
+            for said in response.quoted
+        ],
         "page": s.PageOut(response.page).data,
         "retrieval": response.retrieval.as_dict(),
         "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
@@ -292,6 +296,7 @@ def _llm_body(space: MemorySpace) -> dict:
         "updated_by": choice.updated_by if choice else "",
         "deployment": deployment,
         "can_keep_keys": can_keep_secrets(),
+        "weak": weak_model(space),
     }
 
 
@@ -306,6 +311,16 @@ class SpaceLLMView(MemoryApiView):
         space = space_for(request, user_id, assistant_id)
         choice_set(space=space, values=data, actor=self.actor())
         return Response(_llm_body(space))
+
+
+class LocalLLMView(MemoryApiView):
+    @extend_schema(
+        responses=s.LocalLLMOut,
+        summary="The LLM servers answering on this machine (Ollama, LM Studio, llama.cpp), to choose from",
+    )
+    def get(self, request, user_id, assistant_id):
+        space_for(request, user_id, assistant_id)  # the space's owner asks, as for the rest of its model
+        return Response({"servers": local_servers.answering()})
 
 
 class SpaceLLMTestView(MemoryApiView):

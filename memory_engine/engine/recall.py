@@ -1,0 +1,439 @@
+"""Answering from memory: a question about what the person said, answered with what they said.
+
+A weak model (`LLM.weak`, the bundled 135M one) given the right note in its prompt still answers
+something else: told "I have a cat called Pepper" and asked for the cat's name, it answered "Maria
+Lindqvist". The retrieval finds the note; the model throws it away. So for a weak model, a question about
+the person is not put to the model at all. The person's own sentences among what a retrieval finds (recent
+turns, the best past turns, the turns behind the profile and knowledge it ranked) are scored against the
+question, and the best one is quoted back with the day it was said:
+
+    You told me on Monday: "I have a cat called Pepper."
+
+When a newer statement on the same subject scores nearly as well (a fact that changed: "we moved to
+Lisbon" after "I live in Porto"), it is quoted too, after the first, so the reply reads in time order.
+A weak match is offered as a guess ("I'm not sure that's it, but ..."); when nothing matches, the reply
+says so. Small talk and requests for advice stay with the model.
+
+Measured: SmolLM2-135M asked under a grammar to pick the note that answers a question picked the first of
+four in 215 cases of 215, so the choice is made here, by score. How each weight was chosen, and what the
+answers are worth on conversations written by others: docs/benchmarks.md, "Chat with no key".
+
+`question_kind` and the scoring are pure; `answer` reads the pages a retrieval points at.
+"""
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.utils import timezone
+
+from memory_engine.engine.profile_attributes import ASKED_AS, values_in
+from memory_engine.engine.retriever import Retrieval, retrieve
+from memory_engine.engine.summaries import split_sentences
+from memory_engine.models import MemorySpace, Page
+from memory_engine.store.embeddings import get_embedder
+from memory_engine.store.keywords import content_tokens
+
+logger = logging.getLogger(__name__)
+
+NOT_TOLD = "I don't think you've told me that yet."
+
+# --- Which messages are questions about the person ------------------------------------------------
+
+# Chat spelling, as people type on a phone, in the forms the patterns below expect.
+_CHAT_SPELLING = {
+    "u": "you", "ur": "your", "r": "are", "whats": "what's", "wheres": "where's", "whens": "when's",
+    "whos": "who's", "hows": "how's", "im": "i'm", "ive": "i've", "id": "i'd", "dont": "don't",
+    "didnt": "didn't", "cant": "can't", "wat": "what", "wot": "what", "pls": "please", "plz": "please",
+}  # fmt: skip
+_CHAT_WORD = re.compile(r"\b(?:" + "|".join(_CHAT_SPELLING) + r")\b")
+_WH_WORDS = r"(?:what|what's|which|who|who's|whose|where|where's|when|when's|how|how's)"
+_AUX_WORDS = r"(?:do|does|did|is|are|am|was|were|have|has|had|can|could|would|will|tell me|remind me|any)"
+# A question opens its sentence, perhaps after a filler or a topic ("quick check: which city ...", "and the
+# furball, what's his name?"), or ends with a question mark.
+_FILLER = r"(?:and|so|but|now|wait|ok|okay|btw|also|hey|um|hmm|oh|lol|haha|random|quick check|quick question)"
+_OPENS_QUESTION = re.compile(rf"^(?:{_FILLER}[\s,:]+)*(?:{_WH_WORDS}|{_AUX_WORDS})\b")
+_WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b")
+_SENTENCES = re.compile(r"[^.!?]+[.!?]*")
+# Asking to be reminded of something said: a question about memory, whatever else it asks.
+_MEMORY_CUE = re.compile(
+    r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"
+    r"i (?:told|said|mentioned)|i forgot|i forget|forgot what|blanking|"
+    r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
+    r"(?:my|i|i'm|i've|me|we|our))\b"
+)
+_YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
+_AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
+# Asking for advice, an opinion, knowledge of the world or something made up: small talk for the model,
+# even when it is about the person ("is it too late to learn at my age?").
+_REQUEST = re.compile(
+    r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
+    r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b|"
+    r"\b(?:recommend|recommendation|suggest|suggestion|advice|advise|tips?|ideas?|help me|opinion|"
+    r"(?:do|did) you (?:\w+ )?think|what would you|would you|could you|can you (?!remind|tell me what|"
+    r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
+    r"what do you make of|is it (?:\w+ )?(?:worth|ok|okay|good|bad|normal|safe|true|too|better|possible)|"
+    r"is there|are there|do you know (?:any|a|an|how|why|if there)|"
+    r"tell me (?:a|an|something|some|about|more|why|how)|joke|pun|story|poem|fun fact|explain|translate|"
+    r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
+    r"what (?:do|can) (?:i|you|we) (?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
+    r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
+)
+_OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
+MEMORY = "memory"
+MAYBE = "maybe"
+
+
+def _plain(message: str) -> str:
+    text = " ".join(message.replace("\u2019", "'").lower().split())
+    return _CHAT_WORD.sub(lambda match: _CHAT_SPELLING[match.group(0)], text)
+
+
+def _questions(text: str) -> list[str]:
+    """The sentences of `text` (plain) that ask something: ending with "?", or opening as a question."""
+    found = []
+    for match in _SENTENCES.finditer(text):
+        sentence = match.group(0).strip()
+        if sentence.endswith("?") or _OPENS_QUESTION.match(sentence):
+            found.append(sentence)
+    return found
+
+
+def question_kind(message: str) -> str | None:
+    """What `message` asks. MEMORY: about something the person said or is (their cat's name, where they
+    live, when their trip is): a question with a first-person word, or one asking to be reminded. MAYBE: a
+    question about someone or something, in no one's words ("Whose wedding is in January?"), which a
+    statement of theirs may answer. None: no question, or a request for advice, an opinion, knowledge of
+    the world or something made up (small talk for the model). Only the sentences that ask are read: "I've
+    tried everything. What helps with jet lag?" asks nothing about the person. Pure."""
+    text = _plain(message)
+    asked = _questions(text)
+    if not asked:
+        # "let's see if you remember my wife's name": asked without a question
+        recalls = text.startswith(("remind me", "tell me what", "tell me where", "tell me when"))
+        return MEMORY if recalls or _YOU_REMEMBER.search(text) else None
+    requests = [question for question in asked if _REQUEST.search(question)]
+    if any(_MEMORY_CUE.search(question) for question in asked) or (_MEMORY_CUE.search(text) and not requests):
+        return MEMORY
+    if requests:
+        return None
+    if any(_AGAIN.search(question) for question in asked):
+        return MEMORY
+    if any(_FIRST_PERSON.search(question) for question in asked):
+        return MEMORY
+    return MAYBE if any(_WH.search(question) for question in asked) else None
+
+
+def is_statement(sentence: str) -> bool:
+    """Whether a sentence tells something rather than asks it: it neither ends with a question mark nor
+    opens as a question ("btw do u think its worth buying a used laptop" asks). A request that tells
+    something on the way ("my husband Otieno says I should rehearse") is a statement. Pure."""
+    return not _questions(_plain(sentence))
+
+
+def asks_about_memory(message: str) -> bool:
+    """Whether `message` asks about something the person said or is (question_kind is MEMORY). Pure."""
+    return question_kind(message) == MEMORY
+
+
+# --- What kind of answer a question wants -------------------------------------------------------
+
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WHEN_WORDS = re.compile(
+    rf"\b(?:{_MONTHS}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|"
+    r"sat|sun|today|tonight|tomorrow|yesterday|weekend|week|month|year|ago|next|last|morning|afternoon|"
+    r"evening|noon|midnight|christmas|easter|summer|winter|spring|autumn|fall|birthday|"
+    r"\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}|\d{4}|\d{1,2}\s?(?:am|pm)|o'clock)\b"
+)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    r"hundred|thousand|a couple|a few|several|dozen|twins|triplets)\b"
+)
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_NOT_NAMES = frozenset(["I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"])
+_NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\b")
+# "my housemate Tash", "our cat Mango", "my monstera, Don Fermín", "Pepper (my cat)".
+_NAMED_THING = re.compile(
+    r"\b(?i:my|our)\s+(?:[a-z\-]+\s+){0,2}?[a-z\-]+,?\s+(?:(?:Dr|Mr|Mrs|Ms|Prof|Don|Doña)\.?\s+)?[A-Z][\w\-]+"
+    r"|\b[A-Z][\w\-]+\s*\((?i:my|our)\s+[a-z\- ]+\)"
+)
+
+WANTS_WHEN = re.compile(
+    r"\b(?:when|what date|which date|what day|which day|what time|what month|what year|how long ago)\b"
+)
+WANTS_NUMBER = re.compile(
+    r"\b(?:how many|how much|how old|what age|how long|how far|how often|what number|what mark|what grade|"
+    r"what score|what price)\b"
+)
+WANTS_NAME = re.compile(
+    r"\b(?:who|whom|whose|name|names|call|called|named|where|which city|which country|which town)\b"
+)
+
+
+def answer_kind(question: str) -> str | None:
+    """ "when", "number" or "name" (a person, pet or place) when the question asks for one; else None."""
+    text = question.lower()
+    if WANTS_WHEN.search(text):
+        return "when"
+    if WANTS_NUMBER.search(text):
+        return "number"
+    if WANTS_NAME.search(text):
+        return "name"
+    return None
+
+
+def answer_fit(sentence: str, kind: str | None) -> float:
+    """How well `sentence` holds an answer of the kind asked for: KIND_BONUS when it holds a date or time,
+    a number or a name (NAMING_BONUS more when it names something of theirs: "my housemate Tash", "a cat
+    called Pepper", "a Kenworth I call Big Sue"), -KIND_PENALTY when it holds none, 0 when no kind is
+    asked or it cannot tell (a name in a sentence written all in lower case). Pure."""
+    if kind is None:
+        return 0.0
+    lowered = sentence.lower()
+    if kind == "when":
+        return KIND_BONUS if _WHEN_WORDS.search(lowered) else -KIND_PENALTY
+    if kind == "number":
+        return KIND_BONUS if _NUMBER_WORDS.search(lowered) else -KIND_PENALTY
+    if _NAMING.search(lowered) or _NAMED_THING.search(sentence):
+        return KIND_BONUS + NAMING_BONUS
+    if sentence == lowered:
+        return 0.0
+    return KIND_BONUS if any(_is_name(sentence, match) for match in _WORD.finditer(sentence)) else -KIND_PENALTY
+
+
+def _is_name(sentence: str, match: re.Match) -> bool:
+    """A capitalised word that does not open a sentence: a name, in well-written text."""
+    word = match.group(0)
+    if not word[0].isupper() or word in _NOT_NAMES:
+        return False
+    before = sentence[: match.start()].rstrip(" \"'\u201c(")
+    return bool(before) and before[-1] not in ".!?:"
+
+
+# --- Scoring the person's statements ---------------------------------------------------------------
+
+# Words of a question that say it is a question about memory, not what it is about.
+_ASKING_WORDS = frozenset(
+    content_tokens(
+        "remind remember recall told tell said say mention mentioned forgot forget name called named again "
+        "know current currently now exactly actually kind sort"
+    )
+)
+LEXICAL_WEIGHT = 0.25  # a question's own words found in the statement, as a share of its words
+KIND_BONUS = 0.12  # the statement holds the kind of answer asked for (a date, a number, a name)
+KIND_PENALTY = 0.12  # it does not
+NAMING_BONUS = 0.16  # it names something of theirs, to a question asking a name
+CONFIDENT = 0.42  # from this score the quote is given as the answer ...
+ENOUGH = 0.25  # ... from this one as a guess ("I'm not sure, but ..."); below it, nothing answers
+VALUE_BONUS = 0.10  # the statement states a profile value of what the question asks about
+STRONG = 0.60  # a question that may be about something else (MAYBE) is answered from memory from this score
+MIN_CONTENT_WORDS = 2  # a sentence with fewer content words answers nothing
+MAX_MESSAGE_CHARS = 300  # a message this short is also a candidate whole, beside its sentences
+RECALL_PAGES = 30  # past turns read for a question (a prompt's retrieval reads the space's top_pages, 10)
+RECALL_KNOWLEDGE = 20
+NEWER_MARGIN = 0.12  # a newer statement this close to the best is quoted after it ...
+SAME_SUBJECT = 0.45  # ... when it is this close to the best one (cosine): the same subject, told again
+NOW_MARGIN, NOW_SUBJECT = 0.25, 0.30  # the same, for a question about how things are now
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence the person said, and when."""
+
+    text: str
+    said_at: datetime
+    page_id: int
+    seq: int
+
+    def about(self, question: str) -> str:
+        """What the sentence says about the person, in the words a question about it would use ("my job,
+        my work, ...: pastry chef"); "" when it states no profile value (profile_attributes.values_in). The
+        person's own name only for a question about it: "What's my boy called?" asks another name."""
+        asks_own_name = bool(_OWN_NAME.search(question.lower().replace("\u2019", "'")))
+        return "; ".join(
+            f"{ASKED_AS.get(attribute, attribute)}: {value}"
+            for attribute, value in values_in(self.text)
+            if attribute != "name" or asks_own_name
+        )
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A reply made of the person's own words: `quoted` are the statements it quotes (none: nothing the
+    person said answers the question, and `text` says so)."""
+
+    text: str
+    quoted: tuple[Statement, ...]
+
+
+def score_statements(
+    question: str,
+    statements: list[Statement],
+    question_vector: np.ndarray,
+    vectors: np.ndarray,
+    about_vectors: np.ndarray,
+) -> list[float]:
+    """How well each statement answers the question: the MiniLM cosine of the question with the sentence
+    or with what it says about the person (Statement.about; a zero row when nothing), whichever is
+    closer, plus the share of the question's words either holds, plus or minus whether the sentence holds
+    the kind of answer asked for. Pure."""
+    words = set(content_tokens(question)) - _ASKING_WORDS
+    kind = answer_kind(question)
+    scores = []
+    sentence_closeness, about_closeness = vectors @ question_vector, about_vectors @ question_vector
+    for statement, sentence, about in zip(statements, sentence_closeness, about_closeness, strict=True):
+        cosine = max(float(sentence), float(about))
+        if about >= sentence and about >= SAME_SUBJECT:
+            cosine += VALUE_BONUS  # it states the value asked for, not merely the topic
+        said = set(content_tokens(f"{statement.text} {statement.about(question)}"))
+        overlap = len(words & said) / len(words) if words else 0.0
+        bonus = answer_fit(statement.text, kind)
+        scores.append(round(cosine + LEXICAL_WEIGHT * overlap + bonus, 6))
+    return scores
+
+
+_CHANGED = re.compile(
+    r"\b(?:update|updated|change of plans?|changed|moved|postponed|rescheduled|brought forward|pushed back|"
+    r"switched|instead|now|no longer|not anymore|renamed|new)\b"
+)
+_NOW = re.compile(r"\b(?:now|these days|currently|at the moment|any ?more|nowadays|lately|latest|new|still)\b")
+
+
+def choose(
+    statements: list[Statement],
+    scores: list[float],
+    vectors: np.ndarray,
+    *,
+    enough: float = ENOUGH,
+    asks_now: bool = False,
+) -> tuple[Statement, ...]:
+    """The best statement, and a newer one on the same subject that scores nearly as well, oldest first;
+    () when none scores `enough`. Ties go to the newer statement. `asks_now` (the question asks how things
+    are now: "where do I live these days?") lets a newer statement further from the best one in. Pure."""
+    margin, subject = (NOW_MARGIN, NOW_SUBJECT) if asks_now else (NEWER_MARGIN, SAME_SUBJECT)
+    if not statements:
+        return ()
+    order = sorted(range(len(statements)), key=lambda i: (-scores[i], -statements[i].seq))
+    best = order[0]
+    if scores[best] < enough:
+        return ()
+    newer = [
+        i
+        for i in order[1:]
+        if statements[i].seq > statements[best].seq  # a later turn, so never the same message again
+        and float(vectors[i] @ vectors[best]) >= subject
+        and (
+            scores[i] >= max(scores[best] - margin, enough)
+            # "update: they postponed the exam to the 21st": a later statement that says the fact changed
+            or (scores[i] >= enough and _CHANGED.search(statements[i].text.lower()) is not None)
+        )
+    ]
+    if not newer:
+        return (statements[best],)
+    return (statements[best], statements[newer[0]])  # the best of them
+
+
+# --- The reply ---------------------------------------------------------------------------------------
+
+
+def when_said(said_at: datetime, now: datetime) -> str:
+    """How a person would say when something was said, seen from `now`: "earlier today", "yesterday",
+    "on Monday", "on 3 March", "on 3 March 2025". Pure."""
+    said, today = timezone.localtime(said_at), timezone.localtime(now)
+    days = (today.date() - said.date()).days
+    if days <= 0:
+        return "earlier today"
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return f"on {said:%A}"
+    if said.year == today.year:
+        return f"on {said.day} {said:%B}"
+    return f"on {said.day} {said:%B} {said.year}"
+
+
+def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = True) -> str:
+    """The reply that quotes the statements, in the order given (`sure=False`: as a guess). Pure."""
+    if not quoted:
+        return NOT_TOLD
+    first, *later = quoted
+    opening = "You told me" if sure else "I'm not sure that's it, but you told me"
+    parts = [f"{opening} {when_said(first.said_at, now)}: \u201c{first.text}\u201d"]
+    parts += [f"Then {when_said(s.said_at, now)}: \u201c{s.text}\u201d" for s in later]
+    return " ".join(parts)
+
+
+def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
+    """The person's own sentences on the pages the retrieval found: the recent turns, the past turns it
+    ranked, and the turns its profile and knowledge entries came from, whether or not the prompt's token
+    budget kept them. Questions, requests and sentences too slight to answer anything are left out, and so
+    is the question being asked. Reads those pages."""
+    page_ids = [item.id for item in (*retrieval.short_term, *retrieval.pages)]
+    page_ids += [item.id for item in retrieval.cut if item.kind in ("short_term", "page")]
+    for item in (*retrieval.profile, *retrieval.user_knowledge, *retrieval.cut):
+        page_ids += item.provenance.get("source_page_ids", [])
+    pages = Page.objects.filter(pk__in=set(page_ids)).only("seq", "user_input", "timestamp").order_by("seq")
+    asked_words = " ".join(asked.lower().split())
+    found: list[Statement] = []
+    seen: set[str] = set()
+
+    def add(text: str, page: Page) -> None:
+        key = " ".join(text.lower().split())
+        if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
+            seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
+            found.append(Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq))
+
+    for page in pages:
+        told = [sentence for sentence in split_sentences(page.user_input) if is_statement(sentence)]
+        for sentence in told:
+            add(sentence, page)
+        # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
+        # was my car?" only whole.
+        message = " ".join(told)
+        if len(told) > 1 and len(message) <= MAX_MESSAGE_CHARS:
+            add(message, page)
+    return found
+
+
+def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Recall | None:
+    """The reply to `query` made of what the person said, or None when it is not a question about the
+    person (small talk, a request: the model's to answer), nor a question about someone or something that
+    a statement of theirs answers well (question_kind MAYBE). Its statements come from a retrieval deeper
+    than a prompt's (RECALL_PAGES pages, RECALL_KNOWLEDGE knowledge entries, no token budget), read-only:
+    nothing is heated or stored."""
+    kind = question_kind(query)
+    if kind is None:
+        return None
+    deep = retrieve(
+        space, query, top_pages=RECALL_PAGES, top_knowledge=RECALL_KNOWLEDGE, token_budget=10**6, count_hits=False
+    )
+    statements = statements_of(deep, query)
+    if not statements:
+        return Recall(text=NOT_TOLD, quoted=()) if kind == MEMORY else None
+    embedder = get_embedder()
+    abouts = [s.about(query) for s in statements]
+    vectors = embedder.encode([query, *(s.text for s in statements), *(a for a in abouts if a)])
+    question_vector, sentence_vectors = vectors[0], vectors[1 : len(statements) + 1]
+    about_vectors = np.zeros_like(sentence_vectors)
+    rows = iter(vectors[len(statements) + 1 :])
+    for i, about in enumerate(abouts):
+        if about:
+            about_vectors[i] = next(rows)
+    scores = score_statements(query, statements, question_vector, sentence_vectors, about_vectors)
+    asks_now = bool(_NOW.search(_plain(query)))
+    enough = ENOUGH if kind == MEMORY else STRONG
+    quoted = choose(statements, scores, sentence_vectors, enough=enough, asks_now=asks_now)
+    sure = bool(quoted) and max(scores) >= CONFIDENT
+    if logger.isEnabledFor(logging.DEBUG):
+        ranked = sorted(zip(scores, statements, strict=True), key=lambda pair: -pair[0])[:3]
+        logger.debug("recall %r: %s", query, [(score, s.text[:60]) for score, s in ranked])
+    if not quoted and kind == MAYBE:
+        return None
+    return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure), quoted=quoted)

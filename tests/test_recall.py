@@ -1,0 +1,191 @@
+"""Answering from memory (engine/recall.py): a weak model's question about the person is answered with
+their own words, quoted and dated; small talk stays with the model. The pure parts first, then through
+the reply path with the bundled model's class (a quoted answer never loads the model)."""
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memory_engine.engine import recall
+from memory_engine.engine.recall import MAYBE, MEMORY, Statement, question_kind
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.models import Page
+from tests.api_helpers import SPACE, client_for
+from tests.fake_llm_server import reply
+from tests.memory_helpers import days_ago, nothing_extracted, offline_model_loaded, weak_offline_llm
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What's my cat's name?",
+        "When am I flying to Tokyo?",
+        "wait whats my roommate's name, i told u earlier na",
+        "quick check: which city am I living in these days?",
+        "and the furball, what's his name? I need you to remember stuff for me",
+        "what's the wee one allergic to again? the school sent a form",
+        "let's see if you remember my wife's name, for the labels on the jars",
+        "Remind me what I said about my sister",
+    ],
+)
+def test_a_question_about_what_the_person_said_is_a_memory_question(message):
+    assert question_kind(message) == MEMORY
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I have a cat called Pepper.",
+        "Can you recommend a good book?",
+        "Any tips for sleeping better?",
+        "tell me something funny pls i need it",
+        "What should I cook tonight?",
+        "Is it too late to learn watercolours at my age?",
+        "what helps with jet lag the most? I've tried everything",
+        "We went to the park, and did some shopping.",
+        "I ran the tombola, which raised a record, and I've been telling everyone who will listen.",
+        "how do I explain to a 9 year old why mum and dad live apart, she asked again",
+    ],
+)
+def test_small_talk_statements_and_requests_for_advice_are_not(message):
+    assert question_kind(message) != MEMORY
+
+
+def test_a_question_in_no_ones_words_may_be_answered_from_memory_only_when_a_statement_answers_it_well():
+    assert question_kind("Whose wedding is in January?") == MAYBE
+    assert question_kind("How are you?") is None
+
+
+def _said(text: str, seq: int, days: float = 1.0) -> Statement:
+    return Statement(text=text, said_at=datetime(2026, 11, 20, tzinfo=UTC) - timedelta(days=days), page_id=seq, seq=seq)
+
+
+def test_a_question_asking_a_name_prefers_the_sentence_that_names_something_of_theirs():
+    assert recall.answer_fit("My housemate Tash swears by it.", "name") > recall.answer_fit(
+        "Parked at a truck stop outside Amarillo.", "name"
+    )
+    assert recall.answer_fit("The weather is awful.", "name") < 0
+    assert recall.answer_fit("i live in porto", "name") == 0  # all in lower case: no verdict
+    assert recall.answer_fit("It moved to the 21st.", "when") > 0 > recall.answer_fit("It moved again.", "when")
+
+
+def test_a_newer_statement_on_the_same_subject_is_quoted_after_the_best_one():
+    older, newer, other = _said("I live in Porto.", 1), _said("Lisbon is lovely so far.", 5), _said("I like tea.", 3)
+    vectors = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
+    assert recall.choose([older, newer, other], [0.9, 0.7, 0.3], vectors) == (older,)
+    assert recall.choose([older, newer, other], [0.9, 0.7, 0.3], vectors, asks_now=True) == (older, newer)
+    assert recall.choose([older, newer, other], [0.2, 0.1, 0.1], vectors) == ()  # nothing answers
+
+
+def test_a_later_statement_saying_the_fact_changed_is_quoted_however_its_words_score():
+    first = _said("First paper is thermodynamics on the 14th.", 1)
+    moved = _said("Update: they postponed the thermo exam to the 21st.", 9)
+    vectors = np.array([[1.0, 0.0], [0.7, 0.71]])
+    assert recall.choose([first, moved], [1.0, 0.4], vectors) == (first, moved)
+
+
+def test_the_reply_quotes_and_dates_as_a_person_would():
+    now = datetime(2026, 11, 25, 15, tzinfo=UTC)  # a Wednesday
+    assert recall.when_said(now - timedelta(hours=2), now) == "earlier today"
+    assert recall.when_said(now - timedelta(days=1), now) == "yesterday"
+    assert recall.when_said(now - timedelta(days=2), now) == "on Monday"
+    assert recall.when_said(datetime(2026, 3, 3, tzinfo=UTC), now) == "on 3 March"
+    assert recall.when_said(datetime(2025, 3, 3, tzinfo=UTC), now) == "on 3 March 2025"
+    quoted = (_said("I have a cat called Pepper.", 1, days=2),)
+    reply = recall.quote_reply(quoted, datetime(2026, 11, 20, tzinfo=UTC))
+    assert reply == "You told me on Wednesday: \u201cI have a cat called Pepper.\u201d"
+    assert recall.quote_reply((), now) == recall.NOT_TOLD
+    assert recall.quote_reply(quoted, now, sure=False).startswith("I'm not sure that's it, but you told me")
+
+
+@pytest.fixture
+def weak_memory(memory, settings):
+    """alice's memory answered by the bundled model's class. A quoted answer never loads the model."""
+    return MemoryOS(llm=weak_offline_llm(settings))
+
+
+TOLD = [
+    ("Hi! I'm Maria Lindqvist.", "Hello Maria!"),
+    ("ugh long day, and Pepper (my cat) knocked my coffee all over the counter lol", "Oh no!"),
+    ("I live in Porto, in Portugal.", "Lovely city."),
+    ("Can you recommend a good book?", "Try a mystery novel."),
+    ("I'm flying to Tokyo on the 14th of March.", "Exciting!"),
+    ("The weather has been lovely.", "Glad to hear it."),
+    ("I work as a nurse at the children's hospital.", "That's important work."),
+]
+
+
+def _tell(memory, turns, start):
+    for number, (said, replied) in enumerate(turns):
+        memory.add_memory(
+            user_id="alice",
+            assistant_id="helper",
+            user_input=said,
+            agent_response=replied,
+            timestamp=start + timedelta(minutes=2 * number),
+        )
+
+
+def test_a_question_about_the_person_is_answered_with_their_words_and_stored_as_a_quote(weak_memory, alice_space):
+    _tell(weak_memory, TOLD, days_ago(3))
+    response = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What's my cat called again?")
+
+    assert "Pepper" in response.text and response.text.startswith("You told me on ")
+    assert response.source == Page.ReplySource.QUOTED and response.prompt_tokens == response.completion_tokens == 0
+    assert [s.text for s in response.quoted] == [TOLD[1][0]]
+    page = Page.objects.get(pk=response.page.pk)
+    assert page.reply_source == Page.ReplySource.QUOTED and page.agent_response == response.text
+    assert "Pepper" not in page.memory_reply  # the quote is not memory a second time
+    assert not offline_model_loaded()  # the model was never loaded
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where do I live?", "Porto"),
+        ("When is my flight to Japan?", "14th of March"),
+        ("What do I do for a living?", "nurse"),
+        ("Do you remember my name?", "Maria Lindqvist"),
+    ],
+)
+def test_paraphrased_questions_find_the_statement_that_answers_them(weak_memory, alice_space, question, answer):
+    _tell(weak_memory, TOLD, days_ago(3))
+    assert answer in weak_memory.get_response(user_id="alice", assistant_id="helper", query=question).text
+
+
+def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):
+    _tell(weak_memory, TOLD, days_ago(20))
+    _tell(weak_memory, [("Big news: we moved to Lisbon last week!", "Congratulations!")], days_ago(2))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Which city do I live in now?").text
+    assert "Porto" in text and "Lisbon" in text and text.index("Porto") < text.index("Lisbon")
+
+
+def test_what_was_never_told_is_said_to_be_unknown_not_guessed(weak_memory, alice_space):
+    _tell(weak_memory, TOLD[:2], days_ago(1))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What's my blood type?").text
+    assert text == recall.NOT_TOLD
+
+
+def test_a_capable_model_is_asked_as_before(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    _tell(memory, TOLD, days_ago(3))
+    fake_llm.script(reply("Your cat is Pepper."))
+    response = memory.get_response(user_id="alice", assistant_id="helper", query="What's my cat called?")
+    assert response.text == "Your cat is Pepper." and response.source == Page.ReplySource.MODEL
+    assert fake_llm.requests  # the model was asked
+
+
+def test_the_rest_door_says_what_the_reply_quotes_and_the_inspector_shows_it_beforehand(weak_memory, alice_space):
+    _tell(weak_memory, TOLD, days_ago(3))
+    alice = client_for("alice")
+    seen = alice.post(SPACE.format(user="alice") + "inspect/", {"query": "What's my cat called?"}, format="json")
+    assert seen.status_code == 200, seen.data
+    assert "Pepper" in seen.data["answer_from_memory"]["text"] and seen.data["compact"] is True
+
+    answered = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my cat called?"}, format="json")
+    assert answered.status_code == 200, answered.data
+    assert answered.data["response"] == seen.data["answer_from_memory"]["text"]
+    assert [q["text"] for q in answered.data["quoted"]] == [TOLD[1][0]]
+    assert answered.data["page"]["reply_source"] == "quoted"
+    assert not offline_model_loaded()  # neither the inspector nor the reply loaded the model
