@@ -202,3 +202,9 @@ def test_heat_matches_the_formula_for_the_recorded_counts(memory, small_space):
         heat(n_visit=event.n_visit, l_interaction=event.l_interaction, seconds_since_visit=0, params=params),
         rel=1e-4,
     )
+
+
+def test_a_session_with_nothing_worth_summarising_is_summed_up_in_the_words_said_without_a_label(memory, small_space):
+    add_turns(memory, [("ok thanks", ""), ("ok", "")])
+    session = MidTermSession.objects.get(space=small_space)
+    assert session.summary == "ok thanks"  # not "User: ok thanks": memory holds no word nobody said

@@ -55,6 +55,10 @@ def test_small_talk_statements_and_requests_for_advice_are_not(message):
 def test_a_question_in_no_ones_words_may_be_answered_from_memory_only_when_a_statement_answers_it_well():
     assert question_kind("Whose wedding is in January?") == MAYBE
     assert question_kind("How are you?") is None
+    # A request about something of theirs may be answered by what they said; advice about them is not.
+    assert question_kind("what town should I put as my address on this form?") == MAYBE
+    assert question_kind("What should I cook tonight?") is None
+    assert question_kind("is it normal to be scared of knee surgery at my age") is None
 
 
 def _said(text: str, seq: int, days: float = 1.0) -> Statement:

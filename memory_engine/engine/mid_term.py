@@ -102,7 +102,9 @@ def session_refresh(session: MidTermSession, *, version: int) -> None:
     embedder = get_embedder()
     texts = [p.text for p in pages]
     vectors = np.vstack([from_bytes(p.embedding, embedder.dim) for p in pages]) if pages else None
-    summary = extractive_summary(texts, vectors, max_chars=SUMMARY_CHARS) or texts[-1][:SUMMARY_CHARS]
+    # With no sentence worth a summary ("ok thanks"), the last thing said, without its speaker's label.
+    last = (pages[-1].user_input or pages[-1].memory_reply) if pages else ""
+    summary = extractive_summary(texts, vectors, max_chars=SUMMARY_CHARS) or last[:SUMMARY_CHARS]
     if summary != session.summary or not session.embedding:
         session.summary, session.embedding = summary, to_bytes(embedder.encode_one(summary))
     session.keywords = extract_keywords(texts, k=SESSION_KEYWORDS)

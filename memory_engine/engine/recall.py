@@ -57,6 +57,7 @@ _FILLER = r"(?:and|so|but|now|wait|ok|okay|btw|also|hey|um|hmm|oh|lol|haha|rando
 _OPENS_QUESTION = re.compile(rf"^(?:{_FILLER}[\s,:]+)*(?:{_WH_WORDS}|{_AUX_WORDS})\b")
 _WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b")
+_POSSESSIVE = re.compile(r"\b(?:my|our)\b")
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
@@ -106,8 +107,9 @@ def question_kind(message: str) -> str | None:
     """What `message` asks. MEMORY: about something the person said or is (their cat's name, where they
     live, when their trip is): a question with a first-person word, or one asking to be reminded. MAYBE: a
     question about someone or something, in no one's words ("Whose wedding is in January?"), which a
-    statement of theirs may answer. None: no question, or a request for advice, an opinion, knowledge of
-    the world or something made up (small talk for the model). Only the sentences that ask are read: "I've
+    statement of theirs may answer, and so may a request about something of theirs ("what town should I
+    put as my address?"). None: no question, or a request for advice, an opinion, knowledge of the world
+    or something made up (small talk for the model). Only the sentences that ask are read: "I've
     tried everything. What helps with jet lag?" asks nothing about the person. Pure."""
     text = _plain(message)
     asked = _questions(text)
@@ -119,7 +121,11 @@ def question_kind(message: str) -> str | None:
     if any(_MEMORY_CUE.search(question) for question in asked) or (_MEMORY_CUE.search(text) and not requests):
         return MEMORY
     if requests:
-        return None
+        # "what town should I put as my address on this form?": a request, but for a value of theirs that
+        # a statement may hold; "should I take antihistamines?" or "is it normal to be scared at my age?"
+        # ask for advice or an opinion, which no statement of theirs answers.
+        values = [q for q in requests if _POSSESSIVE.search(q) and _WH.search(q)]
+        return MAYBE if values else None
     if any(_AGAIN.search(question) for question in asked):
         return MEMORY
     if any(_FIRST_PERSON.search(question) for question in asked):
