@@ -45,10 +45,7 @@ class Inspection:
             if self.quoted is None
             else {
                 "text": self.quoted.text,
-                "quoted": [
-                    {"page_id": s.page_id, "seq": s.seq, "text": s.text, "said_at": s.said_at.isoformat()}
-                    for s in self.quoted.quoted
-                ],
+                "quoted": [said.as_dict() for said in self.quoted.quoted],
             },
         }
 

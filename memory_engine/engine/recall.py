@@ -258,6 +258,10 @@ class Statement:
     page_id: int
     seq: int
 
+    def as_dict(self) -> dict:
+        """The statement as the API and the inspector show it."""
+        return {"page_id": self.page_id, "seq": self.seq, "text": self.text, "said_at": self.said_at.isoformat()}
+
     def about(self, question: str) -> str:
         """What the sentence says about the person, in the words a question about it would use ("my job,
         my work, ...: pastry chef"); "" when it states no profile value (profile_attributes.values_in). The

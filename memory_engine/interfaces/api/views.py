@@ -234,10 +234,7 @@ def _chat_body(response) -> dict:
     return {
         "response": response.text,
         "reply_withheld": response.withheld,
-        "quoted": [
-            {"page_id": said.page_id, "seq": said.seq, "text": said.text, "said_at": said.said_at.isoformat()}
-            for said in response.quoted
-        ],
+        "quoted": [said.as_dict() for said in response.quoted],
         "page": s.PageOut(response.page).data,
         "retrieval": response.retrieval.as_dict(),
         "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
