@@ -9,7 +9,7 @@ import ipaddress
 import json
 import math
 import socket
-from datetime import datetime
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -83,7 +83,17 @@ def timestamp(value: object) -> datetime | None:
         raise InvalidTurn(f"timestamp must be an ISO 8601 date and time, not {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidTurn("timestamp must carry a timezone (e.g. 2026-11-23T10:00:00+00:00)")
+    try:
+        year = value.astimezone(UTC).year
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
+        year = 0
+    if not EARLIEST_YEAR <= year <= LATEST_YEAR:
+        raise InvalidTurn(f"timestamp must fall between the years {EARLIEST_YEAR} and {LATEST_YEAR}")
     return value
+
+
+# What a timestamp may be: so that a date at the calendar's edge, and the days counted from it, stay dates.
+EARLIEST_YEAR, LATEST_YEAR = 1900, 9000
 
 
 def meta(value: object) -> dict:
@@ -226,6 +236,57 @@ def llm_choice(provider: object, base_url: object, model: object, api_key: objec
     return {"provider": "openai", "base_url": base_url, "model": model, "api_key": api_key}
 
 
+def llm_host_allowed(host: str, port: int) -> bool:
+    """Whether the operator allows the server to call this host whatever its address
+    (MEMORYOS_LLM_ALLOWED_HOSTS, "*" for any; the local model servers of development)."""
+    host = host.lower()
+    allowed = {entry.strip().lower() for entry in settings.MEMORYOS_LLM_ALLOWED_HOSTS.split(",") if entry.strip()}
+    allowed |= {_host_port(url) for _, url in settings.MEMORYOS_LLM_LOCAL_SERVERS}
+    return "*" in allowed or host in allowed or f"{host}:{port}" in allowed
+
+
+def llm_host_address(host: str, port: int) -> str:
+    """The address to connect to for `host`: it is resolved once, and every address it has must be public
+    (public_address), so that the connection goes to the address that was checked (a name that answers a
+    public address to the check and a private one to the connection gets nowhere). Raises
+    InvalidParameter("base_url")."""
+    host = host.lower()
+    try:
+        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        raise InvalidParameter("base_url", f"names a host that cannot be found: {host}") from None
+    addresses = [info[4][0] for info in infos]
+    if not addresses or not all(public_address(address) for address in addresses):
+        raise InvalidParameter(
+            "base_url",
+            f"points at a private or local address ({host}); the operator may allow it in MEMORYOS_LLM_ALLOWED_HOSTS",
+        )
+    return addresses[0]
+
+
+_EMBEDS_IPV4 = [ipaddress.ip_network(n) for n in ("::/96", "::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96")]
+_LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+
+
+def public_address(address: str) -> bool:
+    """Whether an IP address is one on the public internet: global, and for an IPv6 one that carries an
+    IPv4 address (IPv4-mapped, -compatible or -translated, NAT64, 6to4, Teredo), that one global too:
+    `::127.0.0.1` and `64:ff9b::a9fe:a9fe` reach loopback and the metadata address. Pure."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if not ip.is_global:
+        return False
+    if ip.version == 4:
+        return True
+    if ip in _LOCAL_NAT64:
+        return False
+    embedded = [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)] if any(ip in net for net in _EMBEDS_IPV4) else []
+    if ip.sixtofour is not None:
+        embedded.append(ip.sixtofour)
+    if ip.teredo is not None:
+        embedded.extend(ip.teredo)
+    return all(v4.is_global for v4 in embedded)
+
+
 def _host_port(url: str) -> str:
     parsed = urlsplit(url)
     return f"{(parsed.hostname or '').lower()}:{parsed.port or (443 if parsed.scheme == 'https' else 80)}"
@@ -242,19 +303,8 @@ def llm_endpoint(base_url: str) -> None:
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
     except ValueError:
         raise InvalidParameter("base_url", "has a port that is not a number from 0 to 65535") from None
-    host = parsed.hostname.lower()
-    allowed = {entry.strip().lower() for entry in settings.MEMORYOS_LLM_ALLOWED_HOSTS.split(",") if entry.strip()}
-    allowed |= {_host_port(url) for _, url in settings.MEMORYOS_LLM_LOCAL_SERVERS}
-    if "*" in allowed or host in allowed or f"{host}:{port}" in allowed:
+    if llm_host_allowed(parsed.hostname, port):
         return
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
-    except (OSError, UnicodeError):
-        raise InvalidParameter("base_url", f"names a host that cannot be found: {host}") from None
-    if not all(ipaddress.ip_address(address.split("%")[0]).is_global for address in addresses):
-        raise InvalidParameter(
-            "base_url",
-            f"points at a private or local address ({host}); the operator may allow it in MEMORYOS_LLM_ALLOWED_HOSTS",
-        )
+    llm_host_address(parsed.hostname, port)
     if parsed.scheme != "https":
         raise InvalidParameter("base_url", "must use https:// (an allowed host may use http://)")

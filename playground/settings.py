@@ -134,6 +134,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "memory_engine.interfaces.signin.signup_open",
             ],
         },
     },
@@ -225,6 +226,10 @@ REST_FRAMEWORK = {
 # The chat page's memory feed (GET .../events/): a stream lasts this long, then the page reconnects (and is
 # told what changed meanwhile). A restart does not wait for it: an open stream ends when the server stops.
 MEMORYOS_EVENTS_STREAM_SECONDS = envfloat("MEMORYOS_EVENTS_STREAM_SECONDS", 300.0)
+# Memory feeds a web process keeps open, in all and for one account (a feed holds no database connection
+# while it waits; each holds a thread or a task and a socket).
+MEMORYOS_EVENTS_MAX_STREAMS = envint("MEMORYOS_EVENTS_MAX_STREAMS", 200)
+MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT = envint("MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT", 8)
 # A space's own LLM (models.SpaceLLM): the key that encrypts its API key at rest (one or more passphrases of
 # 32+ characters, comma-separated, the first encrypting), and the hosts an owner may point a space at
 # besides public HTTPS addresses (host or host:port, comma-separated; * for any).
@@ -258,10 +263,17 @@ MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
 # A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
 # is 0.2-0.4 MB.
 MEMORYOS_API_MAX_EXPORT_BYTES = envint("MEMORYOS_API_MAX_EXPORT_BYTES", 8 * 1024 * 1024)
-# Sign-in attempts (the playground's page and the admin's): see memory_engine/interfaces/signin.py.
-MEMORYOS_SIGNIN_MAX_FAILURES = envint("MEMORYOS_SIGNIN_MAX_FAILURES", 5)
-MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS = envint("MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS", 50)
-MEMORYOS_SIGNIN_LOCKOUT_SECONDS = envint("MEMORYOS_SIGNIN_LOCKOUT_SECONDS", 900)
+# Django's own cap on a body it reads (2.5 MiB by default) would come first: the API's views check theirs
+# (the two above) before reading, so Django's is the larger of them.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(MEMORYOS_API_MAX_BODY_BYTES, MEMORYOS_API_MAX_EXPORT_BYTES)
+# Sign-up (the operator may close it; accounts made per client address an hour) and sign-in attempts (the
+# playground's page and the admin's): see memory_engine/interfaces/signin.py.
+MEMORYOS_SIGNUP_OPEN = envbool("MEMORYOS_SIGNUP_OPEN", True)
+MEMORYOS_SIGNUPS_PER_ADDRESS = envint("MEMORYOS_SIGNUPS_PER_ADDRESS", 5)
+MEMORYOS_SIGNIN_FREE_FAILURES = envint("MEMORYOS_SIGNIN_FREE_FAILURES", 5)
+MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS = envint("MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS", 50)
+MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS = envfloat("MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS", 2.0)
+MEMORYOS_SIGNIN_MAX_DELAY_SECONDS = envfloat("MEMORYOS_SIGNIN_MAX_DELAY_SECONDS", 900.0)
 SPECTACULAR_SETTINGS = {
     "TITLE": "MemoryOS Playground API",
     "DESCRIPTION": "Three-tier memory for LLM assistants: turns, retrieval, profile and knowledge with history.",
@@ -371,7 +383,11 @@ MEMORYOS = {
     "LLM_MAX_TOKENS": envint("MEMORYOS_LLM_MAX_TOKENS", 512),
     # The offline model: "smollm2-135m" (bundled), "gemma3-270m" (optional package) or a .gguf file path.
     "OFFLINE_LLM_MODEL": envstr("MEMORYOS_OFFLINE_LLM_MODEL", "smollm2-135m"),
-    "OFFLINE_LLM_THREADS": envint("MEMORYOS_OFFLINE_LLM_THREADS", 2),
+    # Half the cores the process may use (1 on a 2-core machine). llama.cpp's threads meet at a barrier
+    # after every step; with as many as there are cores, any other busy process (a worker importing, even
+    # at nice 10) stalls one of them and the reply waits: 60 tokens took 38-112 s instead of 0.75 s on 2
+    # cores beside a busy worker, and 1.2 s with 1 thread (docs/benchmarks.md, "Chat with no key").
+    "OFFLINE_LLM_THREADS": envint("MEMORYOS_OFFLINE_LLM_THREADS", max(1, len(os.sched_getaffinity(0)) // 2)),
     "OFFLINE_LLM_CONTEXT": envint("MEMORYOS_OFFLINE_LLM_CONTEXT", 4096),
     # Chat replies (llm/sampling.py): greedy decoding with repetition penalties, so a demo and a test
     # see the same replies, and a cap sized for a chat answer. Chosen with `manage.py bench_chat_quality`

@@ -36,7 +36,7 @@ MODELS_PATH = "/v1/models"
 
 @dataclass(frozen=True)
 class Step:
-    """One scripted answer. Build it with reply/reply_json/status/slow/held/malformed/drop."""
+    """One scripted answer. Build it with reply/reply_json/status/redirect/slow/held/malformed/drop."""
 
     kind: str
     text: str = ""
@@ -106,6 +106,11 @@ def status(code: int, body: dict | str | bytes | None = None) -> Step:
     else:
         payload = json.dumps(body).encode()
     return Step("status", code=code, body=payload)
+
+
+def redirect(location: str, code: int = 307) -> Step:
+    """A redirect to `location` (a 307 keeps the method and body: the prompt would be sent there)."""
+    return Step("redirect", code=code, text=location)
 
 
 def slow(seconds: float, then: Step | None = None) -> Step:
@@ -311,6 +316,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self.fake.completion_body(step, request_json))
         elif step.kind == "status":
             self._send_bytes(step.code, step.body or b"")
+        elif step.kind == "redirect":
+            self.send_response(step.code)
+            self.send_header("Location", step.text)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif step.kind == "malformed":
             self._send_bytes(200, step.body or b"")
         elif step.kind == "drop":

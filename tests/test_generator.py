@@ -210,3 +210,7 @@ def test_a_weak_models_prompt_is_small_talk_with_no_memory_to_recite_and_its_gua
         assert compact.guard.problem(answer) is not None, answer
     assert compact.guard.problem("Hi Alice! Lovely weather indeed.") is None
     assert full.guard.problem("Alice, that sounds lovely.") is None  # a capable model may open with a name
+    # A name given in the message itself, in any alphabet's letters (holdout 3: "My name is Tomás and I'm a
+    # marine biologist", answered to "Hola, I'm Tomás").
+    introduced = build_prompt(remembered, retrieve(remembered, "Hola, I'm Tomás, doing my PhD in Puerto Madryn."))
+    assert introduced.guard.problem("Hola! My name is Tomás and I'm a marine biologist.") is not None

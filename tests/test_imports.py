@@ -53,6 +53,7 @@ def test_a_locomo_sample_is_imported_as_the_evaluation_maps_it():
         ({"transcript": []}, "non-empty list"),
         ({"transcript": [{"user_input": "", "agent_response": " "}]}, "turn 1: the turn is empty"),
         ({"transcript": [{"user_input": "hi", "timestamp": "yesterday"}]}, "is not an ISO 8601 date and time"),
+        ({"transcript": [{"user_input": "hi", "timestamp": "9999-12-31T23:59:59-14:00"}]}, "between the years"),
         ({"transcript": [{"user_input": "x" * 9000}]}, "the limit is"),
         ({"locomo_sample": "conv-999"}, "no LoCoMo sample"),
     ],

@@ -26,6 +26,9 @@ BAD_TURNS = [
     ("empty", {"user_input": " ", "agent_response": ""}, "the turn is empty"),
     ("a timestamp without a timezone", {"timestamp": "2026-11-20T10:00:00"}, "timestamp must carry a timezone"),
     ("a timestamp that is not one", {"timestamp": "soon"}, "is not an ISO 8601 date and time"),
+    # at the calendar's edges: the year 10000 and the year 0 in UTC
+    ("a timestamp past the calendar", {"timestamp": "9999-12-31T23:59:59-14:00"}, "between the years 1900 and 9000"),
+    ("a timestamp before it", {"timestamp": "0001-01-01T00:00:00+14:00"}, "between the years 1900 and 9000"),
     ("meta over its size limit", {"meta": {"blob": "x" * 20_000}}, "the limit is 16384"),
     ("meta holding a NUL", {"meta": {"k": ["a\x00"]}}, "meta contains a NUL character"),
     ("meta nested too deep", {"meta": DEEP}, "meta is nested more than 20 deep"),

@@ -380,3 +380,53 @@ def test_a_web_process_works_on_its_limit_of_requests_and_a_reply_awaited_from_t
     assert admission["most_working"] == 1  # twelve retrievals sent at once were worked on one by one
     assert admission["admitted"] >= 1 + 3 + 12 and admission["turned_away"] == 0
     assert admission["gave_way"] == 1 and admission["working"] == 1  # the chat's wait; this request
+
+
+def test_memory_feeds_hold_no_database_connection_and_an_account_may_open_only_a_few(start):
+    """Eight feeds open on a process whose pool has three connections (PostgreSQL; SQLite has no pool):
+    another account is served meanwhile, an account's feed beyond its limit is refused 429, and once the
+    feeds close their places are free again."""
+    assistant_create(assistant_id="helper")
+    secrets_of = {}
+    for name in ("ann", "ben", "cat"):
+        user = user_create(user_id=name)
+        space_get(user_id=name, assistant_id="helper")
+        secrets_of[name] = token_create(memory_user=user, name="feeds")[1]
+    assert start("migrate").process.wait(300) == 0
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    web = start(
+        "web",
+        BIND=f"127.0.0.1:{port}",
+        DATABASE_POOL_SIZE="3",
+        MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT="4",
+        MEMORYOS_EVENTS_STREAM_SECONDS="600",
+    )
+    wait_serving(web, base)
+    client = httpx2.Client(base_url=base, timeout=120)
+
+    def feed(name: str) -> httpx2.Response:
+        url = f"/api/v1/users/{name}/spaces/helper/events/"
+        response = client.send(
+            client.build_request("GET", url, headers={"Authorization": f"Bearer {secrets_of[name]}"}), stream=True
+        )
+        if response.status_code == 200:
+            lines = response.iter_lines()  # kept: a line iterator closes its response when dropped
+            next(line for line in lines if line.startswith("event: memory"))  # the feed waits now
+            kept.append(lines)
+        return response
+
+    kept = []
+
+    feeds = [feed(name) for name in ("ann", "ben") for _ in range(4)]
+    assert [response.status_code for response in feeds] == [200] * 8
+    for _ in range(5):  # each would wait for a connection that eight waiting feeds held
+        answer = client.get("/api/v1/users/cat/", headers={"Authorization": f"Bearer {secrets_of['cat']}"})
+        assert answer.status_code == 200, answer.text
+    refused = feed("ann")
+    assert refused.status_code == 429 and "too many memory feeds" in refused.read().decode()
+    for response in feeds:
+        response.close()
+    wait_until(lambda: feed("ann").status_code == 200, timeout=120, what="ann's feeds to be given back")
+    assert client.get("/accounts/signup/").status_code == 200
+    assert web.running()

@@ -134,6 +134,8 @@ BROKEN = [
     (lambda d: d["pages"][0].update(session_id=[1]), "session_id: must be a whole number"),
     (lambda d: d["pages"][0].update(user_input="x\x00"), "NUL"),
     (lambda d: d["pages"][0].update(timestamp="yesterday"), "not an ISO 8601"),
+    (lambda d: d["pages"][0].update(timestamp="9999-12-31T23:59:59-14:00"), "between the years"),
+    (lambda d: d["sessions"][0]["heat_timeline"][0].update(at="0001-01-01T00:00:00+14:00"), "between the years"),
     (lambda d: d["pages"][0].update(meta={"a": json.loads("[" * 30 + "]" * 30)}), "nested more than"),
     (lambda d: d["sessions"][0].update(heat=float("nan")), "heat: must be a finite number"),
     (lambda d: d["sessions"][0]["heat_timeline"][0].update(cause="boiled"), "cause: must be one of"),
@@ -169,9 +171,10 @@ def test_only_an_empty_space_takes_a_restore_and_sizes_are_bounded(lived, bob_sp
 
 def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charlie_client):
     document = json.loads(json.dumps(space_export(space=lived)))
-    assert len(json.dumps(document)) < 256 * 1024 < len(json.dumps({"export": document, "pad": "x" * 300_000}))
+    # Over the API's usual limit and Django's own for a request body (2.5 MiB), within an export's (8 MiB).
+    padded = {"export": document, "pad": "x" * 3_000_000}
+    assert len(json.dumps(document)) < 256 * 1024 and 2.5 * 2**20 < len(json.dumps(padded)) < 8 * 2**20
     url = SPACE.format(user="charlie").replace("helper", "notes") + "restore/"
-    padded = {"export": document, "pad": "x" * 300_000}  # over the API's usual limit, within an export's
     made = charlie_client.post(url, padded, format="json")
     assert made.status_code == 201, made.data
     assert made.data["pages"] == Page.objects.filter(space=lived).count()

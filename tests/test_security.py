@@ -25,6 +25,7 @@ from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
+from memory_engine.interfaces import signin
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.interfaces.memoryos import MemoryOS
@@ -365,14 +366,58 @@ def test_sign_in_attempts_are_limited_then_even_the_right_password_waits(client,
     assert "Too many failed sign-ins" in refused.content.decode()
 
 
-def test_after_the_lockout_the_right_password_works_again(client, db, settings):
-    settings.MEMORYOS_SIGNIN_LOCKOUT_SECONDS = 1
+def test_after_the_wait_the_right_password_works_again(client, db, settings):
+    settings.MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS = 1
     get_user_model().objects.create_user("wes", password="pw-wes-right-1")
     for _ in range(5):
         client.post("/accounts/login/", {"username": "wes", "password": "guess"})
-    time.sleep(1.5)  # the lockout is one second here; waiting longer only makes the test slower
+    time.sleep(1.5)  # the wait is one second here; waiting longer only makes the test slower
     client.post("/accounts/login/", {"username": "wes", "password": "pw-wes-right-1"})
     assert client.session.get("_auth_user_id")
+
+
+def test_guessing_a_victims_password_slows_the_guesser_not_the_victim(client, db, settings):
+    get_user_model().objects.create_user("VictimLock", password="pw-victim-right-1")
+    guesser = {"REMOTE_ADDR": "203.0.113.9"}
+    for _ in range(20):  # the username folds as Django folds it: case and spaces
+        client.post("/accounts/login/", {"username": "victimlock ", "password": "guess"}, **guesser)
+    refused = client.post("/accounts/login/", {"username": "VictimLock", "password": "pw-victim-right-1"}, **guesser)
+    assert "Too many failed sign-ins" in refused.content.decode() and "_auth_user_id" not in client.session
+    client.post(
+        "/accounts/login/", {"username": "VictimLock", "password": "pw-victim-right-1"}, REMOTE_ADDR="198.51.100.7"
+    )
+    assert client.session.get("_auth_user_id")
+
+
+def _sign_up(client, username: str, **extra):
+    password = "pw-" + username + "-Right-19"
+    return client.post(
+        "/accounts/signup/", {"username": username, "password1": password, "password2": password}, **extra
+    )
+
+
+def test_sign_up_is_limited_per_address_and_the_operator_can_close_it(client, db, settings):
+    settings.MEMORYOS_SIGNUPS_PER_ADDRESS = 3
+    for number in range(3):
+        assert _sign_up(client, f"spammer{number}", REMOTE_ADDR="203.0.113.5").status_code == 302
+        client.logout()
+    refused = _sign_up(client, "spammer3", REMOTE_ADDR="203.0.113.5")
+    assert refused.status_code == 429 and "Too many accounts" in refused.content.decode()
+    assert _sign_up(client, "neighbour", REMOTE_ADDR="198.51.100.8").status_code == 302  # another address
+    client.logout()
+    assert not get_user_model().objects.filter(username="spammer3").exists()
+
+    settings.MEMORYOS_SIGNUP_OPEN = False
+    closed = _sign_up(client, "latecomer", REMOTE_ADDR="192.0.2.1")
+    assert closed.status_code == 403 and "Sign-up is closed" in closed.content.decode()
+    assert not get_user_model().objects.filter(username="latecomer").exists()
+    assert 'href="/accounts/signup/"' not in client.get("/accounts/login/").content.decode()
+
+
+def test_the_wait_grows_with_each_failure_up_to_a_limit():
+    waits = [signin.delay_after(n, free=5, first=2.0, cap=900.0) for n in range(4, 16)]
+    assert waits[:2] == [0.0, 2.0] and waits[2:5] == [4.0, 8.0, 16.0] and waits[-1] == 900.0
+    assert signin.delay_after(10**6, free=5, first=2.0, cap=900.0) == 900.0
 
 
 def test_a_token_made_to_expire_stops_working_then(memory):

@@ -2,6 +2,8 @@
 is kept encrypted and never sent back; the space's replies, consolidation and experiments then use it.
 The endpoints are real scripted HTTP servers on 127.0.0.1; the deployment's LLM is another one."""
 
+import socket
+
 import pytest
 from django.db import connection
 
@@ -10,7 +12,7 @@ from memory_engine.jobs.experiments import experiment_create
 from memory_engine.models import LongTermEntry, SpaceLLM
 from memory_engine.store import secrets
 from tests.api_helpers import SPACE, client_for
-from tests.fake_llm_server import FakeLLMServer, reply
+from tests.fake_llm_server import FakeLLMServer, redirect, reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
 KEY = "sk-test-abcdefghijklmnop-7Q9z"
@@ -113,6 +115,13 @@ def test_endpoints_the_server_must_not_call_are_refused_and_nothing_is_stored(al
         "ftp://8.8.8.8/v1": "http",
         "https://no-such-host.invalid/v1": "cannot be found",
         "https://8.8.8.8:99999/v1": "port",
+        # IPv6 forms carrying a loopback or metadata IPv4 address (compatible, NAT64, 6to4, translated)
+        "https://[::127.0.0.1]/v1": "private or local",
+        "https://[64:ff9b::7f00:1]/v1": "private or local",
+        "https://[64:ff9b::a9fe:a9fe]/v1": "private or local",
+        "https://[2002:7f00:1::1]/v1": "private or local",
+        "https://[::ffff:0:7f00:1]/v1": "private or local",
+        "https://[64:ff9b:1::808:808]/v1": "private or local",
     }
     for url, reason in refused.items():
         answer = alice.put(_llm_url(), {"provider": "openai", "base_url": url, "model": "m"}, format="json")
@@ -169,7 +178,9 @@ def test_the_connection_test_asks_for_one_word_and_stores_nothing(alice, alice_s
     stored = alice.post(_llm_url() + "test/", format="json")
     assert stored.data["ok"] is True
     dead = alice.post(
-        _llm_url() + "test/", {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}, format="json"
+        _llm_url() + "test/",
+        {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": ""},
+        format="json",
     )
     assert dead.status_code == 200 and dead.data["ok"] is False and "127.0.0.1:9" in dead.data["detail"]
     assert not alice_space.pages.exists()
@@ -252,3 +263,72 @@ def test_the_space_says_whether_its_model_is_the_weak_offline_one(alice, alice_s
     assert alice.get(_llm_url()).data["weak"] is False  # the deployment's: here a scripted endpoint
     alice.put(_llm_url(), {"provider": "offline"}, format="json")
     assert alice.get(_llm_url()).data["weak"] is True
+
+
+def test_an_endpoint_that_redirects_is_not_followed_and_what_answered_is_not_shown(alice, alice_space, own_llm):
+    with FakeLLMServer(model="elsewhere") as elsewhere:
+        elsewhere.responder = lambda request: reply("The memory prompt arrived here.")
+        own_llm.responder = lambda request: redirect(elsewhere.base_url + "/chat/completions")
+        body = {"provider": "openai", "base_url": own_llm.base_url, "model": "own-model", "api_key": KEY}
+        tested = alice.post(_llm_url() + "test/", body, format="json")
+        assert tested.data["ok"] is False and "HTTP 307" in tested.data["detail"], tested.data
+        assert _choose(alice, own_llm).status_code == 200
+        answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What is my cat called?"}, format="json")
+        assert answer.status_code == 502 and "HTTP 307" in answer.data["detail"], answer.data
+        assert elsewhere.requests == [] and not alice_space.pages.exists()
+    # An error's body is the endpoint's to say, not ours to show: the status only.
+    own_llm.responder = lambda request: status(401, "upstream says: internal-host-42 at 10.0.0.7, trace follows")
+    tested = alice.post(_llm_url() + "test/", format="json")
+    assert tested.data["ok"] is False and "HTTP 401" in tested.data["detail"]
+    assert "internal-host-42" not in tested.data["detail"]
+
+
+def test_a_name_that_resolves_to_loopback_once_checked_is_not_called(alice, alice_space, settings, monkeypatch):
+    """DNS rebinding: the name answers a public address while it is checked and 127.0.0.1 when called."""
+    settings.MEMORYOS_LLM_ALLOWED_HOSTS = ""
+    settings.MEMORYOS_LLM_LOCAL_SERVERS = []
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_TIMEOUT_SECONDS": 2.0, "LLM_MAX_RETRIES": 0}
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    resolve, asked = socket.getaddrinfo, []
+
+    def rebinding(host, *args, **kwargs):
+        if host != "rebind.example":
+            return resolve(host, *args, **kwargs)
+        asked.append(host)
+        address = "93.184.215.14" if len(asked) <= 2 else "127.0.0.1"  # the choice and its re-check see it public
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    base_url = f"https://rebind.example:{port}/v1"
+    chosen = alice.put(_llm_url(), {"provider": "openai", "base_url": base_url, "model": "m"}, format="json")
+    assert chosen.status_code == 200, chosen.data
+    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "Hello there"}, format="json")
+    assert answer.status_code == 502 and "private or local" in answer.data["detail"], answer.data
+    listener.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nothing connected to 127.0.0.1
+    listener.close()
+    assert len(asked) >= 3 and not alice_space.pages.exists()
+
+
+def test_the_stored_key_goes_only_to_the_server_it_was_given_for(alice, alice_space, own_llm):
+    own_llm.responder = lambda request: reply("OK")
+    assert _choose(alice, own_llm).status_code == 200
+    with FakeLLMServer(model="other") as other:
+        other.responder = lambda request: reply("OK")
+        elsewhere = {"provider": "openai", "base_url": other.base_url, "model": "m"}
+        tested = alice.post(_llm_url() + "test/", elsewhere, format="json")
+        assert tested.status_code == 400 and "another server" in str(tested.data["api_key"]), tested.data
+        moved = alice.put(_llm_url(), elsewhere, format="json")
+        assert moved.status_code == 400 and "another server" in str(moved.data["api_key"]), moved.data
+        assert other.requests == []
+        # With the key given again, or none, it may move.
+        assert alice.put(_llm_url(), {**elsewhere, "api_key": ""}, format="json").status_code == 200
+        assert alice.post(_llm_url() + "test/", format="json").data["ok"] is True
+        assert other.authorizations[-1] in ("", None, "Bearer not-needed")
+    # The same server on another path keeps it.
+    assert _choose(alice, own_llm).status_code == 200
+    same = {"provider": "openai", "base_url": own_llm.base_url + "/", "model": "own-model"}
+    assert alice.post(_llm_url() + "test/", same, format="json").data["ok"] is True
+    assert own_llm.authorizations[-1] == f"Bearer {KEY}"

@@ -52,10 +52,11 @@ NOTHING_YET = "(nothing yet)"
 
 # How a user names themselves in their own words; such a name must never be claimed by the assistant.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_NAME = r"[A-Z\u00c0-\u00d6\u00d8-\u00de][^\W\d_A-Z]{1,30}"  # "Sam", "Tomás", "Émile"
 _SELF_NAMING = re.compile(
-    r"\b(?i:i'm|i am|my name is|my name's|call me|this is|it's)\s+([A-Z][a-z]{1,30})\b"
+    rf"\b(?i:i'm|i am|my name is|my name's|call me|this is|it's)\s+({_NAME})\b"
     # "hey. Mike Brennan, firefighter, Chicago.", "Mike here": a name that opens a message introduces its writer
-    r"|(?:^|[.!?]\s+)([A-Z][a-z]{1,30})(?:\s[A-Z][a-z]{1,30},|\s(?i:here)\b)"
+    rf"|(?:^|[.!?]\s+)({_NAME})(?:\s{_NAME},|\s(?i:here)\b)"
 )
 
 

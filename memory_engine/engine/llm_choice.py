@@ -7,6 +7,7 @@ carries its source's choice). `choice_set` is the one way a choice is stored, ch
 """
 
 import time
+from urllib.parse import urlsplit
 
 from django.db import transaction
 
@@ -86,6 +87,8 @@ def choice_set(*, space: MemorySpace, values: dict, actor: str) -> SpaceLLM | No
     with transaction.atomic():
         choice = SpaceLLM.objects.select_for_update().filter(space_id=space.pk).first() or SpaceLLM(space=space)
         keeps_a_key = key is None and bool(choice.api_key_encrypted)
+        if keeps_a_key and checked["provider"] == SpaceLLM.Provider.OPENAI:
+            _same_endpoint(choice.base_url, checked["base_url"])
         if checked["provider"] == SpaceLLM.Provider.OPENAI and not checked["base_url"] and not (key or keeps_a_key):
             raise InvalidParameter("api_key", "is required for api.openai.com (no base_url)")
         choice.provider, choice.base_url, choice.model = checked["provider"], checked["base_url"], checked["model"]
@@ -95,6 +98,19 @@ def choice_set(*, space: MemorySpace, values: dict, actor: str) -> SpaceLLM | No
         choice.updated_by = actor
         choice.save()
     return choice
+
+
+def _origin(base_url: str) -> str:
+    parsed = urlsplit(base_url or "https://api.openai.com/v1")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return f"{parsed.scheme}://{(parsed.hostname or '').lower()}:{port}"
+
+
+def _same_endpoint(stored_url: str, new_url: str) -> None:
+    """A stored key goes only to the server it was given for: raises InvalidParameter("api_key") when
+    `new_url` is on another scheme, host or port than `stored_url` (another path is the same server)."""
+    if _origin(stored_url) != _origin(new_url):
+        raise InvalidParameter("api_key", "is needed again: the stored key was given for another server")
 
 
 def choice_copy(*, source: MemorySpace, target: MemorySpace) -> None:
@@ -119,9 +135,11 @@ def choice_test(*, space: MemorySpace, values: dict | None = None) -> dict:
             )
             if checked["provider"] == "openai" and checked["api_key"] is None:
                 stored = choice_of(space)
-                checked["api_key"] = (
-                    secrets.decrypt(stored.api_key_encrypted) if stored and stored.api_key_encrypted else ""
-                )
+                if stored and stored.api_key_encrypted:
+                    _same_endpoint(stored.base_url, checked["base_url"])
+                    checked["api_key"] = secrets.decrypt(stored.api_key_encrypted)
+                else:
+                    checked["api_key"] = ""
             llm = get_llm(_for_a_test(checked))
         began = time.monotonic()
         if llm.name == "offline":

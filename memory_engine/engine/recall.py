@@ -50,14 +50,31 @@ _CHAT_SPELLING = {
 }  # fmt: skip
 _CHAT_WORD = re.compile(r"\b(?:" + "|".join(_CHAT_SPELLING) + r")\b")
 _WH_WORDS = r"(?:what|what's|which|who|who's|whose|where|where's|when|when's|how|how's)"
-_AUX_WORDS = r"(?:do|does|did|is|are|am|was|were|have|has|had|can|could|would|will|tell me|remind me|any)"
+_AUX_WORDS = r"(?:do|does|did|is|are|am|was|were|have|has|had|can|could|would|will|should|shall|tell me|remind me|any)"
 # A question opens its sentence, perhaps after a filler or a topic ("quick check: which city ...", "and the
 # furball, what's his name?"), or ends with a question mark.
 _FILLER = r"(?:and|so|but|now|wait|ok|okay|btw|also|hey|um|hmm|oh|lol|haha|random|quick check|quick question)"
 _OPENS_QUESTION = re.compile(rf"^(?:{_FILLER}[\s,:]+)*(?:{_WH_WORDS}|{_AUX_WORDS})\b")
+_OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|are) (?:i|we|you)\b")
+# A clause that asks (not a relative clause: "I moved to Leeds, which is nice" tells).
+_OPENS_WH = re.compile(
+    r"^(?:what's|when's|where's|(?:what|when|where) (?:is|was|were|are|did|do|does)|(?:what|which) (?:time|day|one)|"
+    r"who (?:did|do|does))\b"
+)
 _WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b")
 _POSSESSIVE = re.compile(r"\b(?:my|our)\b")
+# "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
+_WH_THING = re.compile(
+    r"\b(?:which|what|whose) (?!(?:should|shall|can|could|would|might|must|do|does|did|is|are|was|were|will|to|"
+    r"about|if|else|i|you|we|they|he|she|it|a|an|the|kind|sort|type)\b)[a-z]+"
+)
+# Someone asking for a value of theirs, told as a statement: "the broker wants to know who I haul for now",
+# "pharmacy's asking for my date of birth".
+_ASKED_FOR = re.compile(
+    r"\b(?:wants? to know|needs? to know|(?:is|are|was|were|keeps?|kept) asking(?: me)?(?: for| about)?|"
+    r"asked (?:me )?(?:for|about)|wants? (?:my|our)|needs? (?:my|our))\b"
+)
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
@@ -84,6 +101,8 @@ _REQUEST = re.compile(
     r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
 )
 _OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
+# A sentence giving the person's own name: no answer to "what's my GP's name?".
+_GIVES_OWN_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i am called)\b")
 MEMORY = "memory"
 MAYBE = "maybe"
 
@@ -94,11 +113,14 @@ def _plain(message: str) -> str:
 
 
 def _questions(text: str) -> list[str]:
-    """The sentences of `text` (plain) that ask something: ending with "?", or opening as a question."""
+    """The sentences of `text` (plain) that ask something: ending with "?", opening as a question, or
+    ending with a clause that opens with a wh-word ("the insurer wants the make of my car, what was it
+    again")."""
     found = []
     for match in _SENTENCES.finditer(text):
         sentence = match.group(0).strip()
-        if sentence.endswith("?") or _OPENS_QUESTION.match(sentence):
+        last_clause = sentence.rsplit(",", 1)[-1].strip()
+        if sentence.endswith("?") or _OPENS_QUESTION.match(sentence) or _OPENS_WH.match(last_clause):
             found.append(sentence)
     return found
 
@@ -116,7 +138,10 @@ def question_kind(message: str) -> str | None:
     if not asked:
         # "let's see if you remember my wife's name": asked without a question
         recalls = text.startswith(("remind me", "tell me what", "tell me where", "tell me when"))
-        return MEMORY if recalls or _YOU_REMEMBER.search(text) else None
+        if recalls or _YOU_REMEMBER.search(text):
+            return MEMORY
+        asked_for = _ASKED_FOR.search(text)
+        return MEMORY if asked_for and _FIRST_PERSON.search(text[asked_for.start() :]) else None
     requests = [question for question in asked if _REQUEST.search(question)]
     if any(_MEMORY_CUE.search(question) for question in asked) or (_MEMORY_CUE.search(text) and not requests):
         return MEMORY
@@ -124,13 +149,31 @@ def question_kind(message: str) -> str | None:
         # "what town should I put as my address on this form?": a request, but for a value of theirs that
         # a statement may hold; "should I take antihistamines?" or "is it normal to be scared at my age?"
         # ask for advice or an opinion, which no statement of theirs answers.
-        values = [q for q in requests if _POSSESSIVE.search(q) and _WH.search(q)]
+        values = [
+            q
+            for q in requests
+            if (_POSSESSIVE.search(q) and _WH.search(q)) or (_FIRST_PERSON.search(q) and _WH_THING.search(q))
+        ]
         return MAYBE if values else None
     if any(_AGAIN.search(question) for question in asked):
         return MEMORY
     if any(_FIRST_PERSON.search(question) for question in asked):
         return MEMORY
     return MAYBE if any(_WH.search(question) for question in asked) else None
+
+
+# Who wants the answer, before what they want: "the dentist wants to know", "the removal guy asked".
+_ASKER = re.compile(
+    r"^.*?\b(?:wants? to know|needs? to know|(?:is|are|was|keeps?) asking(?: me)?|asked(?: me)?|wants|needs)\b\s*"
+)
+
+
+def asked_part(message: str) -> str:
+    """The part of `message` that asks: its sentences that ask, without who is asking ("the insurance guy
+    wants to know the make of my car, what was it again" -> "the make of my car, what was it again");
+    the whole message when no sentence asks. Pure."""
+    asked = _questions(_plain(message)) or [_plain(message)]
+    return " ".join(_ASKER.sub("", sentence, count=1) or sentence for sentence in asked)
 
 
 def is_statement(sentence: str) -> bool:
@@ -158,7 +201,8 @@ _WHEN_WORDS = re.compile(
     r"\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}|\d{4}|\d{1,2}\s?(?:am|pm)|o'clock)\b"
 )
 _NUMBER_WORDS = re.compile(
-    r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"(?:[$\u20ac\u00a3]?\b\d+(?:[.,]\d+)*(?:k|m|bn|%)?(?!\w))"  # 24, 92k, \u20ac24, 60%, 1,200
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
     r"hundred|thousand|a couple|a few|several|dozen|twins|triplets)\b"
 )
@@ -178,13 +222,19 @@ WANTS_NUMBER = re.compile(
     r"\b(?:how many|how much|how old|what age|how long|how far|how often|what number|what mark|what grade|"
     r"what score|what price)\b"
 )
-WANTS_NAME = re.compile(
-    r"\b(?:who|whom|whose|name|names|call|called|named|where|which city|which country|which town)\b"
+WANTS_NAME = re.compile(r"\b(?:who|whom|whose|name|names|call|called|named)\b")
+# A place, a make, a team: a proper name, but not one given to something of theirs ("my wife, Eileen").
+WANTS_PROPER = re.compile(
+    r"\b(?:where|(?:what|which) (?:\w+ )?(?:city|town|country|place|"
+    r"team|street|school|company|firm|brand|make|shop|store|restaurant|hospital|clinic|club|band|airline|"
+    r"airport|uni|university|college|neighbourhood|neighborhood|area|suburb|village|gym|pub|bar|cafe|"
+    r"church|hotel|venue|breed|model))\b"
 )
 
 
 def answer_kind(question: str) -> str | None:
-    """ "when", "number" or "name" (a person, pet or place) when the question asks for one; else None."""
+    """ "when", "number", "name" (of a person or a pet) or "proper" (a place, a make, a team) when the
+    question asks for one; else None."""
     text = question.lower()
     if WANTS_WHEN.search(text):
         return "when"
@@ -192,14 +242,17 @@ def answer_kind(question: str) -> str | None:
         return "number"
     if WANTS_NAME.search(text):
         return "name"
+    if WANTS_PROPER.search(text):
+        return "proper"
     return None
 
 
 def answer_fit(sentence: str, kind: str | None) -> float:
     """How well `sentence` holds an answer of the kind asked for: KIND_BONUS when it holds a date or time,
-    a number or a name (NAMING_BONUS more when it names something of theirs: "my housemate Tash", "a cat
-    called Pepper", "a Kenworth I call Big Sue"), -KIND_PENALTY when it holds none, 0 when no kind is
-    asked or it cannot tell (a name in a sentence written all in lower case). Pure."""
+    a number or a proper name (NAMING_BONUS more, to a question asking a name, when it names something of
+    theirs: "my housemate Tash", "a cat called Pepper", "a Kenworth I call Big Sue"), -KIND_PENALTY when
+    it holds none, 0 when no kind is asked or it cannot tell (a name in a sentence written all in lower
+    case). Pure."""
     if kind is None:
         return 0.0
     lowered = sentence.lower()
@@ -207,7 +260,7 @@ def answer_fit(sentence: str, kind: str | None) -> float:
         return KIND_BONUS if _WHEN_WORDS.search(lowered) else -KIND_PENALTY
     if kind == "number":
         return KIND_BONUS if _NUMBER_WORDS.search(lowered) else -KIND_PENALTY
-    if _NAMING.search(lowered) or _NAMED_THING.search(sentence):
+    if kind == "name" and (_NAMING.search(lowered) or _NAMED_THING.search(sentence)):
         return KIND_BONUS + NAMING_BONUS
     if sentence == lowered:
         return 0.0
@@ -290,14 +343,18 @@ def score_statements(
     vectors: np.ndarray,
     about_vectors: np.ndarray,
 ) -> list[float]:
-    """How well each statement answers the question: the MiniLM cosine of the question with the sentence
-    or with what it says about the person (Statement.about; a zero row when nothing), whichever is
-    closer, plus the share of the question's words either holds, plus or minus whether the sentence holds
-    the kind of answer asked for. Pure."""
+    """How well each statement answers the question: the MiniLM cosine of the question (one vector, or
+    several rows: the whole message and the part that asks, asked_part) with the sentence or with what it
+    says about the person (Statement.about; a zero row when nothing), whichever is closest, plus the
+    share of the question's words either holds, plus or minus whether the sentence holds the kind of
+    answer asked for. Pure."""
     words = set(content_tokens(question)) - _ASKING_WORDS
     kind = answer_kind(question)
+    asks_own_name = bool(_OWN_NAME.search(_plain(question)))
     scores = []
-    sentence_closeness, about_closeness = vectors @ question_vector, about_vectors @ question_vector
+    questions = np.atleast_2d(question_vector)
+    sentence_closeness = (vectors @ questions.T).max(axis=1)
+    about_closeness = (about_vectors @ questions.T).max(axis=1)
     for statement, sentence, about in zip(statements, sentence_closeness, about_closeness, strict=True):
         cosine = max(float(sentence), float(about))
         if about >= sentence and about >= SAME_SUBJECT:
@@ -305,6 +362,8 @@ def score_statements(
         said = set(content_tokens(f"{statement.text} {statement.about(question)}"))
         overlap = len(words & said) / len(words) if words else 0.0
         bonus = answer_fit(statement.text, kind)
+        if kind == "name" and not asks_own_name and _GIVES_OWN_NAME.search(statement.text.lower()):
+            bonus = -KIND_PENALTY  # their name, to a question about someone else's
         scores.append(round(cosine + LEXICAL_WEIGHT * overlap + bonus, 6))
     return scores
 
@@ -401,9 +460,21 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
             found.append(Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq))
 
     for page in pages:
-        told = [sentence for sentence in split_sentences(page.user_input) if is_statement(sentence)]
+        sentences = split_sentences(page.user_input)
+        told = [sentence for sentence in sentences if is_statement(sentence)]
         for sentence in told:
             add(sentence, page)
+        # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
+        # mains are around €24" tells in its second clause; "I drive a 2011 Skoda, should I get it serviced"
+        # is clearer without the question.
+        for sentence in sentences:
+            clauses = [clause.strip() for clause in sentence.split(",")]
+            telling = [
+                clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(_plain(clause))
+            ]
+            if len(telling) < len(clauses):  # a clause asks: the others are what it tells
+                for clause in telling:
+                    add(clause, page)
         # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
         # was my car?" only whole.
         message = " ".join(told)
@@ -429,14 +500,15 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
         return Recall(text=NOT_TOLD, quoted=()) if kind == MEMORY else None
     embedder = get_embedder()
     abouts = [s.about(query) for s in statements]
-    vectors = embedder.encode([query, *(s.text for s in statements), *(a for a in abouts if a)])
-    question_vector, sentence_vectors = vectors[0], vectors[1 : len(statements) + 1]
+    asked = asked_part(query)
+    vectors = embedder.encode([query, asked, *(s.text for s in statements), *(a for a in abouts if a)])
+    question_vectors, sentence_vectors = vectors[:2], vectors[2 : len(statements) + 2]
     about_vectors = np.zeros_like(sentence_vectors)
-    rows = iter(vectors[len(statements) + 1 :])
+    rows = iter(vectors[len(statements) + 2 :])
     for i, about in enumerate(abouts):
         if about:
             about_vectors[i] = next(rows)
-    scores = score_statements(query, statements, question_vector, sentence_vectors, about_vectors)
+    scores = score_statements(query, statements, question_vectors, sentence_vectors, about_vectors)
     asks_now = bool(_NOW.search(_plain(query)))
     enough = ENOUGH if kind == MEMORY else STRONG
     quoted = choose(statements, scores, sentence_vectors, enough=enough, asks_now=asks_now)

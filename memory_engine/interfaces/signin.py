@@ -1,10 +1,22 @@
-"""Sign-in attempts are limited, on the playground's sign-in page and the admin's alike.
+"""Sign-in attempts are throttled, on the playground's sign-in page and the admin's alike, with delays
+that grow, never with a lock on the account.
 
-After MEMORYOS_SIGNIN_MAX_FAILURES failed sign-ins for one username, or MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS
-from one client address, further attempts are refused without checking the password, for
-MEMORYOS_SIGNIN_LOCKOUT_SECONDS from the last failure; a successful sign-in clears the username's count.
-Counts live in Django's cache (set CACHE_URL so that several web processes share them).
+Failures are counted per username and client address together (the username folded as Django folds it:
+case and surrounding spaces), and per client address alone. After MEMORYOS_SIGNIN_FREE_FAILURES failures
+of one username from one address (MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS from one address over all
+usernames), the next attempt must wait MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS after the last failure, then
+twice that after the next failure, and so on up to MEMORYOS_SIGNIN_MAX_DELAY_SECONDS; an attempt made
+while waiting is refused without checking the password and counts for nothing. A successful sign-in
+clears its username and address's count.
+
+So someone guessing a victim's password from their own address slows only themselves: the victim, from
+theirs, signs in as usual. Behind a proxy the client address is the one the proxy forwards, which the web
+server trusts only from FORWARDED_ALLOW_IPS (README, "Deploying"); otherwise everyone behind it shares one
+address. Counts live in Django's cache (set CACHE_URL so that several web processes share them) and are
+forgotten after an hour without failures.
 """
+
+import time
 
 from django import forms
 from django.conf import settings
@@ -12,42 +24,95 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 
+FORGET_SECONDS = 3600
+
+
+def delay_after(failures: int, free: int, first: float, cap: float) -> float:
+    """Seconds to wait after the last failure, once `failures` failures were counted: none for the first
+    `free`, then `first`, doubling with each further failure, at most `cap`. Pure."""
+    if failures < free:
+        return 0.0
+    return min(cap, first * 2 ** min(failures - free, 40))
+
 
 def _keys(request, username: str) -> list[tuple[str, int]]:
-    keys = [(f"signin-user:{username.strip().lower()}", settings.MEMORYOS_SIGNIN_MAX_FAILURES)]
-    address = request.META.get("REMOTE_ADDR") if request is not None else None
-    if address:
-        keys.append((f"signin-address:{address}", settings.MEMORYOS_SIGNIN_MAX_FAILURES_PER_ADDRESS))
-    return keys
+    address = (request.META.get("REMOTE_ADDR") if request is not None else None) or "unknown"
+    return [
+        (f"signin:{address}:{username.strip().lower()}", settings.MEMORYOS_SIGNIN_FREE_FAILURES),
+        (f"signin-address:{address}", settings.MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS),
+    ]
 
 
-def locked_out(request, username: str) -> bool:
-    """Whether sign-ins for this username, or from this address, are refused for now."""
-    return any((cache.get(key) or 0) >= limit for key, limit in _keys(request, username))
+def wait_seconds(request, username: str) -> float:
+    """How long this username, from this address, must still wait before its next attempt (0: none)."""
+    now = time.time()
+    waits = [0.0]
+    for key, free in _keys(request, username):
+        failures, last = cache.get(key) or (0, 0.0)
+        delay = delay_after(
+            failures, free, settings.MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS, settings.MEMORYOS_SIGNIN_MAX_DELAY_SECONDS
+        )
+        waits.append(last + delay - now)
+    return max(waits)
 
 
 def record_failure(request, username: str) -> None:
-    lockout = settings.MEMORYOS_SIGNIN_LOCKOUT_SECONDS
+    now = time.time()
     for key, _ in _keys(request, username):
-        count = (cache.get(key) or 0) + 1
-        cache.set(key, count, lockout)  # the window restarts at each failure
+        failures, _last = cache.get(key) or (0, 0.0)
+        cache.set(key, (failures + 1, now), FORGET_SECONDS)
 
 
 def record_success(request, username: str) -> None:
     cache.delete(_keys(request, username)[0][0])
 
 
+# --- Sign-up ------------------------------------------------------------------------------------------
+
+SIGNUP_WINDOW_SECONDS = 3600
+
+
+def signup_refusal(request) -> str | None:
+    """Why an account cannot be made now, or None: sign-up closed by the operator (MEMORYOS_SIGNUP_OPEN),
+    or MEMORYOS_SIGNUPS_PER_ADDRESS accounts made from this client address in the last hour."""
+    if not settings.MEMORYOS_SIGNUP_OPEN:
+        return "Sign-up is closed on this server: ask its operator for an account."
+    made = cache.get(_signup_key(request)) or 0
+    if made >= settings.MEMORYOS_SIGNUPS_PER_ADDRESS:
+        return "Too many accounts were made from here in the last hour: try again later."
+    return None
+
+
+def record_signup(request) -> None:
+    key = _signup_key(request)
+    if cache.add(key, 1, SIGNUP_WINDOW_SECONDS):
+        return
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.add(key, 1, SIGNUP_WINDOW_SECONDS)
+
+
+def _signup_key(request) -> str:
+    return f"signup-address:{request.META.get('REMOTE_ADDR') or 'unknown'}"
+
+
+def signup_open(request) -> dict:
+    """Template context: whether to offer sign-up at all."""
+    return {"signup_open": settings.MEMORYOS_SIGNUP_OPEN}
+
+
 class LimitedSignIn:
-    """For an AuthenticationForm: refuse a locked-out attempt before the password is checked, count
-    failures, clear the count on success."""
+    """For an AuthenticationForm: refuse an attempt that comes before its wait is over, before the
+    password is checked; count failures; clear the count on success."""
 
     def clean(self):
         username = self.cleaned_data.get("username") or ""
-        if locked_out(self.request, username):
-            minutes = max(1, round(settings.MEMORYOS_SIGNIN_LOCKOUT_SECONDS / 60))
+        wait = wait_seconds(self.request, username)
+        if wait > 0:
             raise forms.ValidationError(
-                f"Too many failed sign-ins for this account or address: try again in {minutes} minute(s).",
-                code="locked",
+                f"Too many failed sign-ins for this account from here: try again in {max(1, round(wait))} seconds.",
+                code="throttled",
             )
         try:
             cleaned = super().clean()

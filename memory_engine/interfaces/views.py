@@ -1,6 +1,7 @@
 """The playground's pages: sign up, the list of one's memory spaces, and the chat page. The chat page is
 a shell: its script talks to the REST API (memory_engine/interfaces/api/) with the signed-in session."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from memory_engine.engine.llm_choice import weak_model
 from memory_engine.errors import MemoryInputError
+from memory_engine.interfaces import signin
 from memory_engine.jobs.imports import locomo_sample_ids
 from memory_engine.models import SPACE_PARAMETERS, Experiment, MemorySpace, Page
 from memory_engine.store.spaces import assistant_create, owned_user_create, space_get
@@ -36,8 +38,15 @@ def home(request):
 
 
 def signup(request):
+    """Make an account and sign in with it, unless sign-up is closed or this address made too many
+    (interfaces/signin.py)."""
+    refusal = signin.signup_refusal(request)
+    if refusal is not None:
+        status = 403 if not settings.MEMORYOS_SIGNUP_OPEN else 429 if request.method == "POST" else 200
+        return render(request, "registration/signup.html", {"refusal": refusal}, status=status)
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        signin.record_signup(request)
         login(request, form.save())
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})

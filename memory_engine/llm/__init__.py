@@ -124,7 +124,9 @@ def get_llm(choice: dict | None = None) -> LLM:
                 " (api.openai.com)"
             )
         timeout = float(conf["LLM_TIMEOUT_SECONDS"])
-        key: tuple = ("openai", base_url, conf["LLM_MODEL"], api_key, timeout, max_retries, max_tokens)
+        # A space's endpoint is its owner's choice: called through guarded_http's checked client.
+        checked = choice is not None
+        key: tuple = ("openai", base_url, conf["LLM_MODEL"], api_key, timeout, max_retries, max_tokens, checked)
     else:
         threads = int(conf["OFFLINE_LLM_THREADS"])
         context = int(conf["OFFLINE_LLM_CONTEXT"])
@@ -147,7 +149,7 @@ def _build(key: tuple) -> LLM:
     if key[0] == "openai":
         from .openai_compatible import OpenAICompatibleLLM
 
-        _, base_url, model, api_key, timeout, max_retries, max_tokens = key
+        _, base_url, model, api_key, timeout, max_retries, max_tokens, checked = key
         return OpenAICompatibleLLM(
             base_url=base_url or None,
             model=model,
@@ -155,6 +157,7 @@ def _build(key: tuple) -> LLM:
             timeout_seconds=timeout,
             max_retries=max_retries,
             max_tokens=max_tokens,
+            checked=checked,
         )
     from .offline import OfflineLLM
 

@@ -10,6 +10,7 @@ import openai
 from memory_engine.admission import waiting_elsewhere
 
 from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Message
+from .guarded_http import AddressRefused, checked_client
 from .sampling import Sampling
 
 # Status codes the SDK itself re-sends (with backoff) before giving up; once it gives up on one of
@@ -38,16 +39,21 @@ class OpenAICompatibleLLM(LLM):
         timeout_seconds: float = 60.0,
         max_retries: int = 2,
         max_tokens: int = 512,
+        checked: bool = False,
     ) -> None:
+        """`checked`: an endpoint a space's owner chose, called through guarded_http.checked_client (no
+        redirects, only the address checked); the deployment's own endpoint is the operator's."""
         super().__init__(max_tokens=max_tokens, max_retries=max_retries)
         self.model = model
         self.base_url = base_url
+        self.checked = checked
         # Local servers (llama.cpp, vLLM, Ollama) need no key, but the SDK refuses to start without one.
         self._client = openai.OpenAI(
             base_url=base_url or None,
             api_key=api_key or "not-needed",
             timeout=timeout_seconds,
             max_retries=max_retries,
+            http_client=checked_client(timeout_seconds) if checked else None,
         )
 
     def __repr__(self) -> str:
@@ -120,11 +126,18 @@ class OpenAICompatibleLLM(LLM):
         except openai.APITimeoutError as exc:
             raise LLMUnavailable(f"{self.name}: request timed out ({self.base_url})") from exc
         except openai.APIConnectionError as exc:
+            refused = _cause(exc, AddressRefused)
+            if refused is not None:
+                raise LLMError(f"{self.name}: {self.base_url} {refused}") from exc
             raise LLMUnavailable(f"{self.name}: cannot reach {self.base_url}: {exc.message}") from exc
         except openai.APIResponseValidationError as exc:
             raise LLMInvalidAnswer(f"{self.name}: response is not a chat completion: {exc.message:.120}") from exc
         except openai.APIStatusError as exc:
-            detail = f"{self.name}: HTTP {exc.status_code} from {self.base_url}: {exc.message:.200}"
+            # For a space's endpoint, the status only: the body is whatever answered there (a redirect's
+            # target, an internal error page), not ours to show its owner. The deployment's is the operator's.
+            detail = f"{self.name}: HTTP {exc.status_code} from {self.base_url}"
+            if not self.checked:
+                detail += f": {exc.message:.200}"
             if exc.status_code >= 500 or exc.status_code in _TRANSIENT_STATUS:
                 raise LLMUnavailable(detail) from exc
             raise LLMError(detail) from exc
@@ -133,6 +146,17 @@ class OpenAICompatibleLLM(LLM):
             raise LLMInvalidAnswer(f"{self.name}: response body is not valid JSON") from exc
         except openai.OpenAIError as exc:
             raise LLMError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+
+
+def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The exception of `kind` that `exc` was raised from, however deep (the SDK wraps httpx's, which
+    wraps httpcore's)."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None or isinstance(seen, kind):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _chunks(stream: object) -> Iterator[object]:

@@ -18,6 +18,15 @@ class PayloadTooLarge(APIException):
     default_code = "too_large"
 
 
+class TooManyFeeds(APIException):
+    """A memory feed more than the process or the account may keep open (MEMORYOS_EVENTS_MAX_STREAMS,
+    MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT)."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_detail = "too many memory feeds are open; close a page showing this memory, or try again soon"
+    default_code = "too_many_feeds"
+
+
 def exception_handler(exc, context):
     """DRF's handler, plus the engine's errors: bad input 400, an edit of an entry no longer active, a fork
     whose name is taken or an API key the server cannot encrypt 409, too large 413, LLM failures 502/503."""

@@ -189,6 +189,47 @@ def server_shutting_down() -> bool:
     return bool(getattr(server, "should_exit", False))
 
 
+def give_connections_back() -> None:
+    """Close this thread's database connections (a pool's go back to it), except one inside a transaction
+    (a test's)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+class FeedSlots:
+    """How many memory feeds a process keeps open: at most `total`, and at most `per_account` for one
+    account (each open page has one; a person has a few tabs). A slot is given back when its stream
+    ends, and in any case once `lifetime` (a stream's longest) and a minute have passed, so a stream whose
+    end was never seen (a client gone, a generator never closed) cannot keep its slot. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[int, tuple[str, float]] = {}  # slot -> (account, taken at)
+        self._next = 0
+
+    def take(self, account: str, *, total: int, per_account: int, lifetime: float) -> int | None:
+        """A slot for one more feed of `account`, or None when the process or the account has its limit."""
+        now = time.monotonic()
+        with self._lock:
+            expired = [slot for slot, (_, taken) in self._open.items() if now - taken > lifetime + 60]
+            for slot in expired:
+                del self._open[slot]
+            mine = sum(1 for owner, _ in self._open.values() if owner == account)
+            if len(self._open) >= total or mine >= per_account:
+                return None
+            self._next += 1
+            self._open[self._next] = (account, now)
+            return self._next
+
+    def give_back(self, slot: int) -> None:
+        with self._lock:
+            self._open.pop(slot, None)
+
+
+feed_slots = FeedSlots()
+
+
 class SpaceFeed:
     """Server-sent events of one space's memory, for its chat page: a `memory` event each time the
     space's revision changes (store/changes.py), with the parts that changed and what the panel shows
@@ -202,11 +243,13 @@ class SpaceFeed:
         snapshot: Callable[[list[str]], dict],
         *,
         lifetime: float,
+        slot: int | None = None,
     ) -> None:
         self.space_id = space_id
         self.seen = changes.revision_parts(last_seen)
         self.snapshot = snapshot
         self.lifetime = lifetime
+        self.slot = slot  # of feed_slots, given back when the stream ends
 
     def _next(self) -> bytes | None:
         """The event to send now, if the revision moved."""
@@ -222,14 +265,16 @@ class SpaceFeed:
         return event("memory", data, event_id=changes.revision_text(parts))
 
     def _next_in_pool(self) -> bytes | None:
-        """_next, in a thread of the pool: its connection goes back at once (a stream lasts minutes). A WSGI
-        stream reads in its request's thread, whose connection Django closes when the response ends."""
+        """_next, and the thread's database connection given back at once: a stream lasts minutes, and a
+        connection held while it waits is one the pool lacks (ten feeds took a pool of ten)."""
         try:
             return self._next()
         finally:
-            connections.close_all()
+            give_connections_back()
 
     def sync(self) -> Iterator[bytes]:
+        """The stream for a WSGI server: it reads in the request's thread, holding a connection only
+        while it reads."""
         yield f"retry: {RECONNECT_MS}\n\n".encode()
         ends = time.monotonic() + self.lifetime
         pubsub = _subscribe_sync(self.space_id)
@@ -240,11 +285,12 @@ class SpaceFeed:
                     time.sleep(GATHER_SECONDS)
                     while _next_message_sync(pubsub, 0):
                         pass
-                found = self._next()
+                found = self._next_in_pool()
                 yield found or b": keep-alive\n\n"
                 if found and found.startswith(b"event: gone"):
                     return
         finally:
+            self._done()
             if pubsub is not None:
                 with contextlib.suppress(Exception):
                     pubsub.close()
@@ -270,7 +316,13 @@ class SpaceFeed:
                 if found and found.startswith(b"event: gone"):
                     return
         finally:
+            self._done()
             listener.unregister(self.space_id, wake)
+
+    def _done(self) -> None:
+        if self.slot is not None:
+            feed_slots.give_back(self.slot)
+            self.slot = None
 
 
 RECONNECT_MS = 1000

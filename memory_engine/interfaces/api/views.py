@@ -26,9 +26,16 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
-from memory_engine.interfaces.api.errors import PayloadTooLarge, exception_handler
+from memory_engine.interfaces.api.errors import PayloadTooLarge, TooManyFeeds, exception_handler
 from memory_engine.interfaces.api.parsers import UnicodeJSONParser
-from memory_engine.interfaces.api.streaming import EventStreamRenderer, ReplyStream, SpaceFeed, event_stream
+from memory_engine.interfaces.api.streaming import (
+    EventStreamRenderer,
+    ReplyStream,
+    SpaceFeed,
+    event_stream,
+    feed_slots,
+    give_connections_back,
+)
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.dispatch import import_start
@@ -43,6 +50,7 @@ from memory_engine.models import (
     ImportJob,
     LongTermEntry,
     MemorySpace,
+    MemoryUser,
     MidTermSession,
     Page,
 )
@@ -334,6 +342,16 @@ class SpaceLLMTestView(MemoryApiView):
         return Response(choice_test(space=space, values=values))
 
 
+def _feed_owner(request) -> str:
+    """Whose feeds count together: the signed-in account, or for a token the account owning its memory
+    user (the memory user, when no account owns it)."""
+    token = getattr(request.user, "token", None)
+    if token is None:
+        return f"account:{request.user.pk}"
+    owner = MemoryUser.objects.filter(pk=token.memory_user_id).values_list("owner_id", flat=True).first()
+    return f"account:{owner}" if owner is not None else f"memory-user:{token.memory_user_id}"
+
+
 class MemoryEventsView(MemoryApiView):
     renderer_classes = [EventStreamRenderer, *api_settings.DEFAULT_RENDERER_CLASSES]
 
@@ -363,7 +381,19 @@ class MemoryEventsView(MemoryApiView):
                 "import": s.ImportJobOut(job).data if job else None,
             }
 
-        feed = SpaceFeed(space.pk, seen, snapshot, lifetime=settings.MEMORYOS_EVENTS_STREAM_SECONDS)
+        lifetime = settings.MEMORYOS_EVENTS_STREAM_SECONDS
+        slot = feed_slots.take(
+            _feed_owner(request),
+            total=settings.MEMORYOS_EVENTS_MAX_STREAMS,
+            per_account=settings.MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT,
+            lifetime=lifetime,
+        )
+        if slot is None:
+            raise TooManyFeeds()
+        feed = SpaceFeed(space.pk, seen, snapshot, lifetime=lifetime, slot=slot)
+        # The connection that signed the request in goes back to the pool now, not when the stream ends
+        # (Django closes a request's connections when its response is finished, minutes from now).
+        give_connections_back()
         return event_stream(feed.asynchronous() if isinstance(request._request, ASGIRequest) else feed.sync())
 
 
