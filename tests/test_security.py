@@ -1,5 +1,6 @@
 """Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
 
+import asyncio
 import os
 import re
 import secrets
@@ -10,11 +11,13 @@ import threading
 import time
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import httpx2
 import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -37,7 +40,8 @@ from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
 from tests.fake_llm_server import held, reply
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
-from tests.processes import ROOT, mcp_http_server, wait_for
+from tests.processes import ROOT, mcp_http_server, wait_for, wait_until
+from tests.test_mcp import http_session
 
 
 @pytest.fixture
@@ -448,3 +452,47 @@ def test_what_the_mcp_fuzz_run_found_is_refused_not_a_crash(memory, alice_space)
         assert not isinstance(refused.value, UnexpectedToolError) and says in str(refused.value), arguments
     with pytest.raises(MemoryInputError, match="is not valid"):
         memory.space(user_id="\ud800", assistant_id="helper")
+
+
+# --- Deleted memory leaves no words on disk -------------------------------------------------------------
+
+SECRET_WORDS = ("quokka", "zanzibarian", "pin-4471")
+
+
+def _files_holding(folder: Path, words=SECRET_WORDS) -> list[str]:
+    held = []
+    for path in folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            held += [f"{path.name}: {word}" for word in words if word.encode() in data]
+    return held
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deleted_users_words_leave_the_database_and_every_processs_index_folder(memory, server_env, tmp_path):
+    """Deleted over REST, a user's words were still in the MCP process's index folder (pages.bm25) and in
+    the SQLite file's free pages. Now every process prunes the folders of deleted spaces, and SQLite
+    overwrites what it deletes (secure_delete) and empties its log after a deletion."""
+    user = MemoryUser.objects.get(external_id="alice")
+    _, secret = token_create(memory_user=user, name="mcp")
+    told = "My bank pin-4471 is kept by my quokka, a zanzibarian one."
+    for number in range(12):  # beyond short-term's capacity: pages reach the indexes
+        memory.add_memory(user_id="alice", assistant_id="helper", user_input=f"{told} ({number})", agent_response="Ok.")
+    env = {**server_env, "MEMORYOS_INDEX_PRUNE_SECONDS": "1"}
+    mcp_indexes = Path(server_env["MEMORYOS_INDEX_DIR"])
+    with mcp_http_server(env, tmp_path / "mcp.log") as url:
+
+        async def search(session):
+            return await session.call_tool("retrieve_memory", {"query": "Who keeps my bank pin?"})
+
+        found = asyncio.run(http_session(url, secret, search))
+        assert "quokka" in found.content[0].text
+        assert _files_holding(mcp_indexes), "the MCP process indexed the words"
+        assert client_for("alice").delete("/api/v1/users/alice/").status_code == 204
+        wait_until(lambda: not _files_holding(mcp_indexes), timeout=120, what="the MCP process to prune")
+    assert not _files_holding(Path(settings.MEMORYOS["INDEX_DIR"]))  # this process's own
+    if connection.vendor == "sqlite":
+        database = Path(connection.settings_dict["NAME"])
+        files = [path for path in database.parent.glob(database.name + "*") if path.is_file()]
+        held = [f"{p.name}: {w}" for p in files for w in SECRET_WORDS if w.encode() in p.read_bytes().lower()]
+        assert held == [], held

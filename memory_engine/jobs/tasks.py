@@ -18,6 +18,7 @@ from memory_engine.jobs.consolidation import (
     spaces_with_pending_work,
 )
 from memory_engine.jobs.imports import import_run, imports_stalled
+from memory_engine.store import index
 from memory_engine.store.embeddings import get_embedder
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,9 @@ def sweep_pending() -> int:
     """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
     messages (lost, broker down, worker killed), except spaces whose last job failed within the
     cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed; imports
-    never sent or left by a dead worker are sent again. Returns how many spaces were queued."""
+    never sent or left by a dead worker are sent again; index folders of deleted spaces are removed from
+    this worker's disk. Returns how many spaces were queued."""
+    index.prune_deleted_spaces()
     close_lost_retries()
     for job_id in imports_stalled():
         send(run_import, [job_id], {})

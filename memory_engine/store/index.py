@@ -552,6 +552,25 @@ def forget_space(space_id: int, *, delete_files: bool = False) -> None:
             shutil.rmtree(index_dir(space_id), ignore_errors=True)
 
 
+def prune_deleted_spaces() -> int:
+    """Remove this process's index folders (and cached indexes) of spaces that no longer exist: a space
+    deleted through another process (a web process, over REST) leaves its folders in every other one's
+    MEMORYOS_INDEX_DIR, holding its words. Returns how many were removed. Safe to run at any time: a
+    folder removed by mistake is a cache, rebuilt from the database."""
+    root = Path(settings.MEMORYOS["INDEX_DIR"])
+    try:
+        folders = [path.name for path in root.iterdir() if path.is_dir() and path.name.startswith("space-")]
+    except FileNotFoundError:
+        return 0
+    ids = {int(name.removeprefix("space-")) for name in folders if name.removeprefix("space-").isdigit()}
+    if not ids:
+        return 0
+    gone = ids - set(MemorySpace.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    for space_id in gone:
+        forget_space(space_id, delete_files=True)
+    return len(gone)
+
+
 def forget_all() -> None:
     """Drop every cached index and zero the counters (tests; a process that switched databases)."""
     _cache.clear()

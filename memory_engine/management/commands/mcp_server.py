@@ -6,6 +6,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from memory_engine import housekeeping
 from memory_engine.interfaces.mcp_http import http_app
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import external_id_validator
@@ -31,6 +32,7 @@ class Command(BaseCommand):
                 external_id_validator(value)
             except Exception as exc:
                 raise CommandError(f"{value!r}: {exc}") from None
+        housekeeping.start()  # index folders of spaces deleted elsewhere leave this process's disk
         if transport == "stdio":
             if not user:
                 raise CommandError("over stdio name the memory user to serve: --user ID (or MEMORYOS_MCP_USER_ID)")
