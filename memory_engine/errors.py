@@ -69,6 +69,11 @@ class InvalidParameter(MemoryInputError):
         self.reason = reason
 
 
+class TooMuchBulkWork(MemoryInputError):
+    """An import or a replay more than an account may have unfinished (MEMORYOS_MAX_UNFINISHED_IMPORTS;
+    429 over HTTP)."""
+
+
 class ExperimentConflict(MemoryInputError):
     """A fork the space's state refuses: the name is taken, or the space has as many experiments as it
     may (409 over HTTP)."""

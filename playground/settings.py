@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from playground.databases import database_from_url
 
@@ -179,6 +180,12 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Two queues, which every worker takes from by turns: consolidation after a chat turn ("celery") and bulk
+# work ("bulk": imports and replays, in chunks), so one account's import never holds up another's turn.
+# A worker started with -Q takes only the queues named.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("bulk"))
+CELERY_TASK_ROUTES = {"memory_engine.run_import": {"queue": "bulk"}}
 CELERY_BROKER_CONNECTION_TIMEOUT = envfloat("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -362,6 +369,11 @@ MEMORYOS = {
     "CONSOLIDATION_DELAY_SECONDS": envint("MEMORYOS_CONSOLIDATION_DELAY_SECONDS", 2),
     # An unfinished import untouched this long is sent again by the sweep (its worker died).
     "IMPORT_STALL_SECONDS": envfloat("MEMORYOS_IMPORT_STALL_SECONDS", 600.0),
+    # Bulk work (imports, experiments' replays) runs on the "bulk" queue in chunks of this many seconds,
+    # so a chat turn's consolidation waits at most one chunk behind anyone's import (jobs/imports.py);
+    # an account may have this many imports and replays unfinished at once.
+    "IMPORT_CHUNK_SECONDS": envfloat("MEMORYOS_IMPORT_CHUNK_SECONDS", 5.0),
+    "MAX_UNFINISHED_IMPORTS": envint("MEMORYOS_MAX_UNFINISHED_IMPORTS", 3),
     "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),
     "CONSOLIDATION_RETRY_BASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS", 10.0),
     "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),

@@ -32,9 +32,10 @@ from memory_engine.interfaces import signin
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.jobs.conversation import turn_add
 from memory_engine.jobs.imports import import_create
 from memory_engine.jobs.tasks import run_import, send
-from memory_engine.models import ApiToken, ImportJob, LongTermEntry, MemoryUser, OwnerChange, Page
+from memory_engine.models import ApiToken, ConsolidationRun, ImportJob, LongTermEntry, MemoryUser, OwnerChange, Page
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
@@ -283,6 +284,58 @@ def test_an_import_whose_worker_died_is_taken_up_by_the_sweep(memory, alice_spac
         what="the sweep to take the import up",
     )
     assert Page.objects.filter(space=alice_space).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_accounts_imports_do_not_hold_up_a_chat_turns_consolidation(
+    memory, alice_space, bob_space, fake_llm, start_worker
+):
+    """Three long imports queued by one account, then a chat turn of another's: its consolidation is done
+    while the imports are under way, not after them (bulk work has its own queue and runs in chunks)."""
+    fake_llm.responder = nothing_extracted
+    jobs = [import_create(space=alice_space, turns=_transcript(150), source="flood") for _ in range(3)]
+    for job in jobs:
+        send(run_import, [job.pk], {})
+    start_worker(MEMORYOS_IMPORT_CHUNK_SECONDS="1")
+    ids = [job.pk for job in jobs]
+    wait_for(
+        lambda: ImportJob.objects.filter(pk__in=ids, done__gt=0).exists(),
+        progress=_import_progress,
+        what="the imports to start",
+    )
+    bob_space.stm_capacity = 1
+    bob_space.save()
+    for said in ("I keep bees on my roof.", "The hives face south."):
+        turn_add(space=bob_space, user_input=said, agent_response="Lovely.")
+    run = wait_for(
+        lambda: ConsolidationRun.objects.filter(space=bob_space, finished_at__isnull=False).first(),
+        progress=_import_progress,
+        what="bob's consolidation",
+    )
+    wait_for(
+        lambda: ImportJob.objects.filter(pk__in=ids, status="succeeded").count() == 3,
+        progress=_import_progress,
+        what="the imports to finish",
+    )
+    last_import = max(ImportJob.objects.filter(pk__in=ids).values_list("finished_at", flat=True))
+    assert run.finished_at < last_import, "bob's consolidation waited for alice's imports"
+    assert Page.objects.filter(space=alice_space).count() == 450
+
+
+def test_an_account_may_have_only_a_few_imports_unfinished(memory, alice_space, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "MAX_UNFINISHED_IMPORTS": 2, "CONSOLIDATION": "celery"}
+    api = client_for("alice")
+    url = SPACE.format(user="alice") + "imports/"
+    for _ in range(2):  # queued, not run: the broker here is not answering
+        ImportJob.objects.create(space=alice_space, source="t", turns=[], total=3)
+    refused = api.post(url, {"transcript": _transcript(3)}, format="json")
+    assert refused.status_code == 429 and "at most 2 imports" in refused.data["detail"]
+    assert ImportJob.objects.filter(space=alice_space).count() == 2
+    turn_add(space=alice_space, user_input="I keep bees.", agent_response="Lovely.", consolidate=False)
+    refused_fork = api.post(SPACE.format(user="alice") + "experiments/", {"name": "more"}, format="json")
+    assert refused_fork.status_code == 429 and "at most 2 imports" in refused_fork.data["detail"]
+    ImportJob.objects.filter(space=alice_space).update(status="succeeded")
+    assert api.post(url, {"transcript": _transcript(3)}, format="json").status_code == 202
 
 
 # --- Secure by default -----------------------------------------------------------------------------------

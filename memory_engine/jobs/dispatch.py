@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from memory_engine.jobs.consolidation import run_consolidation
-from memory_engine.jobs.imports import import_create, import_run, import_unsent
+from memory_engine.jobs.imports import import_create, import_run, import_unsent, room_for_bulk_work
 from memory_engine.jobs.tasks import consolidate_space, run_import, send
 from memory_engine.models import ImportJob, MemorySpace
 
@@ -114,7 +114,9 @@ def request_retry(space: MemorySpace) -> None:
 
 def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
     """Record the import and have it run; inline, the job is finished on return. With the broker down
-    the job waits, queued, and the workers' sweep sends it once the broker is back."""
+    the job waits, queued, and the workers' sweep sends it once the broker is back. Raises TooMuchBulkWork
+    when whoever holds the space has as many imports and replays unfinished as they may."""
+    room_for_bulk_work(space)
     job = import_create(space=space, turns=turns, source=source)
     import_send(job)
     return job

@@ -11,7 +11,7 @@ from memory_engine.engine.llm_choice import choice_copy
 from memory_engine.engine.restore import space_restore
 from memory_engine.errors import ExperimentConflict, MemoryInputError
 from memory_engine.jobs.dispatch import import_send
-from memory_engine.jobs.imports import MAX_TURNS, import_create
+from memory_engine.jobs.imports import MAX_TURNS, import_create, room_for_bulk_work
 from memory_engine.jobs.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
 from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
 from memory_engine.store.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
@@ -66,6 +66,8 @@ def experiment_create(*, source: MemorySpace, name: object, parameters: dict, ex
     if Experiment.objects.filter(source=source).count() >= MAX_EXPERIMENTS:
         raise ExperimentConflict(f"a space has at most {MAX_EXPERIMENTS} experiments; delete one first")
     turns = replay_turns(source) if export is None else []
+    if export is None:
+        room_for_bulk_work(source)  # the replay is bulk work of the source's holder
     if export is None and not turns:
         raise MemoryInputError("the space has no turns to replay")
     if len(turns) > MAX_TURNS:

@@ -2,6 +2,7 @@
 turn (jobs.ingest), so the tiers fill as they would in a chat; an ImportJob row records the progress.
 A worker does it (or the calling process, when MEMORYOS_CONSOLIDATION is "inline")."""
 
+import time
 from datetime import datetime, timedelta
 from functools import cache
 
@@ -11,7 +12,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
-from memory_engine.errors import MemoryInputError
+from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import ImportedTurn, ImportJob, MemorySpace, Page
@@ -68,6 +69,29 @@ def locomo_turns(sample_id: str) -> list[dict]:
     ]
 
 
+def unfinished_for(space: MemorySpace):
+    """The unfinished imports and replays of whoever holds `space`: the account owning its memory user
+    (its experiments' replays included), or the memory user when no account owns it."""
+    user = space.user
+    if user.owner_id is not None:
+        mine = Q(space__user__owner_id=user.owner_id) | Q(space__experiment__source__user__owner_id=user.owner_id)
+    else:
+        mine = Q(space__user_id=user.pk) | Q(space__experiment__source__user_id=user.pk)
+    unfinished = Q(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
+    return ImportJob.objects.filter(unfinished & mine)
+
+
+def room_for_bulk_work(space: MemorySpace) -> None:
+    """Raise TooMuchBulkWork when whoever holds `space` has MEMORYOS_MAX_UNFINISHED_IMPORTS imports and
+    replays unfinished: a 28-byte request queues hundreds of turns, and three of them once kept every other
+    account's consolidation waiting for minutes."""
+    limit = settings.MEMORYOS["MAX_UNFINISHED_IMPORTS"]
+    if unfinished_for(space).count() >= limit:
+        raise TooMuchBulkWork(
+            f"at most {limit} imports and experiments' replays may be unfinished at once; wait for one to end"
+        )
+
+
 def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
     """Record an import of `turns` (already checked) into the space; `jobs.dispatch.import_start` has it
     run."""
@@ -91,9 +115,11 @@ def _mark_stored(job: ImportJob, number: int, page: Page) -> None:
     ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, touched_at=timezone.now())
 
 
-def import_run(job_id: int) -> None:
-    """Store the job's remaining turns one by one, consolidating after each and counting progress.
-    Safe to repeat and to run twice at once: a finished job does nothing, an interrupted one goes on
+def import_run(job_id: int, *, seconds: float | None = None) -> bool:
+    """Store the job's remaining turns one by one, consolidating after each and counting progress; with
+    `seconds`, stop after the turn that passes that long (a chunk: the task sends itself again, so that
+    other work queued meanwhile gets its turn). Returns whether the job is over (finished, failed, or
+    gone). Safe to repeat and to run twice at once: a finished job does nothing, an interrupted one goes on
     from where it stopped, and each turn is stored once (ImportedTurn's unique key).
 
     A failed promotion is tried again at the next turn rather than after the failure cooldown (as the
@@ -104,12 +130,15 @@ def import_run(job_id: int) -> None:
     promotion waits for its timeout."""
     job = ImportJob.objects.select_related("space").filter(pk=job_id).first()
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
-        return
+        return True
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, touched_at=timezone.now())
     announce(job.space_id)
     counters = IngestCounters()
+    ends = time.monotonic() + seconds if seconds is not None else None
     try:
         for number in range(job.done, job.total):
+            if ends is not None and time.monotonic() > ends:
+                return False
             turn = job.turns[number]
             when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
             try:
@@ -134,6 +163,7 @@ def import_run(job_id: int) -> None:
         raise
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now())
     announce(job.space_id)
+    return True
 
 
 def import_fail(job_id: int, error: str) -> None:

@@ -108,5 +108,8 @@ def sweep_on_start(**kwargs) -> None:
 
 @shared_task(name="memory_engine.run_import")
 def run_import(job_id: int) -> None:
-    """Import a conversation (imports.import_run); a repeated delivery goes on from where it stopped."""
-    import_run(job_id)
+    """Import a conversation (imports.import_run) on the bulk queue, a chunk of
+    MEMORYOS_IMPORT_CHUNK_SECONDS at a time: after each the task sends itself again, behind whatever was
+    queued meanwhile (a chat turn's consolidation). A repeated delivery goes on from where it stopped."""
+    if not import_run(job_id, seconds=settings.MEMORYOS["IMPORT_CHUNK_SECONDS"]):
+        send(run_import, [job_id], {})  # if the broker is down, the sweep sends it once it is back

@@ -7,7 +7,14 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memory_engine.errors import EntryNotActive, ExperimentConflict, InputTooLarge, InvalidParameter, MemoryInputError
+from memory_engine.errors import (
+    EntryNotActive,
+    ExperimentConflict,
+    InputTooLarge,
+    InvalidParameter,
+    MemoryInputError,
+    TooMuchBulkWork,
+)
 from memory_engine.llm import LLMError, LLMUnavailable
 from memory_engine.store.secrets import SecretsUnavailable
 
@@ -35,6 +42,8 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response
+    if isinstance(exc, TooMuchBulkWork):
+        return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": "60"})
     if isinstance(exc, EntryNotActive | ExperimentConflict | SecretsUnavailable):  # the state is in the way
         return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, InvalidParameter):  # a field message, as DRF gives for a field it checks

@@ -450,6 +450,8 @@ class HeatView(MemoryApiView):
 
 
 class ImportsView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # an import queues hundreds of turns
+
     @extend_schema(responses=s.ImportJobOut(many=True), summary="Imports into the space, newest first")
     def get(self, request, user_id, assistant_id):
         jobs = ImportJob.objects.filter(space=space_for(request, user_id, assistant_id)).defer("turns")
