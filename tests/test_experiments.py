@@ -235,6 +235,10 @@ def test_the_rest_doors_fork_watch_compare_and_refuse_alike(source):
         (experiment + "compare/", {"questions": ["a"], "k": 0}, 400),
         (experiment + "compare/", {"questions": ["a\x00"]}, 400),
         (experiment + "compare/", {"questions": ["a"] * 201}, 400),
+        # bounded work and answer: questions x k, and each question's length (200 long ones at k 25 took 68 s
+        # and answered 13 MB)
+        (experiment + "compare/", {"questions": ["cat?"] * 200, "k": 25}, 413),
+        (experiment + "compare/", {"questions": ["What is my cat called? " * 30]}, 413),
         (experiment + "compare/", {"locomo_sample": "conv-999"}, 400),
     ]
     for where, body, expected in refusals:

@@ -22,6 +22,11 @@ from memory_engine.models import ConsolidationRun, HeatEvent, LongTermEntry, Mem
 
 PROBE_DEPTH = 25  # how deep each side is ranked for a probe, whatever its top-k: enough for recall@25
 MAX_PROBES = 200  # two retrievals each
+# A comparison runs in the request: its work and its answer are bounded. 200 questions of 8,000 characters
+# at k 25 took 68 s and answered 13 MB; at these bounds the answer is at most about 2 MB.
+MAX_PROBE_ITEMS = 2000  # questions x k (the default LoCoMo comparison: 200 x 10)
+MAX_PROBE_CHARS = 500
+ITEM_TEXT_CHARS = 400  # an item's text in the answer, cut with an ellipsis (the inspector shows it whole)
 
 TurnIds = dict[int, tuple[str | None, str | None]]
 
@@ -138,7 +143,7 @@ def _side_of_probe(items: list[Item], other_keys: set[str], probe: Probe, turn_i
         "items": [
             {
                 "kind": item.kind,
-                "text": item.text,
+                "text": item.text if len(item.text) <= ITEM_TEXT_CHARS else item.text[: ITEM_TEXT_CHARS - 1] + "\u2026",
                 "score": round(item.score, 4),
                 "scores": {name: round(value, 4) for name, value in item.scores.items()},
                 "turns": [turn for turn in item_turns(item, turn_ids) if turn],
@@ -158,15 +163,20 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
     "recall"}. A probe's items are each side's first k; "shared" marks an item the other side's first k
     hold too, and "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
     (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
-    probe or a bad question, InputTooLarge for more than MAX_PROBES; before any retrieval."""
+    probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
+    or a question over MAX_PROBE_CHARS; before any retrieval."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= PROBE_DEPTH:
         raise MemoryInputError(f"k must be a whole number from 1 to {PROBE_DEPTH}")
     if not probes:
         raise MemoryInputError("give at least one probe question")
     if len(probes) > MAX_PROBES:
         raise InputTooLarge(f"at most {MAX_PROBES} probe questions, not {len(probes)}")
+    if len(probes) * k > MAX_PROBE_ITEMS:
+        raise InputTooLarge(f"probe questions times k is at most {MAX_PROBE_ITEMS}, not {len(probes)} x {k}")
     for probe in probes:
         inputs.query(probe.question)
+        if len(probe.question) > MAX_PROBE_CHARS:
+            raise InputTooLarge(f"a probe question is at most {MAX_PROBE_CHARS} characters, not {len(probe.question)}")
     sides = {"source": source, "experiment": shadow}
     turn_ids = {name: dialogue_ids(space) for name, space in sides.items()}
     results = []
