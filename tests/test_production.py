@@ -81,9 +81,9 @@ class Loads:
 
     def __init__(self, page) -> None:
         self.responses: list[tuple[str, int, str]] = []
-        self.failed: list[str] = []
+        self.failed: list[tuple[str, str, str, str]] = []  # url, method, resource type, failure
         page.on("response", lambda r: self.responses.append((r.url, r.status, r.request.resource_type)))
-        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} {r.failure}"))
+        page.on("requestfailed", lambda r: self.failed.append((r.url, r.method, r.resource_type, r.failure or "")))
 
     def assets(self) -> dict[str, int]:
         """Each stylesheet, script, image and font the pages loaded, with the status of its first load."""
@@ -94,9 +94,16 @@ class Loads:
         return first
 
     def errors(self) -> list[str]:
-        """Error responses, and failed requests but the memory feed's: its stream is cut when the page
-        leaves or the server restarts, and it fails to reconnect while the server is down, by design."""
-        failed = [failure for failure in self.failed if "/events/" not in failure.split(" ", 1)[0]]
+        """Error responses, and failed requests but two kinds, by design: the memory feed's (its stream is
+        cut when the page leaves or the server restarts, and fails to reconnect while the server is down),
+        and a read the page's script had in flight when the page left for another (the browser aborts it:
+        seen once, the chat page refreshing its space as the worker announced a change, at the click to
+        the lab)."""
+        failed = [
+            f"{url} {failure}"
+            for url, method, kind, failure in self.failed
+            if "/events/" not in url and not (method == "GET" and kind in ("fetch", "xhr") and "ERR_ABORTED" in failure)
+        ]
         return [f"{url} {status}" for url, status, _ in self.responses if status >= 400] + failed
 
 
