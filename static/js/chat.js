@@ -606,9 +606,16 @@
 
   // --- Parameters ---------------------------------------------------------------------------------
 
+  // The inputs the person changed since the form was last saved. A redraw of the memory panel (a feed
+  // event, say) leaves them as they are: it used to put the stored value back into every input but the
+  // focused one, so an event between filling two fields undid the first, and Save stored the old value.
+  const editedParameters = new Set();
+
   function showParameters(parameters) {
     for (const input of $("parameters").querySelectorAll("input")) {
-      if (document.activeElement !== input) input.value = parameters[input.name];
+      if (document.activeElement !== input && !editedParameters.has(input.name)) {
+        input.value = parameters[input.name];
+      }
     }
   }
 
@@ -618,6 +625,7 @@
     for (const input of $("parameters").querySelectorAll("input")) changes[input.name] = Number(input.value);
     try {
       const space = await call("", { method: "PATCH", body: JSON.stringify(changes) });
+      editedParameters.clear();
       showParameters(space.parameters);
       $("parameters-status").textContent = "saved";
       refresh();
@@ -776,6 +784,9 @@
     $("heat-chart").replaceChildren(el("p", "error", error.message));
   }));
   $("parameters").addEventListener("submit", saveParameters);
+  $("parameters").addEventListener("input", (event) => {
+    if (event.target.name) editedParameters.add(event.target.name);
+  });
   $("delete-space").addEventListener("click", deleteSpace);
   $("ask").addEventListener("submit", send);
   $("messages").addEventListener("click", showSource);
