@@ -420,32 +420,44 @@ class ApiToken(models.Model):
         return f"{self.prefix}... for {self.memory_user_id} ({self.name or 'unnamed'})"
 
 
-class ImportJob(models.Model):
-    """A conversation being imported into a space, turn by turn, with progress. The turns wait in
-    `turns`; `done` says how many are stored, so a job taken over after a crash goes on from there."""
+class JobStatus(models.TextChoices):
+    """Where a worker's job stands (an import, a restore, a comparison)."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
 
-    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="imports")
-    source = models.CharField(max_length=200, help_text="Where the turns came from, e.g. 'LoCoMo conv-26'.")
-    turns = models.JSONField(help_text="[{user_input, agent_response, timestamp, meta?, reply_withheld?}], in order.")
-    total = models.PositiveIntegerField()
-    done = models.PositiveIntegerField(default=0)
+
+class WorkerJob(models.Model):
+    """What a worker's job records, whatever the work: where it stands, why it failed, when."""
+
+    Status = JobStatus
+
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # The last sign of work on the job (made, sent, started, a turn stored); empty when its message
     # could not be sent. The workers' sweep sends an unfinished job again when this is empty or old
-    # (jobs/imports.imports_stalled): its worker died, or the broker was down.
+    # (jobs/imports.imports_stalled, jobs/background.background_stalled): its worker died, or the broker
+    # was down.
     touched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
         ordering = ["-created_at", "-pk"]
+
+
+class ImportJob(WorkerJob):
+    """A conversation being imported into a space, turn by turn, with progress. The turns wait in
+    `turns`; `done` says how many are stored, so a job taken over after a crash goes on from there."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="imports")
+    source = models.CharField(max_length=200, help_text="Where the turns came from, e.g. 'LoCoMo conv-26'.")
+    turns = models.JSONField(help_text="[{user_input, agent_response, timestamp, meta?, reply_withheld?}], in order.")
+    total = models.PositiveIntegerField()
+    done = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"
@@ -466,6 +478,26 @@ class ImportedTurn(models.Model):
         return f"turn {self.number} of import {self.job_id}"
 
 
+class BackgroundJob(WorkerJob):
+    """Work too heavy for a web request, run by a worker (jobs/background.py): a space's export restored
+    (into the space, or into an experiment's shadow space), or a comparison of an experiment with its
+    source. The request answers 202 with the job; its page or client polls it for the result."""
+
+    class Kind(models.TextChoices):
+        RESTORE = "restore"
+        COMPARISON = "comparison"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="background_jobs")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    request = models.JSONField(
+        help_text="What to do: the export and parameters, or the experiment, probes and k. Emptied when the job ends."
+    )
+    result = models.JSONField(null=True, blank=True, help_text="The restore's counts, or the comparison.")
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pk} of space {self.space_id}: {self.status}"
+
+
 class Experiment(models.Model):
     """A fork of a memory space: the source's turns replayed, by an import job, into a shadow space with
     other parameters, to compare what each remembers (jobs/experiments.py, engine/comparison.py).
@@ -477,6 +509,7 @@ class Experiment(models.Model):
     space = models.OneToOneField(MemorySpace, on_delete=models.CASCADE, related_name="experiment")
     name = models.CharField(max_length=100)
     replay = models.ForeignKey(ImportJob, null=True, on_delete=models.SET_NULL, related_name="+")
+    restore = models.ForeignKey(BackgroundJob, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -181,11 +181,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Two queues, which every worker takes from by turns: consolidation after a chat turn ("celery") and bulk
-# work ("bulk": imports and replays, in chunks), so one account's import never holds up another's turn.
+# work ("bulk": imports and replays, in chunks; restores and comparisons), so one account's import never
+# holds up another's turn.
 # A worker started with -Q takes only the queues named.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (Queue("celery"), Queue("bulk"))
-CELERY_TASK_ROUTES = {"memory_engine.run_import": {"queue": "bulk"}}
+CELERY_TASK_ROUTES = {
+    "memory_engine.run_import": {"queue": "bulk"},
+    "memory_engine.run_background_job": {"queue": "bulk"},
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = envfloat("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {

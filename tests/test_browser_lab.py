@@ -113,6 +113,8 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     browser.fill("#fork input[name=lexical_weight]", "0.8")
     browser.click("#fork button[type=submit]")
     browser.click("#experiments a.experiment-name >> text=hotter and more lexical")
+    # The click starts a navigation: wait for the experiment page's status before watching it.
+    browser.wait_for_selector("#replay-status")
     browser.evaluate(
         """() => { window.replayStates = []; const status = document.querySelector('#replay-status');
         new MutationObserver(() => window.replayStates.push(status.textContent))
@@ -124,8 +126,11 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
         "document.querySelector('#source-status').textContent.includes('succeeded')",
         timeout=900_000,
     )
+    final = browser.locator("#replay-status").text_content()
+    assert final == "replay: 215 / 215 turns · succeeded"
+    # What the page showed on the way (none if the replay finished before the watch began).
     states = browser.evaluate("window.replayStates")
-    assert states[-1] == "replay: 215 / 215 turns · succeeded"
+    assert not states or states[-1] == final
     experiment = Experiment.objects.select_related("source", "space").get(name="hotter and more lexical")
     assert (experiment.space.heat_threshold, experiment.space.lexical_weight) == (3.0, 0.8)
     changed = browser.locator("#changed").inner_text()

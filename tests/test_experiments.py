@@ -17,6 +17,7 @@ from memory_engine.errors import ExperimentConflict, InputTooLarge, InvalidParam
 from memory_engine.jobs.experiments import MAX_EXPERIMENTS, experiment_create, locomo_probes, replay_turns
 from memory_engine.jobs.imports import import_create
 from memory_engine.models import (
+    BackgroundJob,
     ConsolidationRun,
     Experiment,
     HeatEvent,
@@ -219,8 +220,12 @@ def test_the_rest_doors_fork_watch_compare_and_refuse_alike(source):
     assert shown["replay"]["status"] == "succeeded"
     assert shown["sides"]["source"]["turns"] == shown["sides"]["experiment"]["turns"] == len(TALK)
     compared = alice.post(experiment + "compare/", {"questions": ["What is my cat called?"], "k": 5}, format="json")
-    assert compared.status_code == 200, compared.data
-    assert len(compared.data["probes"]) == 1 and compared.data["k"] == 5
+    assert compared.status_code == 202, compared.data  # a worker compares (here inline: over on return)
+    assert (compared.data["kind"], compared.data["status"]) == ("comparison", "succeeded")
+    result = alice.get(SPACE.format(user="alice") + f"jobs/{compared.data['id']}/").data["result"]
+    assert len(result["probes"]) == 1 and result["k"] == 5
+    assert result["probes"][0]["question"] == "What is my cat called?"
+    assert client_for("bob").get(SPACE.format(user="bob") + f"jobs/{compared.data['id']}/").status_code == 404
     heat = alice.get(experiment + "heat/").data
     assert heat["source"]["threshold"] == 3.5 and heat["experiment"]["threshold"] == 2.0
     assert heat["source"]["points"] and heat["experiment"]["points"]
@@ -245,6 +250,7 @@ def test_the_rest_doors_fork_watch_compare_and_refuse_alike(source):
         answer = alice.post(where, body, format="json")
         assert answer.status_code == expected, (body, answer.status_code, answer.data)
     assert Experiment.objects.count() == 1
+    assert BackgroundJob.objects.count() == 1  # the one comparison; no refusal recorded a job
 
 
 def test_a_locomo_samples_questions_probe_with_their_evidence():
@@ -266,7 +272,7 @@ def test_forks_and_comparisons_share_the_chat_rate_and_their_reads_do_not(source
         url = SPACE.format(user="alice") + "experiments/"
         made = alice.post(url, {"name": "first"}, format="json")
         compare_url = f"{url}{made.data['id']}/compare/"
-        assert alice.post(compare_url, {"questions": ["cat?"]}, format="json").status_code == 200
+        assert alice.post(compare_url, {"questions": ["cat?"]}, format="json").status_code == 202
         assert [alice.get(url).status_code for _ in range(3)] == [200, 200, 200]  # a page polls freely
         limited = alice.post(url, {"name": "second"}, format="json")
         assert limited.status_code == 429 and int(limited["Retry-After"]) > 0

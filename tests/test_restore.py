@@ -12,8 +12,17 @@ from memory_engine.engine.comparison import ranked_items
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.restore import space_restore
 from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
+from memory_engine.jobs.background import background_run, background_stalled, restore_create
 from memory_engine.jobs.experiments import experiment_create
-from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import (
+    BackgroundJob,
+    EntryVersion,
+    HeatEvent,
+    LongTermEntry,
+    MemorySpace,
+    MidTermSession,
+    Page,
+)
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
@@ -111,6 +120,8 @@ def test_an_experiment_can_be_an_export_restored_and_compared(lived, bob_space):
         source=bob_space, name="alice's memory", parameters={"top_pages": 3}, export=document
     )
     assert experiment.replay is None and experiment.space.top_pages == 3
+    assert experiment.restore.status == "succeeded"  # a worker's job, here inline
+    experiment.space.refresh_from_db()
     assert experiment.space.lexical_weight == 0.7  # the export's own parameters, but for those given
     assert Page.objects.filter(space=experiment.space).count() == Page.objects.filter(space=lived).count()
     assert not Page.objects.filter(space=bob_space).exists()  # the source is never written to
@@ -176,8 +187,12 @@ def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charli
     assert len(json.dumps(document)) < 256 * 1024 and 2.5 * 2**20 < len(json.dumps(padded)) < 8 * 2**20
     url = SPACE.format(user="charlie").replace("helper", "notes") + "restore/"
     made = charlie_client.post(url, padded, format="json")
-    assert made.status_code == 201, made.data
-    assert made.data["pages"] == Page.objects.filter(space=lived).count()
+    assert made.status_code == 202, made.data  # a worker restores (here inline: over on return)
+    assert (made.data["kind"], made.data["status"]) == ("restore", "succeeded")
+    polled = charlie_client.get(url.replace("restore/", f"jobs/{made.data['id']}/"))
+    assert polled.status_code == 200 and polled.data == made.data
+    assert made.data["result"]["pages"] == Page.objects.filter(space=lived).count()
+    assert BackgroundJob.objects.get(pk=made.data["id"]).request == {}  # the export is not kept
     restored = MemorySpace.objects.get(user__external_id="charlie", assistant__external_id="notes")
     here, there = canonical(space_export(space=restored)), canonical(space_export(space=lived))
     assert here.pop("assistant")["id"] == "notes" and there.pop("assistant")["id"] == "helper"
@@ -193,8 +208,31 @@ def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charli
         assert charlie_client.post(other, {"export": document}, format="json").status_code == 413
     assert not Page.objects.filter(space__user__external_id="charlie", space__assistant__external_id="helper")
     assert client_for("bob").post(url, {"export": document}, format="json").status_code == 404
+    assert client_for("bob").get(url.replace("restore/", f"jobs/{made.data['id']}/")).status_code == 404
+    assert not BackgroundJob.objects.exclude(pk=made.data["id"]).exists()  # a refusal records no job
 
 
 @pytest.fixture
 def charlie_client(memory):
     return client_for("charlie")
+
+
+def test_a_restore_delivered_twice_or_left_by_a_dead_worker_is_done_once(lived, bob_space, memory):
+    document = json.loads(json.dumps(space_export(space=lived)))
+    job = restore_create(space=bob_space, document=document)
+    background_run(job.pk)
+    background_run(job.pk)  # the message delivered again
+    job.refresh_from_db()
+    assert (job.status, job.error, job.result["pages"]) == ("succeeded", "", Page.objects.filter(space=lived).count())
+    assert Page.objects.filter(space=bob_space).count() == job.result["pages"]
+
+    charlie = memory.space(user_id="charlie", assistant_id="helper")
+    left = restore_create(space=charlie, document=document)
+    BackgroundJob.objects.filter(pk=left.pk).update(status="running", touched_at=days_ago(1))  # its worker died
+    background_run(left.pk)  # a copy of the message meets it "running": not taken twice
+    assert not Page.objects.filter(space=charlie).exists()
+    assert background_stalled() == [left.pk]  # the sweep queues it again and sends it
+    assert background_stalled() == []  # once per period
+    background_run(left.pk)
+    left.refresh_from_db()
+    assert left.status == "succeeded" and Page.objects.filter(space=charlie).count() == job.result["pages"]

@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
 from memory_engine.engine import long_term
+from memory_engine.engine.export import space_export
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces import signin
 from memory_engine.interfaces.api.tokens import token_create
@@ -35,7 +36,16 @@ from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.conversation import turn_add
 from memory_engine.jobs.imports import import_create
 from memory_engine.jobs.tasks import run_import, send
-from memory_engine.models import ApiToken, ConsolidationRun, ImportJob, LongTermEntry, MemoryUser, OwnerChange, Page
+from memory_engine.models import (
+    ApiToken,
+    BackgroundJob,
+    ConsolidationRun,
+    ImportJob,
+    LongTermEntry,
+    MemoryUser,
+    OwnerChange,
+    Page,
+)
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
@@ -320,6 +330,58 @@ def test_another_accounts_imports_do_not_hold_up_a_chat_turns_consolidation(
     last_import = max(ImportJob.objects.filter(pk__in=ids).values_list("finished_at", flat=True))
     assert run.finished_at < last_import, "bob's consolidation waited for alice's imports"
     assert Page.objects.filter(space=alice_space).count() == 450
+
+
+def _background_progress():
+    return tuple(BackgroundJob.objects.values_list("kind", "status", "error")), Page.objects.count()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_restores_and_comparisons_run_in_the_worker_one_at_a_time_per_account(
+    memory, alice_space, fake_llm, broker, start_worker
+):
+    """A restore (200 pages held a request for 29 s) and a comparison answer 202 at once with a job that a
+    worker does; an account has one such job unfinished at a time, and another account is not held back."""
+    fake_llm.responder = nothing_extracted
+    turns = CAT_TALK + COOKING_TALK
+    add_turns(memory, turns)  # celery mode, no worker yet: the turns are stored, nothing runs
+    document = space_export(space=alice_space)
+    alice, bob = client_for("alice"), client_for("bob")
+    notes = SPACE.format(user="alice").replace("helper", "notes")
+    made = alice.post(notes + "restore/", {"export": document}, format="json")
+    assert made.status_code == 202 and made.data["status"] == "queued", made.data
+    alices_notes = Page.objects.filter(space__user__external_id="alice", space__assistant__external_id="notes")
+    assert not alices_notes.exists()  # the request restored nothing
+    second = alice.post(notes.replace("notes", "diary") + "restore/", {"export": document}, format="json")
+    assert second.status_code == 429 and "still running" in second.data["detail"]
+    bobs = SPACE.format(user="bob").replace("helper", "notes")
+    assert bob.post(bobs + "restore/", {"export": document}, format="json").status_code == 202  # not held back
+
+    start_worker()
+    job = wait_for(
+        lambda: (answer := alice.get(f"{notes}jobs/{made.data['id']}/").data)["status"] == "succeeded" and answer,
+        progress=_background_progress,
+        what="alice's restore",
+    )
+    assert job["result"]["pages"] == len(turns) == alices_notes.count()
+    assert "export" not in BackgroundJob.objects.get(pk=made.data["id"]).request
+
+    experiment = memory.fork(user_id="alice", assistant_id="helper", name="hotter", parameters={"heat_threshold": 2})
+    compare_url = SPACE.format(user="alice") + f"experiments/{experiment.pk}/compare/"
+    asked = alice.post(compare_url, {"questions": ["What is my cat called?"], "k": 5}, format="json")
+    assert asked.status_code == 202, asked.data
+    compared = wait_for(
+        lambda: (
+            (answer := alice.get(SPACE.format(user="alice") + f"jobs/{asked.data['id']}/").data)["status"]
+            in ("succeeded", "failed")
+            and answer
+        ),
+        progress=_background_progress,
+        what="alice's comparison",
+    )
+    assert compared["status"] == "succeeded", compared["error"]
+    assert compared["result"]["probes"][0]["question"] == "What is my cat called?"
+    assert compared["result"]["k"] == 5 and compared["result"]["source"]["turns"] == len(turns)
 
 
 def test_an_account_may_have_only_a_few_imports_unfinished(memory, alice_space, settings):

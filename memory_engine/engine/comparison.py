@@ -158,13 +158,9 @@ def _side_of_probe(items: list[Item], other_keys: set[str], probe: Probe, turn_i
     return out
 
 
-def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *, k: int = 10) -> dict:
-    """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "probes",
-    "recall"}. A probe's items are each side's first k; "shared" marks an item the other side's first k
-    hold too, and "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
-    (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
-    probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
-    or a question over MAX_PROBE_CHARS; before any retrieval."""
+def probes_check(probes: Sequence[Probe], k: int) -> None:
+    """Raise MemoryInputError for a bad k, no probe or a bad question, InputTooLarge for more than
+    MAX_PROBES, more than MAX_PROBE_ITEMS questions x k or a question over MAX_PROBE_CHARS."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= PROBE_DEPTH:
         raise MemoryInputError(f"k must be a whole number from 1 to {PROBE_DEPTH}")
     if not probes:
@@ -177,6 +173,16 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
         inputs.query(probe.question)
         if len(probe.question) > MAX_PROBE_CHARS:
             raise InputTooLarge(f"a probe question is at most {MAX_PROBE_CHARS} characters, not {len(probe.question)}")
+
+
+def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *, k: int = 10) -> dict:
+    """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "probes",
+    "recall"}. A probe's items are each side's first k; "shared" marks an item the other side's first k
+    hold too, and "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
+    (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
+    probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
+    or a question over MAX_PROBE_CHARS; before any retrieval."""
+    probes_check(probes, k)
     sides = {"source": source, "experiment": shadow}
     turn_ids = {name: dialogue_ids(space) for name, space in sides.items()}
     results = []

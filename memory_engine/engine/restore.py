@@ -281,13 +281,30 @@ def _checked_entries(rows: object, pages: dict) -> dict[int, dict]:
     return entries
 
 
+def _holds_memory(space: MemorySpace) -> bool:
+    return Page.objects.filter(space=space).exists() or LongTermEntry.objects.filter(space=space).exists()
+
+
+NOT_EMPTY = "a space's export is restored into an empty space; this one holds memory"
+
+
+def restore_check(*, space: MemorySpace, document: object, parameters: dict | None = None) -> dict:
+    """The export's space (space_document picks it) checked whole and converted, its parameters but for
+    `parameters`: what space_restore stores. Raises BadExport (or InputTooLarge) for a document that cannot be
+    restored and MemoryInputError for a space that is not empty. Stores nothing: a door checks before it
+    has a worker restore."""
+    checked = _checked(space_document(document, space.assistant.external_id))
+    checked["parameters"] |= inputs.space_parameters(parameters or {})
+    if _holds_memory(space):
+        raise MemoryInputError(NOT_EMPTY)
+    return checked
+
+
 def space_restore(*, space: MemorySpace, document: object, parameters: dict | None = None) -> dict[str, int]:
     """Fill the empty `space` with the space of an export (space_document picks it; its parameters come
     with it, but for `parameters`) and embed it again. Returns how many pages, sessions, heat points,
-    entries and versions it stored. Raises BadExport (or InputTooLarge) for a document that cannot be restored and
-    MemoryInputError for a space that is not empty; then nothing is stored."""
-    checked = _checked(space_document(document, space.assistant.external_id))
-    checked["parameters"] |= inputs.space_parameters(parameters or {})
+    entries and versions it stored. Raises as restore_check does; then nothing is stored."""
+    checked = restore_check(space=space, document=document, parameters=parameters)
     pages, sessions, entries = checked["pages"], checked["sessions"], checked["entries"]
     page_vectors = _vectors(
         {
@@ -301,8 +318,8 @@ def space_restore(*, space: MemorySpace, document: object, parameters: dict | No
 
     with space_write(space.pk) as write:
         locked = write.space
-        if Page.objects.filter(space=locked).exists() or LongTermEntry.objects.filter(space=locked).exists():
-            raise MemoryInputError("a space's export is restored into an empty space; this one holds memory")
+        if _holds_memory(locked):  # filled since the check, by another restore or a turn
+            raise MemoryInputError(NOT_EMPTY)
         for name, value in checked["parameters"].items():
             setattr(locked, name, value)
         version = write.version

@@ -109,12 +109,13 @@ class MemoryOS:
 
     def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
         """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
-        re-embedded (see engine/restore.py)."""
+        re-embedded (see engine/restore.py), here in the calling process (the REST door has a worker do it:
+        jobs/background.py)."""
         return space_restore(space=self.space(user_id=user_id, assistant_id=assistant_id), document=export)
 
     def compare(self, experiment: Experiment, probes: list[Probe], *, k: int = 10) -> dict:
         """The experiment and its source side by side, and what each ranks for the probes (see
-        engine/comparison.py)."""
+        engine/comparison.py), here in the calling process."""
         return compare(experiment.source, experiment.space, probes, k=k)
 
     def get_response(

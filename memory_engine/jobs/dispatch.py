@@ -21,10 +21,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from memory_engine.engine.comparison import Probe
+from memory_engine.jobs.background import background_run, background_unsent, comparison_create, restore_create
 from memory_engine.jobs.consolidation import run_consolidation
 from memory_engine.jobs.imports import import_create, import_run, import_unsent, room_for_bulk_work
-from memory_engine.jobs.tasks import consolidate_space, run_import, send
-from memory_engine.models import ImportJob, MemorySpace
+from memory_engine.jobs.tasks import consolidate_space, run_background_job, run_import, send
+from memory_engine.models import BackgroundJob, Experiment, ImportJob, MemorySpace
 
 logger = logging.getLogger(__name__)
 
@@ -122,14 +124,36 @@ def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> Impor
     return job
 
 
-def import_send(job: ImportJob) -> None:
-    """Have a recorded import run: sent to a worker once the transaction commits, or run here, inline
-    (then `job` is refreshed, finished)."""
-    dispatch(
-        here=lambda: import_run(job.pk),
-        task=run_import,
-        args=[job.pk],
-        unqueued=lambda: import_unsent(job.pk),
-    )
+def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], task: Task, unsent) -> None:
+    """Have a recorded job run: `task` sent to a worker once the transaction commits, or `run` here,
+    inline (then `job` is refreshed, over); `unsent` marks it for the sweep when the broker is down."""
+    dispatch(here=lambda: run(job.pk), task=task, args=[job.pk], unqueued=lambda: unsent(job.pk))
     if inline():
         job.refresh_from_db()
+
+
+def import_send(job: ImportJob) -> None:
+    """Have a recorded import run (jobs/imports.py)."""
+    _job_send(job, run=import_run, task=run_import, unsent=import_unsent)
+
+
+def background_send(job: BackgroundJob) -> None:
+    """Have a recorded restore or comparison run (jobs/background.py)."""
+    _job_send(job, run=background_run, task=run_background_job, unsent=background_unsent)
+
+
+def restore_start(*, space: MemorySpace, document: object) -> BackgroundJob:
+    """Check a space's export whole and have a worker restore it into the empty `space` (inline: restored
+    on return). Raises what engine/restore.restore_check raises, and TooMuchBulkWork when whoever holds the
+    space has a restore or comparison unfinished; then nothing is stored."""
+    job = restore_create(space=space, document=document)
+    background_send(job)
+    return job
+
+
+def comparison_start(*, experiment: Experiment, probes: list[Probe], k: int) -> BackgroundJob:
+    """Have a worker compare the experiment with its source (inline: compared on return). Raises what
+    engine/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
+    job = comparison_create(experiment=experiment, probes=probes, k=k)
+    background_send(job)
+    return job

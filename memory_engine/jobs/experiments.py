@@ -8,9 +8,9 @@ from django.db import IntegrityError, transaction
 
 from memory_engine import inputs
 from memory_engine.engine.llm_choice import choice_copy
-from memory_engine.engine.restore import space_restore
 from memory_engine.errors import ExperimentConflict, MemoryInputError
-from memory_engine.jobs.dispatch import import_send
+from memory_engine.jobs.background import restore_create, room_for_background_job
+from memory_engine.jobs.dispatch import background_send, import_send
 from memory_engine.jobs.imports import MAX_TURNS, import_create, room_for_bulk_work
 from memory_engine.jobs.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
 from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
@@ -53,7 +53,8 @@ def replay_turns(source: MemorySpace) -> list[dict]:
 def experiment_create(*, source: MemorySpace, name: object, parameters: dict, export: object = None) -> Experiment:
     """Fork `source`: a shadow space with its parameters but for `parameters`, into which a worker
     replays its turns (inline: replayed on return). With `export` (a space's export, engine/export.py)
-    the shadow space is that space restored instead, its parameters but for `parameters`: to compare
+    the shadow space is that space restored instead, by a worker too (jobs/background.py), its parameters
+    but for `parameters`: to compare
     memory built elsewhere, or earlier, with this one. Raises InvalidParameter for a bad parameter,
     MemoryInputError for a bad name or export, a shadow space, or a space with no turns or too many, and
     ExperimentConflict when the name is taken or the space has MAX_EXPERIMENTS; then nothing is stored."""
@@ -68,6 +69,8 @@ def experiment_create(*, source: MemorySpace, name: object, parameters: dict, ex
     turns = replay_turns(source) if export is None else []
     if export is None:
         room_for_bulk_work(source)  # the replay is bulk work of the source's holder
+    else:
+        room_for_background_job(source)  # so is the restore
     if export is None and not turns:
         raise MemoryInputError("the space has no turns to replay")
     if len(turns) > MAX_TURNS:
@@ -77,13 +80,17 @@ def experiment_create(*, source: MemorySpace, name: object, parameters: dict, ex
             shadow = shadow_space_create(source=source, parameters=parameters)
             choice_copy(source=source, target=shadow)  # the replay's promotions ask the source's LLM
             if export is not None:
-                space_restore(space=shadow, document=export, parameters=parameters)
-                return Experiment.objects.create(source=source, space=shadow, name=name)
-            job = import_create(space=shadow, turns=turns, source=f"replay of {source} for {name!r}")
-            experiment = Experiment.objects.create(source=source, space=shadow, name=name, replay=job)
+                restore = restore_create(space=shadow, document=export, parameters=parameters, holder=source)
+                experiment = Experiment.objects.create(source=source, space=shadow, name=name, restore=restore)
+            else:
+                job = import_create(space=shadow, turns=turns, source=f"replay of {source} for {name!r}")
+                experiment = Experiment.objects.create(source=source, space=shadow, name=name, replay=job)
     except IntegrityError:
         raise ExperimentConflict(f"the space already has an experiment named {name!r}") from None
-    import_send(job)
+    if experiment.restore is not None:
+        background_send(experiment.restore)
+    else:
+        import_send(experiment.replay)
     return experiment
 
 

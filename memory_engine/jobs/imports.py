@@ -17,6 +17,7 @@ from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import ImportedTurn, ImportJob, MemorySpace, Page
 from memory_engine.store.changes import announce
+from memory_engine.store.spaces import same_holder
 
 MAX_TURNS = 5000
 
@@ -70,15 +71,9 @@ def locomo_turns(sample_id: str) -> list[dict]:
 
 
 def unfinished_for(space: MemorySpace):
-    """The unfinished imports and replays of whoever holds `space`: the account owning its memory user
-    (its experiments' replays included), or the memory user when no account owns it."""
-    user = space.user
-    if user.owner_id is not None:
-        mine = Q(space__user__owner_id=user.owner_id) | Q(space__experiment__source__user__owner_id=user.owner_id)
-    else:
-        mine = Q(space__user_id=user.pk) | Q(space__experiment__source__user_id=user.pk)
+    """The unfinished imports and replays of whoever holds `space` (store/spaces.same_holder)."""
     unfinished = Q(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
-    return ImportJob.objects.filter(unfinished & mine)
+    return ImportJob.objects.filter(unfinished & same_holder(space))
 
 
 def room_for_bulk_work(space: MemorySpace) -> None:

@@ -9,6 +9,7 @@ from celery import Task, shared_task
 from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
+from memory_engine.jobs.background import background_run, background_stalled
 from memory_engine.jobs.consolidation import (
     Outcome,
     close_lost_retries,
@@ -47,13 +48,15 @@ def consolidate_space(self, space_id: int, retry_now: bool = False) -> str:
 def sweep_pending() -> int:
     """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
     messages (lost, broker down, worker killed), except spaces whose last job failed within the
-    cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed; imports
-    never sent or left by a dead worker are sent again; index folders of deleted spaces are removed from
-    this worker's disk. Returns how many spaces were queued."""
+    cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed; imports,
+    restores and comparisons never sent or left by a dead worker are sent again; index folders of
+    deleted spaces are removed from this worker's disk. Returns how many spaces were queued."""
     index.prune_deleted_spaces()
     close_lost_retries()
     for job_id in imports_stalled():
         send(run_import, [job_id], {})
+    for job_id in background_stalled():
+        send(run_background_job, [job_id], {})
     space_ids = sorted(set(spaces_with_pending_work()) - recently_failed())
     for space_id in space_ids:
         enqueue(space_id)
@@ -113,3 +116,10 @@ def run_import(job_id: int) -> None:
     queued meanwhile (a chat turn's consolidation). A repeated delivery goes on from where it stopped."""
     if not import_run(job_id, seconds=settings.MEMORYOS["IMPORT_CHUNK_SECONDS"]):
         send(run_import, [job_id], {})  # if the broker is down, the sweep sends it once it is back
+
+
+@shared_task(name="memory_engine.run_background_job")
+def run_background_job(job_id: int) -> None:
+    """Restore an export or compare an experiment (background.background_run), on the bulk queue. A
+    repeated delivery does nothing."""
+    background_run(job_id)

@@ -6,6 +6,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser, UserHeldByAccount, UserIdTaken
@@ -173,6 +174,18 @@ def shadow_space_create(*, source: MemorySpace, parameters: dict) -> MemorySpace
     )
     values = {name: getattr(source, name) for name in SPACE_PARAMETERS} | checked
     return MemorySpace.objects.create(user=user, assistant=source.assistant, **values)
+
+
+def same_holder(space: MemorySpace, via: str = "space") -> Q:
+    """A filter for rows whose space (the field `via`) is held by whoever holds `space`: the account owning
+    its memory user, that account's experiments' shadow spaces included; or, when no account owns it, that
+    memory user. What per-account caps count over (imports, replays, restores, comparisons)."""
+    user = space.user
+    if user.owner_id is not None:
+        return Q(**{f"{via}__user__owner_id": user.owner_id}) | Q(
+            **{f"{via}__experiment__source__user__owner_id": user.owner_id}
+        )
+    return Q(**{f"{via}__user_id": user.pk}) | Q(**{f"{via}__experiment__source__user_id": user.pk})
 
 
 def space_delete(*, space: MemorySpace) -> None:

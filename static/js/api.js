@@ -67,5 +67,17 @@
     };
   }
 
-  window.Playground = { el, caller, streamer };
+  // jobDone(call, job, onChange): a restore or comparison that a worker does (202 and a job), polled at
+  // `jobs/{id}/` of the same space until it is over; resolves with its result, rejects with its error.
+  async function jobDone(call, job, onChange = () => {}) {
+    for (;;) {
+      onChange(job);
+      if (job.status === "succeeded") return job.result;
+      if (job.status === "failed") throw new Error(job.error || `the ${job.kind} failed`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      job = await call(`jobs/${job.id}/`);
+    }
+  }
+
+  window.Playground = { el, caller, streamer, jobDone };
 })();

@@ -749,8 +749,11 @@
     }
     try {
       if (body.transcript && !Array.isArray(body.transcript)) {  // a space's export: restored, not replayed
-        const restored = await call("restore/", { method: "POST", body: JSON.stringify({ export: body.transcript }) });
+        const job = await call("restore/", { method: "POST", body: JSON.stringify({ export: body.transcript }) });
         $("import-progress").hidden = false;
+        const restored = await window.Playground.jobDone(call, job, (j) => {
+          $("import-status").textContent = `restoring the export · ${j.status}`;
+        });
         $("import-status").textContent = `restored: ${restored.pages} turns, ${restored.sessions} sessions, ` +
           `${restored.entries} entries with ${restored.versions} versions`;
         $("messages").replaceChildren();

@@ -13,12 +13,16 @@
   const call = window.Playground.caller(api, root.dataset.csrf);
   const { el } = window.Playground;
 
-  function progress(bar, status, job, label) {
-    if (!job) {  // an experiment restored from an export: nothing to replay
+  // Shows a replay's progress (an import job) or, for an experiment forked from an export, its restore's
+  // (a background job); true while either is unfinished.
+  function progress(bar, status, job, label, restore) {
+    if (!job) {
+      const state = restore ? restore.status : "succeeded";
       bar.max = 1;
-      bar.value = 1;
-      status.textContent = `${label}: restored from an export`;
-      return false;
+      bar.value = state === "succeeded" ? 1 : 0;
+      status.textContent = state === "succeeded" ? `${label}: restored from an export`
+        : `${label}: restoring an export · ${state}${restore.error ? ` · ${restore.error}` : ""}`;
+      return state === "queued" || state === "running";
     }
     bar.max = Math.max(1, job.total);
     bar.value = job.done;
@@ -51,7 +55,7 @@
       link.href = `${root.dataset.lab}${x.id}/`;
       const bar = el("progress");
       const status = el("span", "muted");
-      progress(bar, status, x.replay, "replay");
+      progress(bar, status, x.replay, "replay", x.restore);
       const remove = el("button", "danger", "Delete");
       remove.type = "button";
       remove.addEventListener("click", async () => {
@@ -63,7 +67,8 @@
       return item;
     });
     $("experiments").replaceChildren(...(items.length ? items : [el("li", "muted", "none yet")]));
-    if (page.results.some((x) => x.replay.status === "queued" || x.replay.status === "running")) {
+    const unfinished = (job) => job && (job.status === "queued" || job.status === "running");
+    if (page.results.some((x) => unfinished(x.replay) || unfinished(x.restore))) {
       setTimeout(listExperiments, 1500);
     }
   }
@@ -101,7 +106,7 @@
 
   async function watchReplay() {
     const x = await call(`experiments/${experiment}/`);
-    const running = progress($("replay-bar"), $("replay-status"), x.replay, "replay");
+    const running = progress($("replay-bar"), $("replay-status"), x.replay, "replay", x.restore);
     const names = Object.keys(x.changed);
     $("changed").replaceChildren(row(["parameter", "source", "experiment"], true),
       ...(names.length ? names.map((n) => row([n, x.changed[n][0], x.changed[n][1]])) : [row(["none", "", ""])]));
@@ -174,7 +179,10 @@
     else body.locomo_sample = form.locomo_sample.value;
     $("probe-status").textContent = "asking both sides…";
     try {
-      const c = await call(`experiments/${experiment}/compare/`, { method: "POST", body: JSON.stringify(body) });
+      const job = await call(`experiments/${experiment}/compare/`, { method: "POST", body: JSON.stringify(body) });
+      const c = await window.Playground.jobDone(call, job, (j) => {
+        $("probe-status").textContent = `asking both sides · ${j.status}`;
+      });
       $("probe-status").textContent = `${c.probes.length} questions`;
       showSides(c);
       $("recall").textContent = c.recall.questions

@@ -11,6 +11,7 @@ from memory_engine.engine.export import space_counts
 from memory_engine.jobs.consolidation import has_pending_work
 from memory_engine.models import (
     SPACE_PARAMETERS,
+    BackgroundJob,
     ConsolidationRun,
     EntryVersion,
     Experiment,
@@ -241,6 +242,17 @@ class ImportJobOut(serializers.ModelSerializer):
         fields = ["id", "source", "total", "done", "status", "error", "created_at", "finished_at"]
 
 
+class BackgroundJobOut(serializers.ModelSerializer):
+    """A restore or comparison a worker does (jobs/background.py): poll it until `status` is succeeded or
+    failed; `result` is then what the work returned (RestoredOut's counts, or ComparisonOut)."""
+
+    result = serializers.JSONField(allow_null=True, help_text="When succeeded: the counts, or the comparison.")
+
+    class Meta:
+        model = BackgroundJob
+        fields = ["id", "kind", "status", "result", "error", "created_at", "finished_at"]
+
+
 class EntryOut(serializers.ModelSerializer):
     source_page_ids = serializers.SerializerMethodField()
 
@@ -409,10 +421,11 @@ class ExperimentOut(serializers.ModelSerializer):
     replay = ImportJobOut(
         allow_null=True, help_text="The replay of the source's turns; null for a space restored from an export."
     )
+    restore = BackgroundJobOut(allow_null=True, help_text="The restore of an export; null for a replay.")
 
     class Meta:
         model = Experiment
-        fields = ["id", "name", "created_at", "parameters", "changed", "replay"]
+        fields = ["id", "name", "created_at", "parameters", "changed", "replay", "restore"]
 
     def get_parameters(self, experiment) -> dict:
         return {name: getattr(experiment.space, name) for name in SPACE_PARAMETERS}

@@ -32,6 +32,7 @@ urlpatterns = [
     path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),
     path(space + "imports/<int:job_id>/", views.ImportView.as_view(), name="api-import"),
+    path(space + "jobs/<int:job_id>/", views.BackgroundJobView.as_view(), name="api-background-job"),
     path(space + "experiments/", views.ExperimentsView.as_view(), name="api-experiments"),
     path(space + "experiments/<int:experiment_id>/", views.ExperimentView.as_view(), name="api-experiment"),
     path(

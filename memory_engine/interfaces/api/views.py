@@ -17,11 +17,10 @@ from rest_framework.views import APIView
 
 from memory_engine import inputs
 from memory_engine.engine import long_term
-from memory_engine.engine.comparison import Probe, compare, heat_by_turn
+from memory_engine.engine.comparison import Probe, heat_by_turn
 from memory_engine.engine.export import space_export, user_export
 from memory_engine.engine.inspector import inspect
 from memory_engine.engine.llm_choice import choice_of, choice_set, choice_test, llm_for, weak_model
-from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
@@ -38,11 +37,12 @@ from memory_engine.interfaces.api.streaming import (
 )
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.jobs.conversation import reply, turn_add
-from memory_engine.jobs.dispatch import import_start
+from memory_engine.jobs.dispatch import comparison_start, import_start, restore_start
 from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
 from memory_engine.jobs.imports import locomo_turns, transcript_turns
 from memory_engine.llm import local_servers, provider_name
 from memory_engine.models import (
+    BackgroundJob,
     ConsolidationRun,
     EntryVersion,
     Experiment,
@@ -189,14 +189,23 @@ class RestoreView(MemoryApiView):
 
     @extend_schema(
         request=s.RestoreIn,
-        responses={201: s.RestoredOut},
+        responses={202: s.BackgroundJobOut},
         summary="Restore a space's export into this space, which must be empty (made if new): turns, tiers, "
-        "entries and their history, re-embedded",
+        "entries and their history, re-embedded. Checked at once; a worker restores it: poll the job "
+        "(.../jobs/{id}/), whose result counts what was stored",
     )
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.RestoreIn)
         space = space_for(request, user_id, assistant_id, create=True)
-        return Response(space_restore(space=space, document=data["export"]), status=status.HTTP_201_CREATED)
+        job = restore_start(space=space, document=data["export"])
+        return Response(s.BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class BackgroundJobView(MemoryApiView):
+    @extend_schema(responses=s.BackgroundJobOut, summary="A restore or comparison: its state, and its result when done")
+    def get(self, request, user_id, assistant_id, job_id):
+        job = _row_in(space_for(request, user_id, assistant_id), BackgroundJob.objects.all(), job_id)
+        return Response(s.BackgroundJobOut(job).data)
 
 
 class SpaceExportView(MemoryApiView):
@@ -673,8 +682,9 @@ class ComparisonView(MemoryApiView):
 
     @extend_schema(
         request=s.ComparisonIn,
-        responses=s.ComparisonOut,
-        summary="The source and the experiment side by side, and what each ranks for probe questions",
+        responses={202: s.BackgroundJobOut},
+        summary="The source and the experiment side by side, and what each ranks for probe questions: a worker "
+        "compares; poll the job (.../jobs/{id}/ of the source), whose result is a ComparisonOut",
     )
     def post(self, request, user_id, assistant_id, experiment_id):
         data = self.valid(s.ComparisonIn)
@@ -684,7 +694,8 @@ class ComparisonView(MemoryApiView):
         else:
             found = locomo_probes(data["locomo_sample"], limit=data["limit"])
             probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in found]
-        return Response(compare(experiment.source, experiment.space, probes, k=data["k"]))
+        job = comparison_start(experiment=experiment, probes=probes, k=data["k"])
+        return Response(s.BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class ExperimentHeatView(MemoryApiView):
