@@ -297,6 +297,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "EntryStatusEnum": "memory_engine.models.LongTermEntry.Status",
         "SessionStatusEnum": "memory_engine.models.MidTermSession.Status",
+        "JobStatusEnum": "memory_engine.models.JobStatus",
     },
 }
 CACHE_URL = envstr("CACHE_URL", "")

@@ -24,6 +24,19 @@ NO_LLM = {
 }
 
 
+# A test that starts processes of the production stack (a Celery worker and its broker, the production
+# roles) or drives a browser runs once, on PostgreSQL, the production database: `scripts/test` leaves
+# the tests marked `once` out of its SQLite run. What can fail by database (the engine, the API, the write
+# path, the feeds' connections) runs on both.
+ONCE_FIXTURES = {"browser", "start_worker", "broker", "start"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if ONCE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.once)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_indexes(settings, tmp_path):
     """Each test gets its own sidecar folder and starts with no index cached in the process, no counts

@@ -28,6 +28,7 @@ def test_access_follows_a_zipf_law_not_the_size_order():
     assert weights.index(1.0) != 0
 
 
+@pytest.mark.once  # the production stack driven by Locust
 def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path, capsys):
     base = database_url().rsplit("/", 1)[0] if database_url().startswith("postgres") else None
     url = (base or "postgres://postgres@127.0.0.1:5432") + "/memoryos_bench_tenants_test"

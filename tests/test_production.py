@@ -20,6 +20,7 @@ from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
 from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
 from tests.fake_llm_server import held, reply
+from tests.forwarding_proxy import ForwardingProxy
 from tests.memory_helpers import extraction
 from tests.processes import free_port, healthy, wait_until
 
@@ -441,3 +442,53 @@ def test_memory_feeds_hold_no_database_connection_and_an_account_may_open_only_a
     wait_until(lambda: feed("ann").status_code == 200, timeout=120, what="ann's feeds to be given back")
     assert client.get("/accounts/signup/").status_code == 200
     assert web.running()
+
+
+def _client_at(address: str, base: str) -> httpx2.Client:
+    """A client connecting from `address` (a loopback address of its own: another machine, to the server)."""
+    transport = httpx2.HTTPTransport(local_address=address)
+    return httpx2.Client(base_url=base, transport=transport, timeout=120, trust_env=False)
+
+
+def _sign_in(client: httpx2.Client, username: str, password: str, **headers: str) -> httpx2.Response:
+    form = client.get("/accounts/login/", headers=headers)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+    return client.post(
+        "/accounts/login/",
+        data={"csrfmiddlewaretoken": token, "username": username, "password": password},
+        headers=headers,
+    )
+
+
+def test_behind_a_trusted_proxy_a_guesser_slows_only_itself_and_a_direct_client_cannot_pretend(start):
+    """Production behind a reverse proxy (FORWARDED_ALLOW_IPS: the proxy's address, 127.0.0.1): the web
+    server takes each client's address from the proxy's X-Forwarded-For, so a guesser's failures slow the
+    guesser and not the victim behind the same proxy; a client that connects directly and sends its own
+    X-Forwarded-For is not believed."""
+    get_user_model().objects.create_user("vic", password="pw-vic-right-1")
+    assert start("migrate").process.wait(300) == 0
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    web = start(
+        "web",
+        BIND=f"127.0.0.1:{port}",
+        FORWARDED_ALLOW_IPS="127.0.0.1",
+        MEMORYOS_SIGNIN_FREE_FAILURES="2",
+        MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS="600",  # no wait ends while the test runs, however slow
+    )
+    wait_serving(web, base)
+    with ForwardingProxy(base) as proxy:
+        guesser, victim = _client_at("127.0.0.2", proxy.url), _client_at("127.0.0.3", proxy.url)
+        for _ in range(3):
+            assert "_auth_user_id" not in _sign_in(guesser, "vic", "guess").text
+        refused = _sign_in(guesser, "vic", "pw-vic-right-1")
+        assert refused.status_code == 200 and "Too many failed sign-ins" in refused.text
+        signed_in = _sign_in(victim, "vic", "pw-vic-right-1")
+        assert signed_in.status_code == 302 and "sessionid" in signed_in.cookies, signed_in.text[:500]
+
+        # The guesser, straight to the server, claiming to be someone else: it is what it connects from.
+        direct = _client_at("127.0.0.2", base)
+        for _ in range(3):
+            _sign_in(direct, "vic", "guess", **{"X-Forwarded-For": "198.51.100.7"})
+        pretending = _sign_in(direct, "vic", "pw-vic-right-1", **{"X-Forwarded-For": "198.51.100.8"})
+        assert "Too many failed sign-ins" in pretending.text

@@ -176,6 +176,12 @@ def shadow_space_create(*, source: MemorySpace, parameters: dict) -> MemorySpace
     return MemorySpace.objects.create(user=user, assistant=source.assistant, **values)
 
 
+def holder_key(*, owner_id: int | None, memory_user_id: int | None) -> str:
+    """Who holds a memory user, as a key: the account owning it, or the memory user itself when no account
+    does (same_holder's rule, for counts kept outside the database, such as open memory feeds)."""
+    return f"account:{owner_id}" if owner_id is not None else f"memory-user:{memory_user_id}"
+
+
 def same_holder(space: MemorySpace, via: str = "space") -> Q:
     """A filter for rows whose space (the field `via`) is held by whoever holds `space`: the account owning
     its memory user, that account's experiments' shadow spaces included; or, when no account owns it, that

@@ -55,7 +55,13 @@ from memory_engine.models import (
     Page,
 )
 from memory_engine.store.secrets import can_keep_secrets
-from memory_engine.store.spaces import owned_user_create, space_delete, space_parameters_set, user_memory_delete
+from memory_engine.store.spaces import (
+    holder_key,
+    owned_user_create,
+    space_delete,
+    space_parameters_set,
+    user_memory_delete,
+)
 
 Kind = LongTermEntry.Kind
 PROFILE = (Kind.PROFILE,)
@@ -356,9 +362,9 @@ def _feed_owner(request) -> str:
     user (the memory user, when no account owns it)."""
     token = getattr(request.user, "token", None)
     if token is None:
-        return f"account:{request.user.pk}"
+        return holder_key(owner_id=request.user.pk, memory_user_id=None)
     owner = MemoryUser.objects.filter(pk=token.memory_user_id).values_list("owner_id", flat=True).first()
-    return f"account:{owner}" if owner is not None else f"memory-user:{token.memory_user_id}"
+    return holder_key(owner_id=owner, memory_user_id=token.memory_user_id)
 
 
 class MemoryEventsView(MemoryApiView):
