@@ -1,6 +1,8 @@
 """Shared fixtures. Named people: alice and bob each talk to the `helper` assistant; charlie has
 no memory space of his own. Nobody may see anyone else's memory."""
 
+from collections import Counter
+
 import pytest
 from django.core.cache import cache
 
@@ -32,6 +34,10 @@ ONCE_FIXTURES = {"browser", "start_worker", "broker", "start"}
 
 
 def pytest_collection_modifyitems(config, items):
+    # pytest-xdist schedules by node id: of tests sharing one, it would run one and say nothing.
+    seen = Counter(item.nodeid for item in items)
+    if twice := sorted(nodeid for nodeid, count in seen.items() if count > 1):
+        raise pytest.UsageError(f"tests share a node id, so a parallel run would drop them: {twice[:3]}")
     for item in items:
         if ONCE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.once)

@@ -9,7 +9,8 @@ import schemathesis
 from django.core import signals
 from django.core.cache import cache
 from django.db import close_old_connections
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 
 from memory_engine.engine import long_term
@@ -61,22 +62,32 @@ def alice(connections_kept_open, memory, alice_space, fake_llm):
 _alternate = itertools.count()
 
 
-@schema.parametrize()
-@settings(
-    max_examples=EXAMPLES_PER_OPERATION,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=True,
-)
-def test_no_generated_request_gets_a_server_error(case, alice, settings):
+# One test per operation, named by it. (schemathesis's own `schema.parametrize()` gives all 46 items one
+# node id, and pytest-xdist, which schedules a file's tests by node id, then ran one of them.)
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
+def test_no_generated_request_gets_a_server_error(operation, alice, settings):
     secret, real = alice
     settings.MEMORYOS_EVENTS_STREAM_SECONDS = 0.5  # the memory feed's stream ends soon, so the test reads it whole
-    # Every other request goes to alice's real space and entries, so that bodies reach the engine rather
-    # than stopping at a 404.
-    if case.path_parameters and next(_alternate) % 2 == 0:
-        entry = real["profile"] if "/profile/" in case.path else real["knowledge"]
-        values = {**real, "entry_id": entry}
-        case.path_parameters = {name: values.get(name, value) for name, value in case.path_parameters.items()}
-    cache.clear()  # rate limits would answer 429 to most of the run
-    response = case.call(headers={"Authorization": f"Bearer {secret}"})
-    case.validate_response(response, checks=[not_a_server_error])
+
+    @given(case=operation.as_strategy())
+    @hypothesis_settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+    )
+    def check(case):
+        # Every other request goes to alice's real space and entries, so that bodies reach the engine rather
+        # than stopping at a 404.
+        if case.path_parameters and next(_alternate) % 2 == 0:
+            entry = real["profile"] if "/profile/" in case.path else real["knowledge"]
+            values = {**real, "entry_id": entry}
+            case.path_parameters = {name: values.get(name, value) for name, value in case.path_parameters.items()}
+        cache.clear()  # rate limits would answer 429 to most of the run
+        response = case.call(headers={"Authorization": f"Bearer {secret}"})
+        case.validate_response(response, checks=[not_a_server_error])
+
+    check()

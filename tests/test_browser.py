@@ -10,6 +10,7 @@ import pytest
 
 from bench import chat_quality
 from memory_engine.engine.retriever import retrieve
+from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
@@ -184,6 +185,26 @@ def test_changing_a_parameter_in_the_page_changes_the_memory(browser, live_serve
     browser.click("#parameters button[type=submit]")
     browser.wait_for_selector("#parameters-status >> text=out of range")
     assert MemoryUser.objects.get(external_id="alice").spaces.get().heat_alpha == 1.0
+
+
+def test_parameters_being_edited_are_not_redrawn_when_the_memory_changes(browser, live_server, ann, alice_space):
+    """Issue 35: a memory panel redrawn by a feed event between two edits put the stored stm_capacity back
+    in its input, and Save stored the old value (the production walk-through's worker then had nothing to
+    do for ten minutes)."""
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '2'")
+    browser.click("#parameters-panel summary")
+    browser.fill("input[name=stm_capacity]", "1")
+    browser.click("input[name=heat_threshold]")  # on to the next field, as a person tabs on
+    turn_add(space=alice_space, user_input="I repaint the fence on Sundays.", agent_response="Nice.", consolidate=False)
+    browser.wait_for_selector("#short-term li >> text=I repaint the fence on Sundays.")  # the panel was redrawn
+    assert browser.input_value("input[name=stm_capacity]") == "1"
+    browser.fill("input[name=heat_threshold]", "0.5")
+    browser.click("#parameters button[type=submit]")
+    browser.wait_for_selector("#parameters-status >> text=saved")
+    alice_space.refresh_from_db()
+    assert (alice_space.stm_capacity, alice_space.heat_threshold) == (1, 0.5)
 
 
 def test_an_admin_edit_shows_in_the_entrys_diff_history(browser, live_server, ann, django_user_model, screenshots):

@@ -57,6 +57,16 @@ def wait_serving(web, base: str) -> None:
     assert web.running(), web.output()[-3000:]
 
 
+def migrated_web(start, **env: str) -> tuple[object, str]:
+    """Migrate, then a web server on a free loopback port with `env`; the role and its URL, once healthy."""
+    assert start("migrate").process.wait(300) == 0
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    web = start("web", BIND=f"127.0.0.1:{port}", **env)
+    wait_serving(web, base)
+    return web, base
+
+
 def wait_ready(worker) -> None:
     """Until the worker takes tasks, its embedding model loaded (a minute or more on a busy machine)."""
     wait_until(lambda: " ready." in worker.output() or not worker.running(), timeout=600, what="the worker")
@@ -358,12 +368,8 @@ def test_a_web_process_works_on_its_limit_of_requests_and_a_reply_awaited_from_t
     assistant_create(assistant_id="helper")
     _, secret = token_create(memory_user=user, name="admission")
     get_user_model().objects.create_user("ops", password=PASSWORD, is_staff=True)
-    assert start("migrate").process.wait(300) == 0
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     # A request that waited this long for a place would fail the test: none should wait that long here.
-    web = start("web", BIND=f"127.0.0.1:{port}", WEB_REQUESTS_AT_ONCE="1", WEB_QUEUE_TIMEOUT_SECONDS="60", **llm_env)
-    wait_serving(web, base)
+    web, base = migrated_web(start, WEB_REQUESTS_AT_ONCE="1", WEB_QUEUE_TIMEOUT_SECONDS="60", **llm_env)
     api = httpx2.Client(
         base_url=f"{base}/api/v1/users/demo/spaces/helper/", headers={"Authorization": f"Bearer {secret}"}, timeout=300
     )
@@ -404,17 +410,9 @@ def test_memory_feeds_hold_no_database_connection_and_an_account_may_open_only_a
         user = user_create(user_id=name)
         space_get(user_id=name, assistant_id="helper")
         secrets_of[name] = token_create(memory_user=user, name="feeds")[1]
-    assert start("migrate").process.wait(300) == 0
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    web = start(
-        "web",
-        BIND=f"127.0.0.1:{port}",
-        DATABASE_POOL_SIZE="3",
-        MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT="4",
-        MEMORYOS_EVENTS_STREAM_SECONDS="600",
+    web, base = migrated_web(
+        start, DATABASE_POOL_SIZE="3", MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT="4", MEMORYOS_EVENTS_STREAM_SECONDS="600"
     )
-    wait_serving(web, base)
     client = httpx2.Client(base_url=base, timeout=120)
 
     def feed(name: str) -> httpx2.Response:
@@ -466,17 +464,12 @@ def test_behind_a_trusted_proxy_a_guesser_slows_only_itself_and_a_direct_client_
     guesser and not the victim behind the same proxy; a client that connects directly and sends its own
     X-Forwarded-For is not believed."""
     get_user_model().objects.create_user("vic", password="pw-vic-right-1")
-    assert start("migrate").process.wait(300) == 0
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    web = start(
-        "web",
-        BIND=f"127.0.0.1:{port}",
+    web, base = migrated_web(
+        start,
         FORWARDED_ALLOW_IPS="127.0.0.1",
         MEMORYOS_SIGNIN_FREE_FAILURES="2",
         MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS="600",  # no wait ends while the test runs, however slow
     )
-    wait_serving(web, base)
     with ForwardingProxy(base) as proxy:
         guesser, victim = _client_at("127.0.0.2", proxy.url), _client_at("127.0.0.3", proxy.url)
         for _ in range(3):
