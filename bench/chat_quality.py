@@ -31,7 +31,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from memory_engine.engine import generator
-from memory_engine.jobs.consolidation import run_consolidation
+from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.jobs.conversation import reply
 from memory_engine.llm import LLM, chat_sampling
 from memory_engine.llm.degeneration import most_repeated_ngram
@@ -323,7 +323,7 @@ def _play(conversation: dict, *, llm: LLM, run_id: str, memory: bool, start: dat
             seconds = time.perf_counter() - began
             under_load = bool(loaded_before and load()) if load is not None else None
             # What a worker does after the turn, off the reply's clock.
-            run_consolidation(space.pk, retry_now=True, promotion=promote)
+            run_consolidation(ConsolidationRequest(space.pk, retry_now=True, promotion=promote))
             _, repeats = most_repeated_ngram(response.text)
             expect = turn.get("expect")
             stale = turn.get("stale")

@@ -44,6 +44,8 @@ from pathlib import Path
 
 from django.db import connection
 
+from bench.fake_llm_server import FakeLLMServer, nothing_extracted, reply
+from bench.processes import RedisServer, Role, free_port, healthy, wait_until
 from bench.scale import (
     BenchOptions,
     cached_embeddings,
@@ -58,9 +60,6 @@ from bench.scale import (
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
 from memory_engine.models import Page, page_text
 from playground.databases import database_from_url
-from tests.fake_llm_server import FakeLLMServer, reply
-from tests.memory_helpers import nothing_extracted
-from tests.processes import RedisServer, Role, free_port, healthy, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/memoryos_bench_tenants"

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.fake_llm_server import FakeLLMServer
 from memory_engine.llm import forget_endpoint
-from tests.fake_llm_server import FakeLLMServer
 
 FAKE_LLM_TIMEOUT_SECONDS = 2.0
 FAKE_LLM_MAX_RETRIES = 1

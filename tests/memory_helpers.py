@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from django.db import connection
 from django.utils import timezone
 
-from tests.fake_llm_server import reply_json
+from bench.fake_llm_server import extraction, nothing_extracted  # noqa: F401 (the tests' scripted answers)
 
 CAT_TALK = [
     ("I'm a nurse and I have a cat named Milo.", "Milo is a lovely name for a cat."),
@@ -39,21 +39,6 @@ def add_turns(memory, turns, *, user="alice", start=None, step_minutes=2, assist
             )
         )
     return pages
-
-
-def extraction(profile=(), user_facts=(), assistant_knowledge=()):
-    """A scripted answer of the extraction call; items as tuples (attribute|topic, value|fact, page)."""
-    return reply_json(
-        {
-            "profile": [{"attribute": a, "value": v, "page": p} for a, v, p in profile],
-            "user_facts": [{"topic": t, "fact": f, "page": p} for t, f, p in user_facts],
-            "assistant_knowledge": [{"topic": t, "fact": f, "page": p} for t, f, p in assistant_knowledge],
-        }
-    )
-
-
-def nothing_extracted(request=None):
-    return extraction()
 
 
 def write_concurrently(memory, writers, turns_each: int) -> list[Exception]:

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
+from bench.fake_llm_server import reply, status
 from memory_engine.interfaces.api.tokens import token_create, token_revoke
 from memory_engine.models import (
     EntryVersion,
@@ -21,7 +22,6 @@ from memory_engine.models import (
     Page,
 )
 from tests.api_helpers import SPACE, client_for
-from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
 

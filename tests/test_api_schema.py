@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 
+from bench.fake_llm_server import reply
 from memory_engine.engine import long_term
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import MemoryUser
 from playground.wsgi import application
-from tests.fake_llm_server import reply
 from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
 
 EXAMPLES_PER_OPERATION = 25

@@ -9,12 +9,12 @@ import json
 import pytest
 
 from bench import chat_quality
+from bench.fake_llm_server import reply
 from memory_engine.engine.retriever import retrieve
 from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
-from tests.fake_llm_server import reply
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
+from bench.fake_llm_server import reply
 from memory_engine.engine.comparison import Probe, compare
 from memory_engine.engine.export import space_export
 from memory_engine.jobs.experiments import locomo_probes
 from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpace
 from memory_engine.store.spaces import owned_user_create
 from tests.conftest_browser import sign_in
-from tests.fake_llm_server import reply
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
+from bench.fake_llm_server import FakeLLMServer, reply
 from memory_engine.engine import long_term
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, SpaceLLM
 from tests.conftest_browser import sign_in
-from tests.fake_llm_server import FakeLLMServer, reply
 from tests.memory_helpers import add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,8 +3,8 @@
 import pytest
 
 from bench import chat_quality
+from bench.fake_llm_server import reply
 from memory_engine.llm import get_llm
-from tests.fake_llm_server import reply
 from tests.memory_helpers import nothing_extracted
 
 

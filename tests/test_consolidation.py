@@ -5,7 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from bench.fake_llm_server import reply, status
 from memory_engine.jobs.consolidation import (
+    ConsolidationRequest,
     LeaseLost,
     Outcome,
     claim_space,
@@ -18,7 +20,6 @@ from memory_engine.jobs.consolidation import (
 )
 from memory_engine.jobs.tasks import sweep_pending
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
-from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
 
 
@@ -55,7 +56,7 @@ def test_pending_work_is_read_from_the_database(backlog, bob_space):
 def test_each_rule_of_what_is_due_is_read_in_one_query(backlog, bob_space, django_assert_num_queries):
     with django_assert_num_queries(1):  # a job asks up to three times, and the worker's CPU is not free
         assert has_pending_work(backlog, promotion=False)  # short-term overflow
-    run_consolidation(backlog.pk, promotion=False)  # the moves that need no LLM
+    run_consolidation(ConsolidationRequest(backlog.pk, promotion=False))  # the moves that need no LLM
     with django_assert_num_queries(1):
         assert not has_pending_work(backlog, promotion=False)
     with django_assert_num_queries(1):
@@ -70,7 +71,7 @@ def test_each_rule_of_what_is_due_is_read_in_one_query(backlog, bob_space, djang
 
 def test_a_run_is_recorded_with_what_it_did_and_cost(backlog, fake_llm):
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
-    outcome, run = run_consolidation(backlog.pk, task_id="t-1")
+    outcome, run = run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1"))
     run.refresh_from_db()
     assert outcome == Outcome.DONE
     assert (run.status, run.kind, run.task_id, run.attempts) == ("succeeded", "consolidate", "t-1", 1)
@@ -81,34 +82,34 @@ def test_a_run_is_recorded_with_what_it_did_and_cost(backlog, fake_llm):
 
 def test_a_repeated_delivery_does_nothing_and_records_nothing(backlog, fake_llm):
     fake_llm.script(extraction())
-    run_consolidation(backlog.pk, task_id="t-1")
+    run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1"))
     requests = len(fake_llm.requests)
-    assert run_consolidation(backlog.pk, task_id="t-1") == (Outcome.NOTHING_TO_DO, None)
-    assert run_consolidation(backlog.pk, task_id="t-2") == (Outcome.NOTHING_TO_DO, None)
+    assert run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1")) == (Outcome.NOTHING_TO_DO, None)
+    assert run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-2")) == (Outcome.NOTHING_TO_DO, None)
     assert ConsolidationRun.objects.count() == 1
     assert len(fake_llm.requests) == requests
 
 
 def test_a_space_held_by_another_worker_is_left_alone(backlog, fake_llm):
     claim_space(backlog.pk, "someone-else")
-    assert run_consolidation(backlog.pk) == (Outcome.BUSY, None)
+    assert run_consolidation(ConsolidationRequest(backlog.pk)) == (Outcome.BUSY, None)
     assert Page.objects.filter(tier=Page.Tier.SHORT).count() == 4
 
 
 def test_a_deleted_space_is_nothing_to_do(db):
-    assert run_consolidation(123456) == (Outcome.NOTHING_TO_DO, None)
+    assert run_consolidation(ConsolidationRequest(123456)) == (Outcome.NOTHING_TO_DO, None)
 
 
 def test_a_transient_llm_failure_asks_for_a_retry_and_keeps_the_pages_waiting(backlog, fake_llm):
     fake_llm.script(status(503), status(503))
-    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    outcome, run = run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1", attempt=1, final_attempt=False))
     run.refresh_from_db()
     assert outcome == Outcome.RETRY
     assert run.status == "retrying"
     assert run.error
     assert Page.objects.filter(tier=Page.Tier.MID, analyzed=False).count() == 3
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
-    outcome, again = run_consolidation(backlog.pk, task_id="t-1", attempt=2, final_attempt=False)
+    outcome, again = run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1", attempt=2, final_attempt=False))
     again.refresh_from_db()
     assert outcome == Outcome.DONE and again.pk == run.pk
     assert (again.status, again.attempts, again.error) == ("succeeded", 2, "")
@@ -117,7 +118,7 @@ def test_a_transient_llm_failure_asks_for_a_retry_and_keeps_the_pages_waiting(ba
 
 def test_the_last_attempt_of_a_transient_failure_fails_the_job_visibly(backlog, fake_llm):
     fake_llm.script(status(503), status(503))
-    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=4, final_attempt=True)
+    outcome, run = run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1", attempt=4, final_attempt=True))
     run.refresh_from_db()
     assert outcome == Outcome.FAILED and run.status == "failed" and run.attempts == 4
     assert not LongTermEntry.objects.exists()
@@ -125,7 +126,7 @@ def test_the_last_attempt_of_a_transient_failure_fails_the_job_visibly(backlog, 
 
 def test_a_malformed_answer_fails_at_once_without_retry_and_stores_no_text(backlog, fake_llm):
     fake_llm.script(reply("Error: I could not do that"), reply("{not json"))
-    outcome, run = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    outcome, run = run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1", attempt=1, final_attempt=False))
     run.refresh_from_db()
     assert outcome == Outcome.FAILED and run.status == "failed"
     assert not LongTermEntry.objects.exists()
@@ -135,7 +136,7 @@ def test_a_malformed_answer_fails_at_once_without_retry_and_stores_no_text(backl
 def test_a_run_left_running_by_a_lost_worker_is_marked_failed_by_the_next(backlog, fake_llm):
     lost = ConsolidationRun.objects.create(space=backlog, status="running", started_at=timezone.now())
     fake_llm.script(extraction())
-    run_consolidation(backlog.pk)
+    run_consolidation(ConsolidationRequest(backlog.pk))
     lost.refresh_from_db()
     assert lost.status == "failed" and "lost" in lost.error
 
@@ -151,11 +152,14 @@ def test_backoff_doubles_up_to_the_cap(settings):
 
 def test_after_a_failed_job_promotion_waits_but_llm_free_moves_go_on(backlog, memory, fake_llm):
     fake_llm.script(reply("{not json"), reply("{not json"))
-    assert run_consolidation(backlog.pk)[0] == Outcome.FAILED
+    assert run_consolidation(ConsolidationRequest(backlog.pk))[0] == Outcome.FAILED
     requests = len(fake_llm.requests)
-    assert run_consolidation(backlog.pk) == (Outcome.NOTHING_TO_DO, None)  # only promotion was due
+    assert run_consolidation(ConsolidationRequest(backlog.pk)) == (
+        Outcome.NOTHING_TO_DO,
+        None,
+    )  # only promotion was due
     add_turns(memory, COOKING_TALK, start=timezone.now())
-    outcome, run = run_consolidation(backlog.pk)
+    outcome, run = run_consolidation(ConsolidationRequest(backlog.pk))
     assert outcome == Outcome.DONE and run.pages_moved == 3
     assert len(fake_llm.requests) == requests  # the failing LLM was not asked again
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
@@ -168,20 +172,25 @@ def test_a_retry_that_never_came_is_closed_as_failed_by_the_next_job(backlog, fa
         space=backlog, status="retrying", task_id="t-lost", started_at=long_ago, finished_at=long_ago
     )
     fake_llm.script(extraction())
-    assert run_consolidation(backlog.pk, task_id="t-new")[0] == Outcome.DONE
+    assert run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-new"))[0] == Outcome.DONE
     stale.refresh_from_db()
     assert stale.status == "failed" and "never came" in stale.error
 
 
 def test_a_retry_whose_work_another_job_did_closes_its_run(backlog, fake_llm):
     fake_llm.script(status(503), status(503))
-    outcome, waiting = run_consolidation(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    outcome, waiting = run_consolidation(
+        ConsolidationRequest(backlog.pk, task_id="t-1", attempt=1, final_attempt=False)
+    )
     assert outcome == Outcome.RETRY
     fake_llm.script(extraction(profile=[("occupation", "nurse", 1)]))
-    forced, _ = run_consolidation(backlog.pk, task_id="a-1", kind=ConsolidationRun.Kind.ANALYSIS)
+    forced, _ = run_consolidation(ConsolidationRequest(backlog.pk, task_id="a-1", kind=ConsolidationRun.Kind.ANALYSIS))
     assert forced == Outcome.DONE  # an admin's "analyse now" went ahead meanwhile
 
-    assert run_consolidation(backlog.pk, task_id="t-1", attempt=2, final_attempt=False)[0] == Outcome.NOTHING_TO_DO
+    assert (
+        run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-1", attempt=2, final_attempt=False))[0]
+        == Outcome.NOTHING_TO_DO
+    )
     waiting.refresh_from_db()
     assert waiting.status == "superseded" and waiting.finished_at is not None  # not "waiting to retry" forever
     assert waiting.error  # what went wrong on its attempt stays on record
@@ -189,7 +198,7 @@ def test_a_retry_whose_work_another_job_did_closes_its_run(backlog, fake_llm):
 
 def test_the_sweep_closes_a_retry_that_never_came_when_no_work_is_left(backlog, fake_llm):
     fake_llm.script(extraction())
-    assert run_consolidation(backlog.pk, task_id="t-done")[0] == Outcome.DONE
+    assert run_consolidation(ConsolidationRequest(backlog.pk, task_id="t-done"))[0] == Outcome.DONE
     long_ago = timezone.now() - timedelta(hours=1)
     stale = ConsolidationRun.objects.create(
         space=backlog, status="retrying", task_id="t-lost", started_at=long_ago, finished_at=long_ago

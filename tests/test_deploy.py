@@ -195,9 +195,9 @@ def test_under_asgi_a_streamed_reply_holds_no_server_worker_and_a_hang_up_stores
     """One web process allowed one request at a time: while a reply streams (the model held mid-sentence),
     other requests are still answered, because the stream waits asynchronously. A client that hangs up
     stops the model at its next word, and nothing is stored; a stream read to the end stores its turn."""
+    from bench.fake_llm_server import reply
     from memory_engine.interfaces.api.tokens import token_create
     from memory_engine.models import MemoryUser, Page
-    from tests.fake_llm_server import reply
     from tests.memory_helpers import nothing_extracted
 
     get_user_model().objects.create_user("sam", password="pw-sam-123456")

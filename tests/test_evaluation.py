@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns
+from bench.fake_llm_server import reply
 from bench.locomo_run import spread
 from bench.metrics import (
     answer_f1,
@@ -18,7 +19,6 @@ from bench.metrics import (
 )
 from memory_engine.jobs.locomo import iter_turns
 from memory_engine.models import Page
-from tests.fake_llm_server import reply
 from tests.memory_helpers import nothing_extracted
 
 # --- metrics ----------------------------------------------------------------------------------------

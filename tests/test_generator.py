@@ -2,11 +2,11 @@
 
 import pytest
 
+from bench.fake_llm_server import reply, slow, status
 from memory_engine.engine.generator import FALLBACK_REPLY
 from memory_engine.errors import InvalidTurn
 from memory_engine.llm import LLMInvalidAnswer, LLMUnavailable
 from memory_engine.models import HeatEvent, MemoryUser, Page
-from tests.fake_llm_server import reply, slow, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 

@@ -4,11 +4,11 @@ consolidation, progress on record, and a retry that goes on from where it stoppe
 import pytest
 from django.core.cache import cache
 
+from bench.fake_llm_server import status
 from memory_engine.errors import MemoryInputError
 from memory_engine.jobs.imports import import_create, import_run, locomo_turns, transcript_turns
 from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, Page
 from tests.api_helpers import client_for
-from tests.fake_llm_server import status
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
 URL = "/api/v1/users/alice/spaces/helper/imports/"

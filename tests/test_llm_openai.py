@@ -7,9 +7,9 @@ import time
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from bench.fake_llm_server import drop, malformed, reply, reply_json, slow, status
 from memory_engine.llm import LLMError, LLMInvalidAnswer, LLMUnavailable, get_llm
 from memory_engine.llm.openai_compatible import OpenAICompatibleLLM
-from tests.fake_llm_server import drop, malformed, reply, reply_json, slow, status
 
 HELLO = [{"role": "user", "content": "Say hello"}]
 SCHEMA = {

@@ -2,10 +2,10 @@
 
 import pytest
 
+from bench.fake_llm_server import reply, reply_json, status
 from memory_engine.engine import long_term
 from memory_engine.engine.updater import ConsolidationReport, promote_hot_sessions
 from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MidTermSession, Page
-from tests.fake_llm_server import reply, reply_json, status
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 Kind = LongTermEntry.Kind

@@ -7,12 +7,12 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from bench.fake_llm_server import reply
 from memory_engine.engine import recall
 from memory_engine.engine.recall import MAYBE, MEMORY, Statement, question_kind
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import Page
 from tests.api_helpers import SPACE, client_for
-from tests.fake_llm_server import reply
 from tests.memory_helpers import days_ago, nothing_extracted, offline_model_loaded, weak_offline_llm
 
 

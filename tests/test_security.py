@@ -26,6 +26,7 @@ from django.utils import timezone
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
+from bench.fake_llm_server import held, reply
 from memory_engine.engine import long_term
 from memory_engine.engine.export import space_export
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
@@ -49,7 +50,6 @@ from memory_engine.models import (
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
-from tests.fake_llm_server import held, reply
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 from tests.processes import ROOT, mcp_http_server, wait_for, wait_until
 from tests.test_mcp import http_session

@@ -9,10 +9,10 @@ import time
 import httpx2
 import pytest
 
+from bench.fake_llm_server import reply, status
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession, Page
 from tests.api_helpers import SPACE
-from tests.fake_llm_server import reply, status
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
 QUESTION = "What is my cat called?"

@@ -16,9 +16,8 @@ moves nothing twice. An LLM failure stores nothing: the pages stay unanalysed fo
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import ClassVar
 
 import numpy as np
 from django.conf import settings
@@ -45,30 +44,34 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class ConsolidationReport:
+class RunCounts:
+    """What consolidation did and cost, counted the same everywhere: the updater's report, a run's record
+    (ConsolidationRun has a field of each name), an ingestion's totals and the API's runs."""
+
     pages_moved: int = 0
-    sessions_created: int = 0
-    sessions_merged: int = 0
     sessions_promoted: int = 0
     sessions_evicted: int = 0
+    items_stored: int = 0
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    items_stored: int = 0
+
+    @staticmethod
+    def names() -> tuple[str, ...]:
+        return tuple(f.name for f in fields(RunCounts))
+
+    def add_counts(self, other: object) -> None:
+        """Add `other`'s counts (a RunCounts, or a ConsolidationRun) to these."""
+        for name in RunCounts.names():
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class ConsolidationReport(RunCounts):
+    sessions_created: int = 0
+    sessions_merged: int = 0
     items_rejected: list[str] = field(default_factory=list)
     failures: list[LLMError] = field(default_factory=list)
-
-    COUNTS: ClassVar[tuple[str, ...]] = (
-        "pages_moved",
-        "sessions_created",
-        "sessions_merged",
-        "sessions_promoted",
-        "sessions_evicted",
-        "llm_calls",
-        "prompt_tokens",
-        "completion_tokens",
-        "items_stored",
-    )
 
     @property
     def errors(self) -> list[str]:
@@ -76,8 +79,9 @@ class ConsolidationReport:
 
     def add(self, other: "ConsolidationReport") -> "ConsolidationReport":
         """This report with `other`'s work added (a second pass of the same job)."""
-        for name in self.COUNTS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.add_counts(other)
+        self.sessions_created += other.sessions_created
+        self.sessions_merged += other.sessions_merged
         self.items_rejected += other.items_rejected
         self.failures += other.failures
         return self

@@ -21,7 +21,7 @@ from memory_engine.engine.inspector import Inspection, inspect
 from memory_engine.engine.llm_choice import llm_for, weak_model
 from memory_engine.engine.restore import space_restore
 from memory_engine.engine.retriever import Retrieval, retrieve
-from memory_engine.jobs.consolidation import run_consolidation
+from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.jobs.conversation import reply, turn_add
 from memory_engine.jobs.experiments import experiment_create
 from memory_engine.llm import LLM, get_llm
@@ -145,11 +145,13 @@ class MemoryOS:
         """Run the tier moves that are due, here and now (retrying a failed promotion at once), and
         return the run on record; None when nothing was due or another worker holds the space.
         Safe to repeat."""
-        _, run = run_consolidation(self.space(user_id=user_id, assistant_id=assistant_id).pk, retry_now=True)
+        _, run = run_consolidation(
+            ConsolidationRequest(self.space(user_id=user_id, assistant_id=assistant_id).pk, retry_now=True)
+        )
         return run
 
     def force_mid_term_analysis(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
         """Promote every session with unanalysed pages to long-term memory, hot or not, here and now."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
-        _, run = run_consolidation(space.pk, kind=ConsolidationRun.Kind.ANALYSIS)
+        _, run = run_consolidation(ConsolidationRequest(space.pk, kind=ConsolidationRun.Kind.ANALYSIS))
         return run

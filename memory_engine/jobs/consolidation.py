@@ -15,6 +15,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -131,33 +132,40 @@ class Outcome:
     FAILED = "failed"
 
 
-def run_consolidation(
-    space_id: int,
-    *,
-    task_id: str = "",
-    attempt: int = 1,
-    final_attempt: bool = True,
-    kind: str = ConsolidationRun.Kind.CONSOLIDATE,
-    retry_now: bool = False,
-    promotion: bool = True,
-    llm: LLM | None = None,
-) -> tuple[str, ConsolidationRun | None]:
+@dataclass(frozen=True)
+class ConsolidationRequest:
+    """One consolidation job of a space: the Celery task's id and attempt (`final_attempt`: no retry
+    follows), its kind (ANALYSIS: promote every session now, an admin's action), `retry_now` (promotion
+    does not wait out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS after a failed job), `promotion`
+    (False: only the moves that need no LLM) and `llm` (instead of the space's)."""
+
+    space_id: int
+    task_id: str = ""
+    attempt: int = 1
+    final_attempt: bool = True
+    kind: str = ConsolidationRun.Kind.CONSOLIDATE
+    retry_now: bool = False
+    promotion: bool = True
+    llm: LLM | None = None
+
+
+def run_consolidation(request: ConsolidationRequest) -> tuple[str, ConsolidationRun | None]:
     """Consolidate one space if it has work and no other worker has it; record the run.
 
     Returns (outcome, run). Safe to repeat: with nothing pending, or the space gone, or held by another
     worker, it does nothing and records nothing. A transient LLM failure gives RETRY (the run stays
     "retrying") unless this is the final attempt; a permanent one, or the final attempt, gives FAILED.
     Pages an LLM failure kept from moving stay where they are, for the next run. After a failed job,
-    promotion waits out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS unless `retry_now`. With
-    `promotion=False` only the moves that need no LLM are made; `llm` replaces the configured one.
+    promotion waits out the cooldown unless the request says `retry_now`.
     """
+    space_id, task_id, llm = request.space_id, request.task_id, request.llm
     space = MemorySpace.objects.filter(pk=space_id).first()
     if space is None:
         logger.info("consolidation: space %s is gone", space_id)
         return Outcome.NOTHING_TO_DO, None
-    forced = kind == ConsolidationRun.Kind.ANALYSIS
+    forced = request.kind == ConsolidationRun.Kind.ANALYSIS
     # After a failed job, promotion (the LLM step) waits out the cooldown; the other moves go on.
-    promote = forced or (promotion and (retry_now or space.pk not in recently_failed(space.pk)))
+    promote = forced or (request.promotion and (request.retry_now or space.pk not in recently_failed(space.pk)))
     if not forced and not has_pending_work(space, promotion=promote):
         _stand_down(space, task_id)
         return Outcome.NOTHING_TO_DO, None
@@ -172,7 +180,7 @@ def run_consolidation(
         if not forced and not has_pending_work(space, promotion=promote):  # done by the previous holder
             _stand_down(space, task_id)
             return Outcome.NOTHING_TO_DO, None
-        run = _open_run(space, task_id=task_id, attempt=attempt, kind=kind)
+        run = _open_run(space, task_id=task_id, attempt=request.attempt, kind=request.kind)
         started = time.monotonic()
         heartbeat = lease_heartbeat(space_id, owner)
         if forced:
@@ -187,7 +195,7 @@ def run_consolidation(
                 if report.failures or not has_pending_work(space, promotion=promote):
                     break
                 report.add(updater.consolidate(space, llm=llm, heartbeat=heartbeat, promote=promote))
-        outcome = _close_run(run, report, started, final_attempt=final_attempt)
+        outcome = _close_run(run, report, started, final_attempt=request.final_attempt)
         return outcome, run
     except LeaseLost as exc:
         if run is not None:
@@ -282,20 +290,8 @@ def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> C
     )
 
 
-# What a run records of its report (the updater's ConsolidationReport counts a little more).
-RUN_COUNTS = (
-    "pages_moved",
-    "sessions_promoted",
-    "sessions_evicted",
-    "items_stored",
-    "llm_calls",
-    "prompt_tokens",
-    "completion_tokens",
-)
-
-
 def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, started: float, *, final_attempt: bool):
-    for name in RUN_COUNTS:
+    for name in updater.RunCounts.names():  # what a run records of its report
         setattr(run, name, getattr(run, name) + getattr(report, name))
     run.items_rejected += len(report.items_rejected)
     run.duration_ms += int((time.monotonic() - started) * 1000)

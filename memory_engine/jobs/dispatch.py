@@ -23,7 +23,7 @@ from django.db import transaction
 
 from memory_engine.engine.comparison import Probe
 from memory_engine.jobs.background import background_run, background_unsent, comparison_create, restore_create
-from memory_engine.jobs.consolidation import run_consolidation
+from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.jobs.imports import import_create, import_run, import_unsent, room_for_bulk_work
 from memory_engine.jobs.tasks import consolidate_space, run_background_job, run_import, send
 from memory_engine.models import BackgroundJob, Experiment, ImportJob, MemorySpace
@@ -95,7 +95,7 @@ def request_consolidation(space: MemorySpace) -> None:
             return True
 
     dispatch(
-        here=lambda: run_consolidation(space.pk),
+        here=lambda: run_consolidation(ConsolidationRequest(space.pk)),
         task=consolidate_space,
         args=[space.pk],
         countdown=delay,
@@ -107,7 +107,7 @@ def request_consolidation(space: MemorySpace) -> None:
 def request_retry(space: MemorySpace) -> None:
     """Consolidate the space again after a failed job, without waiting out the failure cooldown."""
     dispatch(
-        here=lambda: run_consolidation(space.pk, retry_now=True),
+        here=lambda: run_consolidation(ConsolidationRequest(space.pk, retry_now=True)),
         task=consolidate_space,
         args=[space.pk],
         kwargs={"retry_now": True},

@@ -11,7 +11,8 @@ from datetime import datetime
 from django.db import transaction
 
 from memory_engine.engine.short_term import page_store
-from memory_engine.jobs.consolidation import RUN_COUNTS, run_consolidation
+from memory_engine.engine.updater import RunCounts
+from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
 
@@ -30,19 +31,12 @@ class TurnIn:
 
 
 @dataclass
-class IngestCounters:
+class IngestCounters(RunCounts):
     """What an ingestion did and what it cost: the sums of its consolidation runs, and the time of
     each turn (storing it, the request path; storing and consolidating it, the whole add)."""
 
     turns: int = 0
-    pages_moved: int = 0
-    sessions_promoted: int = 0
-    sessions_evicted: int = 0
-    items_stored: int = 0
     items_rejected: int = 0
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     store_ms: list[float] = field(default_factory=list)
     add_ms: list[float] = field(default_factory=list)
@@ -52,8 +46,8 @@ class IngestCounters:
         """Add what a consolidation run did (None: there was nothing to do, or another job had it)."""
         if run is None:
             return
-        for name in (*RUN_COUNTS, "items_rejected"):
-            setattr(self, name, getattr(self, name) + getattr(run, name))
+        self.add_counts(run)
+        self.items_rejected += run.items_rejected
         if run.error:
             self.errors.append(run.error)
 
@@ -91,7 +85,7 @@ def ingest_turn(
         if with_store is not None:
             with_store(page)
     stored = time.perf_counter()
-    _, run = run_consolidation(space.pk, llm=llm, promotion=promotion, retry_now=retry_now)
+    _, run = run_consolidation(ConsolidationRequest(space.pk, llm=llm, promotion=promotion, retry_now=retry_now))
     done = time.perf_counter()
     counters.turns += 1
     counters.count(run)

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from memory_engine.jobs.background import background_run, background_stalled
 from memory_engine.jobs.consolidation import (
+    ConsolidationRequest,
     Outcome,
     close_lost_retries,
     recently_failed,
@@ -33,11 +34,13 @@ def consolidate_space(self, space_id: int, retry_now: bool = False) -> str:
     max_retries = settings.MEMORYOS["CONSOLIDATION_MAX_RETRIES"]
     attempt = self.request.retries + 1
     outcome, _ = run_consolidation(
-        space_id,
-        task_id=self.request.id or "",
-        attempt=attempt,
-        final_attempt=self.request.retries >= max_retries,
-        retry_now=retry_now,
+        ConsolidationRequest(
+            space_id,
+            task_id=self.request.id or "",
+            attempt=attempt,
+            final_attempt=self.request.retries >= max_retries,
+            retry_now=retry_now,
+        )
     )
     if outcome == Outcome.RETRY:
         raise self.retry(countdown=retry_backoff(attempt), max_retries=max_retries)

@@ -8,6 +8,7 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from memory_engine.engine.comparison import side_summary
 from memory_engine.engine.export import space_counts
+from memory_engine.engine.updater import RunCounts
 from memory_engine.jobs.consolidation import has_pending_work
 from memory_engine.models import (
     SPACE_PARAMETERS,
@@ -223,12 +224,8 @@ class ConsolidationRunOut(serializers.ModelSerializer):
             "kind",
             "status",
             "attempts",
-            "pages_moved",
-            "sessions_promoted",
-            "sessions_evicted",
-            "items_stored",
+            *RunCounts.names(),
             "items_rejected",
-            "llm_calls",
             "duration_ms",
             "error",
             "started_at",

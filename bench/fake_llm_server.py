@@ -374,3 +374,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout) before a slow answer arrived
+
+
+def extraction(profile=(), user_facts=(), assistant_knowledge=()):
+    """A scripted answer of the extraction call; items as tuples (attribute|topic, value|fact, page)."""
+    return reply_json(
+        {
+            "profile": [{"attribute": a, "value": v, "page": p} for a, v, p in profile],
+            "user_facts": [{"topic": t, "fact": f, "page": p} for t, f, p in user_facts],
+            "assistant_knowledge": [{"topic": t, "fact": f, "page": p} for t, f, p in assistant_knowledge],
+        }
+    )
+
+
+def nothing_extracted(request=None):
+    return extraction()
