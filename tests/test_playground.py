@@ -11,8 +11,8 @@ from django.utils.html import escape
 
 from bench.fake_llm_server import status
 from memory_engine.engine import long_term
-from memory_engine.interfaces.admin import word_diff
 from memory_engine.interfaces.api.tokens import token_create
+from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page
 from playground import settings as project_settings
 from playground.databases import database_from_url

@@ -1,5 +1,3 @@
-import difflib
-
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -9,17 +7,12 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 
 from memory_engine import inputs
-from memory_engine.engine import long_term, mid_term
-from memory_engine.engine.export import space_counts, space_sizes, user_export
-from memory_engine.engine.heat_timeline import Point, heat_timeline_svg
 from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.interfaces.api.tokens import token_revoke
 from memory_engine.interfaces.signin import AdminSignInForm
-from memory_engine.jobs.dispatch import request_retry
-from memory_engine.jobs.experiments import experiment_delete
+from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import (
     SPACE_PARAMETERS,
     ApiToken,
@@ -35,7 +28,17 @@ from memory_engine.models import (
     OwnerChange,
     Page,
 )
-from memory_engine.store.spaces import space_delete, space_parameters_set, user_memory_delete
+from memory_engine.services import curation
+from memory_engine.services.consolidation import Point, heat_timeline_svg, request_retry
+from memory_engine.services.lab import experiment_delete
+from memory_engine.services.spaces import (
+    space_counts,
+    space_delete,
+    space_parameters_set,
+    space_sizes,
+    user_memory_delete,
+)
+from memory_engine.services.transfer import user_export
 
 Cause = EntryVersion.Cause
 
@@ -203,7 +206,7 @@ class MemorySpaceAdmin(admin.ModelAdmin):
 
 
 class PageForm(forms.ModelForm):
-    """A turn's words, checked as the engine checks them (mid_term.page_words)."""
+    """A turn's words, checked as the engine checks them (curation.page_words)."""
 
     class Meta:
         model = Page
@@ -212,7 +215,7 @@ class PageForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         try:
-            data["user_input"], data["agent_response"] = mid_term.page_words(
+            data["user_input"], data["agent_response"] = curation.page_words(
                 self.instance, data.get("user_input", ""), data.get("agent_response", "")
             )
         except MemoryInputError as exc:
@@ -222,7 +225,7 @@ class PageForm(forms.ModelForm):
 
 @admin.register(Page)
 class PageAdmin(admin.ModelAdmin):
-    """A turn's words can be corrected, through the engine (mid_term.page_edit): the page is re-embedded
+    """A turn's words can be corrected, through the engine (curation.page_edit): the page is re-embedded
     and its session's summary recomputed, so retrieval ranks the new words at once. What the engine
     derived stays read-only; turns are not added or deleted one by one (delete the space or the user)."""
 
@@ -254,13 +257,13 @@ class PageAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change and form.changed_data:
-            mid_term.page_edit(
+            curation.page_edit(
                 page=Page.objects.get(pk=obj.pk), user_input=obj.user_input, agent_response=obj.agent_response
             )
 
 
 class SessionForm(forms.ModelForm):
-    """A session's summary, checked as the engine checks it (mid_term.summary_text)."""
+    """A session's summary, checked as the engine checks it (curation.summary_text)."""
 
     class Meta:
         model = MidTermSession
@@ -268,14 +271,14 @@ class SessionForm(forms.ModelForm):
 
     def clean_summary(self):
         try:
-            return mid_term.summary_text(self.cleaned_data.get("summary", ""))
+            return curation.summary_text(self.cleaned_data.get("summary", ""))
         except MemoryInputError as exc:
             raise forms.ValidationError(str(exc)) from None
 
 
 @admin.register(MidTermSession)
 class MidTermSessionAdmin(admin.ModelAdmin):
-    """A session's summary can be corrected, through the engine (mid_term.session_edit: re-embedded, seen
+    """A session's summary can be corrected, through the engine (curation.session_edit: re-embedded, seen
     by retrieval at once) until new pages merge in and it is recomputed. Heat, counters and status are
     the engine's; sessions are not added or deleted one by one."""
 
@@ -305,7 +308,7 @@ class MidTermSessionAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change and form.changed_data:
-            mid_term.session_edit(session=MidTermSession.objects.get(pk=obj.pk), summary=obj.summary)
+            curation.session_edit(session=MidTermSession.objects.get(pk=obj.pk), summary=obj.summary)
 
 
 class EntryVersionInline(admin.TabularInline):
@@ -387,7 +390,7 @@ class LongTermEntryAdmin(admin.ModelAdmin):
             raise PermissionDenied
         version = get_object_or_404(EntryVersion, pk=version_id, entry=entry)
         try:
-            long_term.entry_revert(entry=entry, version=version, actor=_actor(request), cause=Cause.ADMIN)
+            curation.entry_revert(entry=entry, version=version, actor=_actor(request), cause=Cause.ADMIN)
             messages.success(request, f"Entry {entry.pk} is back to: {version.after}")
         except ValueError as exc:
             messages.error(request, str(exc))
@@ -395,16 +398,16 @@ class LongTermEntryAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change and "value" in form.changed_data:
-            long_term.entry_edit(
+            curation.entry_edit(
                 entry=LongTermEntry.objects.get(pk=obj.pk), value=obj.value, actor=_actor(request), cause=Cause.ADMIN
             )
 
     def delete_model(self, request, obj):
-        long_term.entry_delete(entry=obj, actor=_actor(request), cause=Cause.ADMIN)
+        curation.entry_delete(entry=obj, actor=_actor(request), cause=Cause.ADMIN)
 
     def delete_queryset(self, request, queryset):
         for entry in queryset:
-            long_term.entry_delete(entry=entry, actor=_actor(request), cause=Cause.ADMIN)
+            curation.entry_delete(entry=entry, actor=_actor(request), cause=Cause.ADMIN)
 
 
 def _deleted_by_the_engine(found):
@@ -417,21 +420,6 @@ def _deleted_by_the_engine(found):
 
 def _actor(request) -> str:
     return f"admin {request.user.get_username()}"
-
-
-def word_diff(before: str | None, after: str | None) -> str:
-    """The change from `before` to `after`, word by word, as HTML: removed words in <del>, added in
-    <ins>, everything escaped."""
-    old, new = (before or "").split(), (after or "").split()
-    parts = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
-        if op == "equal":
-            parts.append(format_html("{}", " ".join(old[i1:i2])))
-        if op in ("delete", "replace"):
-            parts.append(format_html("<del>{}</del>", " ".join(old[i1:i2])))
-        if op in ("insert", "replace"):
-            parts.append(format_html("<ins>{}</ins>", " ".join(new[j1:j2])))
-    return mark_safe(" ".join(parts))  # noqa: S308 - every part was escaped by format_html
 
 
 @admin.register(HeatEvent)

@@ -27,14 +27,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_engine import inputs
-from memory_engine.engine import long_term
-from memory_engine.engine.export import entry_dict, user_export, version_dict
-from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api.tokens import token_for_secret
-from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
-from memory_engine.store.spaces import assistant_create, space_get, user_create
+from memory_engine.services import curation
+from memory_engine.services.conversation import retrieve, turn_add
+from memory_engine.services.curation import entry_dict, version_dict
+from memory_engine.services.spaces import assistant_create, space_get, user_create
+from memory_engine.services.transfer import user_export
 
 Kind = LongTermEntry.Kind
 ACTOR = "mcp"
@@ -101,7 +101,7 @@ def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
 
 
 def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry:
-    entry = long_term.entry_of(space, entry_id, kinds)
+    entry = curation.entry_of(space, entry_id, kinds)
     if entry is None:
         raise ToolError(f"no entry {entry_id} in this memory")
     return entry
@@ -134,7 +134,7 @@ def _retrieve_memory(space, query, relationship_with_user, style_hint, max_resul
         "query": query,
         "relationship_with_user": relationship_with_user,
         "style_hint": style_hint,
-        "user_profile": long_term.user_profile(space),
+        "user_profile": curation.user_profile(space),
         "short_term_memory": items["short_term"],
         "retrieved_pages": items["pages"],
         "retrieved_user_knowledge": items["user_knowledge"],
@@ -145,11 +145,11 @@ def _retrieve_memory(space, query, relationship_with_user, style_hint, max_resul
 
 
 def _get_user_profile(space, include_knowledge, include_assistant_knowledge) -> dict:
-    out: dict[str, Any] = {"status": "success", "user_profile": long_term.user_profile(space)}
+    out: dict[str, Any] = {"status": "success", "user_profile": curation.user_profile(space)}
     if include_knowledge:
-        out["user_knowledge"] = [e.value for e in long_term.knowledge_entries(space, Kind.USER_KNOWLEDGE)]
+        out["user_knowledge"] = [e.value for e in curation.knowledge_entries(space, Kind.USER_KNOWLEDGE)]
     if include_assistant_knowledge:
-        out["assistant_knowledge"] = [e.value for e in long_term.knowledge_entries(space, Kind.ASSISTANT_KNOWLEDGE)]
+        out["assistant_knowledge"] = [e.value for e in curation.knowledge_entries(space, Kind.ASSISTANT_KNOWLEDGE)]
     return out
 
 
@@ -164,7 +164,7 @@ def _list_entries(space, kinds, status) -> list[dict]:
 
 def _edit_entry(space, entry_id, kinds, value) -> dict:
     try:
-        entry = long_term.entry_edit(
+        entry = curation.entry_edit(
             entry=_entry(space, entry_id, kinds), value=value, actor=ACTOR, cause=EntryVersion.Cause.API
         )
     except ValueError as exc:
@@ -173,7 +173,7 @@ def _edit_entry(space, entry_id, kinds, value) -> dict:
 
 
 def _delete_entry(space, entry_id, kinds) -> dict:
-    entry = long_term.entry_delete(entry=_entry(space, entry_id, kinds), actor=ACTOR, cause=EntryVersion.Cause.API)
+    entry = curation.entry_delete(entry=_entry(space, entry_id, kinds), actor=ACTOR, cause=EntryVersion.Cause.API)
     return {"status": "deleted", "id": entry.pk}
 
 

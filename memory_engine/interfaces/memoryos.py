@@ -15,16 +15,6 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 
 from datetime import datetime
 
-from memory_engine.engine import generator, long_term
-from memory_engine.engine.comparison import Probe, compare
-from memory_engine.engine.inspector import Inspection, inspect
-from memory_engine.engine.llm_choice import llm_for, weak_model
-from memory_engine.engine.restore import space_restore
-from memory_engine.engine.retriever import Retrieval, retrieve
-from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
-from memory_engine.jobs.conversation import reply, turn_add
-from memory_engine.jobs.experiments import experiment_create
-from memory_engine.llm import LLM, get_llm
 from memory_engine.models import (
     Assistant,
     ConsolidationRun,
@@ -34,7 +24,13 @@ from memory_engine.models import (
     MemoryUser,
     Page,
 )
-from memory_engine.store.spaces import assistant_create, space_get, user_create
+from memory_engine.services import curation
+from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
+from memory_engine.services.conversation import Inspection, Response, Retrieval, inspect, reply, retrieve, turn_add
+from memory_engine.services.lab import Probe, compare, experiment_create
+from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
+from memory_engine.services.spaces import assistant_create, space_get, user_create
+from memory_engine.services.transfer import space_restore
 
 
 class MemoryOS:
@@ -120,7 +116,7 @@ class MemoryOS:
 
     def get_response(
         self, *, user_id: str, assistant_id: str, query: str, timestamp: datetime | None = None
-    ) -> generator.Response:
+    ) -> Response:
         """Answer the query from memory and store the exchange as a new turn.
 
         Raises LLMError when the LLM gives no valid answer; then nothing is stored.
@@ -135,11 +131,11 @@ class MemoryOS:
         )
 
     def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
-        return long_term.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
+        return curation.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
 
     def get_knowledge(self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE):
         """Active user_knowledge or assistant_knowledge entries, oldest first."""
-        return list(long_term.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
+        return list(curation.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
 
     def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
         """Run the tier moves that are due, here and now (retrying a failed promotion at once), and

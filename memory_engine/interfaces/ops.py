@@ -16,7 +16,7 @@ from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from memory_engine.admission import admission_stats
-from memory_engine.store.index import cache_stats
+from memory_engine.services.operations import cache_stats
 
 
 def resident_bytes() -> int:

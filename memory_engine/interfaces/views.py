@@ -11,12 +11,12 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from memory_engine.engine.llm_choice import weak_model
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
-from memory_engine.jobs.imports import locomo_sample_ids
 from memory_engine.models import SPACE_PARAMETERS, Experiment, MemorySpace, Page
-from memory_engine.store.spaces import assistant_create, owned_user_create, space_get
+from memory_engine.services.space_llm import weak_model
+from memory_engine.services.spaces import assistant_create, owned_user_create, space_get
+from memory_engine.services.transfer import locomo_sample_ids
 
 
 def home(request):

@@ -17,6 +17,12 @@
   const stream = window.Playground.streamer(api, csrf);
   const { el } = window.Playground;
 
+  // A failed action's message, in the page's one error line (above the conversation).
+  function showError(message) {
+    $("error").textContent = message;
+    $("error").hidden = false;
+  }
+
   function fill(list, nodes, empty) {
     list.replaceChildren(...(nodes.length ? nodes : [el("li", "muted", empty)]));
   }
@@ -308,8 +314,7 @@
         pending.remove();
         asked.remove();
         $("query").value = query;
-        $("error").textContent = error.message;
-        $("error").hidden = false;
+        showError(error.message);
       }
     } finally {
       replying = null;
@@ -416,8 +421,7 @@
     if (parts.has("runs")) reads.push(showRuns());
     if (parts.has("heat") && $("heat-panel").open) reads.push(showHeatTimeline());
     await Promise.all(reads).catch((error) => {
-      $("error").textContent = error.message;
-      $("error").hidden = false;
+      showError(error.message);
     });
   }
 
@@ -447,8 +451,7 @@
     source.addEventListener("gone", () => {
       source.close();
       feedState("deleted", false);
-      $("error").textContent = "This memory space was deleted.";
-      $("error").hidden = false;
+      showError("This memory space was deleted.");
     });
     source.addEventListener("error", () => {
       if (source.readyState === EventSource.CONNECTING) {
@@ -464,28 +467,6 @@
   }
 
   // --- An entry's history ------------------------------------------------------------------------
-
-  // The words of `before` and `after` as a list of [kind, word]: "same", "del" or "ins" (a longest
-  // common subsequence of words, as the admin's history shows it).
-  function wordDiff(before, after) {
-    const a = before ? before.split(/\s+/).filter(Boolean) : [];
-    const b = after ? after.split(/\s+/).filter(Boolean) : [];
-    const lcs = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
-    for (let i = a.length - 1; i >= 0; i--) {
-      for (let j = b.length - 1; j >= 0; j--) {
-        lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-      }
-    }
-    const out = [];
-    let i = 0;
-    let j = 0;
-    while (i < a.length || j < b.length) {
-      if (i < a.length && j < b.length && a[i] === b[j]) { out.push(["same", a[i]]); i++; j++; }
-      else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) { out.push(["ins", b[j]]); j++; }
-      else { out.push(["del", a[i]]); i++; }
-    }
-    return out;
-  }
 
   function historyButton(path, holder) {
     const button = el("button", "link history-toggle", "history");
@@ -508,8 +489,8 @@
           const li = el("li", "version");
           li.append(el("div", "muted", `${v.at.slice(0, 16).replace("T", " ")} · ${v.cause} · ${v.actor} · ${v.status_after}`));
           const words = el("div", "diff");
-          for (const [kind, word] of wordDiff(v.before, v.after)) {
-            words.append(kind === "same" ? document.createTextNode(word) : el(kind, null, word), " ");
+          for (const [kind, run] of v.changes) {  // the admin's word diff, from the API
+            words.append(kind === "same" ? document.createTextNode(run) : el(kind, null, run), " ");
           }
           li.append(words);
           list.append(li);
@@ -560,8 +541,7 @@
           form.remove();
           refresh();
         } catch (error) {
-          $("error").textContent = error.message;
-          $("error").hidden = false;
+          showError(error.message);
           save.disabled = false;
         }
       });
@@ -583,8 +563,7 @@
       try {
         await call(path, { method: "DELETE" });
       } catch (error) {
-        $("error").textContent = error.message;
-        $("error").hidden = false;
+        showError(error.message);
       }
       refresh();
     });
@@ -599,8 +578,7 @@
       await call("", { method: "DELETE" });
       window.location.assign(root.dataset.home);
     } catch (error) {
-      $("error").textContent = error.message;
-      $("error").hidden = false;
+      showError(error.message);
     }
   }
 
@@ -801,7 +779,6 @@
     if (event.key === "Escape" && replying) stop();
   });
   loadHistory().then(refresh).then(openFeed).catch((error) => {
-    $("error").textContent = error.message;
-    $("error").hidden = false;
+    showError(error.message);
   });
 })();

@@ -5,9 +5,9 @@ exist, so that a caller cannot learn which other users exist."""
 from django.http import Http404
 from rest_framework.request import Request
 
-from memory_engine.engine import long_term
 from memory_engine.models import LongTermEntry, MemorySpace, MemoryUser
-from memory_engine.store.spaces import assistant_create, space_get
+from memory_engine.services import curation
+from memory_engine.services.spaces import assistant_create, space_get
 
 
 def visible_users(request: Request):
@@ -45,7 +45,7 @@ def space_for(request: Request, user_id: str, assistant_id: str, *, create: bool
 
 def entry_for(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry:
     """A long-term entry of the space, of one of the kinds (deleted and superseded ones included)."""
-    entry = long_term.entry_of(space, entry_id, kinds)
+    entry = curation.entry_of(space, entry_id, kinds)
     if entry is None:
         raise Http404(f"no entry {entry_id} here")
     return entry

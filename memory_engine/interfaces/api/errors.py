@@ -15,8 +15,7 @@ from memory_engine.errors import (
     MemoryInputError,
     TooMuchBulkWork,
 )
-from memory_engine.llm import LLMError, LLMUnavailable
-from memory_engine.store.secrets import SecretsUnavailable
+from memory_engine.services.space_llm import LLMError, LLMUnavailable, SecretsUnavailable
 
 
 class PayloadTooLarge(APIException):

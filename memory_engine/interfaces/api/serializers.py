@@ -6,10 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
-from memory_engine.engine.comparison import side_summary
-from memory_engine.engine.export import space_counts
-from memory_engine.engine.updater import RunCounts
-from memory_engine.jobs.consolidation import has_pending_work
+from memory_engine.interfaces.word_diff import word_changes
 from memory_engine.models import (
     SPACE_PARAMETERS,
     BackgroundJob,
@@ -24,6 +21,9 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services.consolidation import RunCounts, has_pending_work
+from memory_engine.services.lab import side_summary
+from memory_engine.services.spaces import space_counts
 
 
 class EngineTextField(serializers.CharField):
@@ -263,10 +263,16 @@ class EntryOut(serializers.ModelSerializer):
 
 class EntryVersionOut(serializers.ModelSerializer):
     source_page_ids = serializers.SerializerMethodField()
+    changes = serializers.SerializerMethodField(
+        help_text='The change word by word, as [kind, words] runs: "same", "del" or "ins" (the admin\'s diff).'
+    )
 
     class Meta:
         model = EntryVersion
-        fields = ["id", "before", "after", "status_after", "cause", "actor", "at", "source_page_ids"]
+        fields = ["id", "before", "after", "status_after", "cause", "actor", "at", "source_page_ids", "changes"]
+
+    def get_changes(self, version) -> list[list[str]]:
+        return word_changes(version.before, version.after)
 
     def get_source_page_ids(self, version) -> list[int]:
         return sorted(page.pk for page in version.source_pages.all())

@@ -35,9 +35,9 @@ from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
 from memory_engine.admission import gate
-from memory_engine.llm import ReplyStopped
 from memory_engine.models import MemorySpace
-from memory_engine.store import changes
+from memory_engine.services import feed
+from memory_engine.services.conversation import ReplyStopped
 
 logger = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ class SpaceFeed:
         slot: int | None = None,
     ) -> None:
         self.space_id = space_id
-        self.seen = changes.revision_parts(last_seen)
+        self.seen = feed.revision_parts(last_seen)
         self.snapshot = snapshot
         self.lifetime = lifetime
         self.slot = slot  # of feed_slots, given back when the stream ends
@@ -254,15 +254,15 @@ class SpaceFeed:
     def _next(self) -> bytes | None:
         """The event to send now, if the revision moved."""
         try:
-            parts = changes.revision(self.space_id)
-            moved = changes.changed(self.seen, parts)
+            parts = feed.revision(self.space_id)
+            moved = feed.changed(self.seen, parts)
             if not moved:
                 return None
             data = {"changed": moved, **self.snapshot(moved)}
         except MemorySpace.DoesNotExist:
             return event("gone", {"detail": "this memory space was deleted"})
         self.seen = parts
-        return event("memory", data, event_id=changes.revision_text(parts))
+        return event("memory", data, event_id=feed.revision_text(parts))
 
     def _next_in_pool(self) -> bytes | None:
         """_next, and the thread's database connection given back at once: a stream lasts minutes, and a
@@ -341,14 +341,14 @@ async def _wait(wake: asyncio.Event, seconds: float) -> bool:
 
 
 def _subscribe_sync(space_id: int):
-    url = changes.events_url()
+    url = feed.events_url()
     if url is None:
         return None
     try:
         import redis
 
         pubsub = redis.Redis.from_url(url, socket_connect_timeout=0.5).pubsub(ignore_subscribe_messages=True)
-        pubsub.subscribe(changes.channel(space_id))
+        pubsub.subscribe(feed.channel(space_id))
         return pubsub
     except Exception as exc:  # no announcements: the stream reads the revision every CHECK_SECONDS
         logger.info("the memory feed of space %s hears no announcements (%s)", space_id, exc)
@@ -390,7 +390,7 @@ class _Listener:
             del self.waiting[space_id]
 
     async def _listen(self) -> None:
-        url = changes.events_url()
+        url = feed.events_url()
         if url is None:
             return
         import redis.asyncio
@@ -399,11 +399,11 @@ class _Listener:
             try:
                 client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2)
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.psubscribe(changes.CHANNEL_PREFIX + "*")
+                    await pubsub.psubscribe(feed.CHANNEL_PREFIX + "*")
                     self.ready.set()
                     async for message in pubsub.listen():
                         name = message.get("channel") or b""
-                        space_id = name.decode(errors="replace").removeprefix(changes.CHANNEL_PREFIX)
+                        space_id = name.decode(errors="replace").removeprefix(feed.CHANNEL_PREFIX)
                         for wake in self.waiting.get(int(space_id) if space_id.isdigit() else -1, ()):
                             wake.set()
             except asyncio.CancelledError:

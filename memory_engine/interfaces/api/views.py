@@ -16,12 +16,6 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from memory_engine import inputs
-from memory_engine.engine import long_term
-from memory_engine.engine.comparison import Probe, heat_by_turn
-from memory_engine.engine.export import space_export, user_export
-from memory_engine.engine.inspector import inspect
-from memory_engine.engine.llm_choice import choice_of, choice_set, choice_test, llm_for, weak_model
-from memory_engine.engine.retriever import retrieve
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
@@ -36,11 +30,6 @@ from memory_engine.interfaces.api.streaming import (
     give_connections_back,
 )
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
-from memory_engine.jobs.conversation import reply, turn_add
-from memory_engine.jobs.dispatch import comparison_start, import_start, restore_start
-from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
-from memory_engine.jobs.imports import locomo_turns, transcript_turns
-from memory_engine.llm import local_servers, provider_name
 from memory_engine.models import (
     BackgroundJob,
     ConsolidationRun,
@@ -54,13 +43,40 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
-from memory_engine.store.secrets import can_keep_secrets
-from memory_engine.store.spaces import (
+from memory_engine.services import curation
+from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
+from memory_engine.services.lab import (
+    Probe,
+    comparison_start,
+    experiment_create,
+    experiment_delete,
+    heat_by_turn,
+    locomo_probes,
+)
+from memory_engine.services.space_llm import (
+    can_keep_secrets,
+    choice_of,
+    choice_set,
+    choice_test,
+    llm_for,
+    local_servers_answering,
+    provider_name,
+    weak_model,
+)
+from memory_engine.services.spaces import (
     holder_key,
     owned_user_create,
     space_delete,
     space_parameters_set,
     user_memory_delete,
+)
+from memory_engine.services.transfer import (
+    import_start,
+    locomo_turns,
+    restore_start,
+    space_export,
+    transcript_turns,
+    user_export,
 )
 
 Kind = LongTermEntry.Kind
@@ -340,7 +356,7 @@ class LocalLLMView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id):
         space_for(request, user_id, assistant_id)  # the space's owner asks, as for the rest of its model
-        return Response({"servers": local_servers.answering()})
+        return Response({"servers": local_servers_answering()})
 
 
 class SpaceLLMTestView(MemoryApiView):
@@ -549,7 +565,7 @@ class ProfileView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.ProfileIn)
         space = space_for(request, user_id, assistant_id, create=True)
-        entry = long_term.profile_entry_add(
+        entry = curation.profile_entry_add(
             space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=self.cause()
         )
         return Response(s.EntryOut(entry).data, status=status.HTTP_201_CREATED)
@@ -572,7 +588,7 @@ class KnowledgeView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.KnowledgeIn)
         space = space_for(request, user_id, assistant_id, create=True)
-        entry = long_term.knowledge_entry_add(
+        entry = curation.knowledge_entry_add(
             space=space,
             kind=data["kind"],
             topic=data["key"],
@@ -599,13 +615,13 @@ class EntryView(MemoryApiView):
     def patch(self, request, user_id, assistant_id, entry_id):
         data = self.valid(s.EntryEditIn)
         entry = self.entry(user_id, assistant_id, entry_id)
-        entry = long_term.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=self.cause())
+        entry = curation.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=self.cause())
         return Response(s.EntryOut(entry).data)
 
     @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
     def delete(self, request, user_id, assistant_id, entry_id):
         entry = self.entry(user_id, assistant_id, entry_id)
-        long_term.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())
+        curation.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from memory_engine.models import MemorySpace
-from memory_engine.store.embeddings import EmbeddingModelMismatch
-from memory_engine.store.index import rebuild_space_indexes, reembed_space
+from memory_engine.services.operations import EmbeddingModelMismatch, rebuild_space_indexes, reembed_space
 
 
 class Command(BaseCommand):

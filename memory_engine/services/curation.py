@@ -1,0 +1,32 @@
+"""What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
+reverted (each change a version in the entry's history), pages and sessions corrected."""
+
+from memory_engine.engine.export import entry_dict, version_dict
+from memory_engine.engine.long_term import (
+    entry_delete,
+    entry_edit,
+    entry_of,
+    entry_revert,
+    knowledge_entries,
+    knowledge_entry_add,
+    profile_entry_add,
+    user_profile,
+)
+from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
+
+__all__ = [
+    "entry_delete",
+    "entry_dict",
+    "entry_edit",
+    "entry_of",
+    "entry_revert",
+    "knowledge_entries",
+    "knowledge_entry_add",
+    "page_edit",
+    "page_words",
+    "profile_entry_add",
+    "session_edit",
+    "summary_text",
+    "user_profile",
+    "version_dict",
+]
