@@ -230,12 +230,14 @@ CPU_GROUPS = ("web", "worker", "postgres", "locust", "other")  # "locust": see c
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds() -> dict[str, float]:
-    """CPU seconds (user + system) used so far by every live process on the machine, by group: the web
-    server (gunicorn), the Celery worker, PostgreSQL, and the rest (the benchmark itself, the fake LLM,
-    Redis, anything else running); "locust" is what this process's ended children used (Locust runs as
-    one and has ended by the second reading). "machine" is the whole machine's busy time, from
-    /proc/stat."""
+def cpu_seconds(stack: "Stack") -> dict[str, float]:
+    """CPU seconds (user + system) used so far by every live process on the machine, by group: the
+    stack's web server (gunicorn) and Celery worker, PostgreSQL, and the rest (the benchmark itself, the
+    fake LLM, Redis, anything else running, another stack's gunicorn or Celery included: one that exits
+    between two readings would take its seconds out of the group's difference); "locust" is what this
+    process's ended children used (Locust runs as one and has ended by the second reading). "machine" is
+    the whole machine's busy time, from /proc/stat."""
+    own = {"web": set(stack.web.pids()), "worker": set(stack.worker.pids())}
     used = dict.fromkeys(CPU_GROUPS, 0.0)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -245,7 +247,10 @@ def cpu_seconds() -> dict[str, float]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        used[_cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)] += _stat_cpu_seconds(stat)
+        group = _cpu_group(stat[stat.index("(") + 1 : stat.rindex(")")], command)
+        if group in own and int(entry.name) not in own[group]:
+            group = "other"
+        used[group] += _stat_cpu_seconds(stat)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     used["locust"] = children.ru_utime + children.ru_stime
     cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
@@ -546,12 +551,12 @@ def run_benchmark(options: TenantOptions, progress) -> dict:
                 progress(f"{label} cache, {clients} clients: warm-up {options.warmup_seconds}s")
                 load(seconds=options.warmup_seconds, csv_prefix=run_dir / "warmup")
                 progress(f"{label} cache, {clients} clients: measuring {options.seconds}s")
-                cpu_before, measured_from, window = cpu_seconds(), time.monotonic(), [time.time()]
+                cpu_before, measured_from, window = cpu_seconds(stack), time.monotonic(), [time.time()]
                 web_before = process_cpu_seconds(serving_pids(stack.web))
                 figures = load(seconds=options.seconds, csv_prefix=run_dir / "run")
                 measured = time.monotonic() - measured_from
                 window.append(time.time())
-                cores = cores_used(cpu_before, cpu_seconds(), measured)
+                cores = cores_used(cpu_before, cpu_seconds(stack), measured)
                 web_after = process_cpu_seconds(list(web_before))
                 # Each web process's share: an uneven spread of the connections shows here.
                 cores["web processes"] = sorted(
