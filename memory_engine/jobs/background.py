@@ -85,8 +85,10 @@ def background_run(job_id: int) -> None:
     taken = BackgroundJob.objects.filter(pk=job_id, status=BackgroundJob.Status.QUEUED).update(
         status=BackgroundJob.Status.RUNNING, touched_at=timezone.now()
     )
+    if not taken:
+        return
     job = BackgroundJob.objects.select_related("space", "space__assistant").filter(pk=job_id).first()
-    if not taken or job is None:
+    if job is None:  # deleted with its space since it was taken
         return
     announce(job.space_id)
     try:
