@@ -143,9 +143,14 @@ def load_conversations(path: Path = DATA, limit: int | None = None) -> list[dict
 
 
 def found(text: str, expect: list[str]) -> bool:
-    """Whether the reply contains any alternative of the fact (case-insensitive, as a word, or its plural:
-    "peanuts" holds "peanut")."""
-    return any(re.search(rf"(?<!\w){re.escape(alt)}(?:s|es)?(?!\w)", text, re.IGNORECASE) for alt in expect)
+    """Whether the reply contains any alternative of the fact (case-insensitive, as a word, its plural:
+    "peanuts" holds "peanut", or a number's ordinal: "October 10th" holds "October 10")."""
+    return any(
+        re.search(rf"(?<!\w){re.escape(alt)}{_ENDING[alt[-1:].isdigit()]}(?!\w)", text, re.IGNORECASE) for alt in expect
+    )
+
+
+_ENDING = {False: "(?:s|es)?", True: "(?:st|nd|rd|th)?"}
 
 
 _QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")

@@ -39,6 +39,8 @@ def test_a_fact_counts_when_any_alternative_is_in_the_reply_as_a_word():
     assert chat_quality.found("It is on the 14th of March", ["March", "14"])
     assert chat_quality.found("I'm allergic to peanuts.", ["peanut"])  # its plural too
     assert not chat_quality.found("You love opera.", ["oper"])
+    assert chat_quality.found("They pushed it to October 10th.", ["October 10"])  # a number's ordinal too
+    assert not chat_quality.found("Room October 104.", ["October 10"])
 
 
 def test_it_tells_replies_that_take_the_persons_name_or_recite_the_prompt():

@@ -30,6 +30,11 @@ from tests.memory_helpers import days_ago, nothing_extracted, offline_model_load
         # asked inside a statement, or in its last clause (holdout 2's misses)
         "broker wants to know who i haul for now",
         "the insurance guy on the phone wants to know the make of my car, what was it again",
+        # asked inside a run-on message, or for a value of theirs without a question (holdout 3's misses)
+        "im making a sticker of my hamster what did i say his name was",
+        "my colleague doesnt believe me, tell me the name i told you",
+        "the groomer's form wants the dog's name",
+        "i want to write a get well card for my apprentice, whats his name again, my brain is full of boxes",
     ],
 )
 def test_a_question_about_what_the_person_said_is_a_memory_question(message):
@@ -49,6 +54,10 @@ def test_a_question_about_what_the_person_said_is_a_memory_question(message):
         "We went to the park, and did some shopping.",
         "I ran the tombola, which raised a record, and I've been telling everyone who will listen.",
         "how do I explain to a 9 year old why mum and dad live apart, she asked again",
+        "and Sam's parents want to visit at the same time and I'm like... no",
+        "Help me write a message saying we moved, no need for the full address",
+        "Can you suggest a name for my dog?",
+        "That's where my mum lives, near the sea.",
     ],
 )
 def test_small_talk_statements_and_requests_for_advice_are_not(message):
@@ -59,7 +68,8 @@ def test_a_question_in_no_ones_words_may_be_answered_from_memory_only_when_a_sta
     assert question_kind("Whose wedding is in January?") == MAYBE
     assert question_kind("How are you?") is None
     # A request about something of theirs may be answered by what they said; advice about them is not.
-    assert question_kind("what town should I put as my address on this form?") == MAYBE
+    assert question_kind("what town should I put on this form?") == MAYBE
+    assert question_kind("what town should I put as my address on this form?") == MEMORY  # a value of theirs
     assert question_kind("What should I cook tonight?") is None
     assert question_kind("is it normal to be scared of knee surgery at my age") is None
     # A request naming the kind of thing asked for, about the person: "which antibiotic" is theirs to tell.
@@ -119,6 +129,29 @@ def test_a_later_statement_saying_the_fact_changed_is_quoted_however_its_words_s
     moved = _said("Update: they postponed the thermo exam to the 21st.", 9)
     vectors = np.array([[1.0, 0.0], [0.7, 0.71]])
     assert recall.choose([first, moved], [1.0, 0.4], vectors) == (first, moved)
+
+
+def test_a_message_nearly_as_good_from_another_turn_is_quoted_beside_the_best_one():
+    best, close, far = _said("My GP is lovely.", 1), _said("Dr Okafor retires in May.", 3), _said("I like tea.", 5)
+    assert recall.beside([best, close, far], [0.70, 0.67, 0.40], best) == close
+    assert recall.beside([best, close, far], [0.70, 0.60, 0.40], best) is None  # not nearly as good
+    again = Statement(text="She is lovely.", said_at=best.said_at, page_id=best.page_id, seq=best.seq)
+    assert recall.beside([best, again], [0.70, 0.69], best) is None  # the same message
+
+
+def test_a_short_message_is_quoted_whole_a_long_one_by_its_sentence():
+    short = Statement("Need a dinner idea for Mattias.", datetime(2026, 11, 1, tzinfo=UTC), 1, 1,
+                      message="Need a dinner idea for Mattias. He doesn't eat fish.")  # fmt: skip
+    assert short.quote == "Need a dinner idea for Mattias. He doesn't eat fish."
+    long = Statement("I have a cat.", short.said_at, 2, 2, message="I have a cat. " + "Blah blah. " * 30)
+    assert long.quote == "I have a cat."
+
+
+def test_a_question_naming_someone_the_person_told_about_is_about_what_they_said():
+    told = [_said("My brother Rafael plays bass in a trio.", 1), _said("Trip to Monday market.", 2)]
+    assert recall.names_someone_known("rafael instrument?", told)
+    assert not recall.names_someone_known("any good market tips for monday?", told)  # days are no one
+    assert not recall.names_someone_known("what's the capital of Peru?", told)
 
 
 def test_the_reply_quotes_and_dates_as_a_person_would():
@@ -188,6 +221,13 @@ def test_a_question_about_the_person_is_answered_with_their_words_and_stored_as_
 def test_paraphrased_questions_find_the_statement_that_answers_them(weak_memory, alice_space, question, answer):
     _tell(weak_memory, TOLD, days_ago(3))
     assert answer in weak_memory.get_response(user_id="alice", assistant_id="helper", query=question).text
+
+
+def test_a_terse_question_naming_someone_told_about_is_answered_from_memory(weak_memory, alice_space):
+    _tell(weak_memory, [*TOLD, ("My brother Rafael plays bass in a jazz trio.", "Nice!")], days_ago(3))
+    response = weak_memory.get_response(user_id="alice", assistant_id="helper", query="rafael instrument?")
+    assert "bass" in response.text and response.source == Page.ReplySource.QUOTED
+    assert not offline_model_loaded()
 
 
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):

@@ -9,10 +9,13 @@ question, and the best one is quoted back with the day it was said:
 
     You told me on Monday: "I have a cat called Pepper."
 
+A short message is quoted whole, since the answer is often in the sentence beside the one that matched.
 When a newer statement on the same subject scores nearly as well (a fact that changed: "we moved to
-Lisbon" after "I live in Porto"), it is quoted too, after the first, so the reply reads in time order.
-A weak match is offered as a guess ("I'm not sure that's it, but ..."); when nothing matches, the reply
-says so. Small talk and requests for advice stay with the model.
+Lisbon" after "I live in Porto"), it is quoted too, after the first, so the reply reads in time order;
+when another message scores within a hair of the best (ALSO_MARGIN), both are quoted rather than one
+guessed. A weak match is offered as a guess ("I'm not sure that's it, but ..."); when nothing matches,
+the reply says so. Small talk and requests for advice stay with the model; a question that names someone
+the person told about ("rafael instrument?") is about what they said, however it is worded.
 
 Measured: SmolLM2-135M asked under a grammar to pick the note that answers a question picked the first of
 four in 215 cases of 215, so the choice is made here, by score. How each weight was chosen, and what the
@@ -76,12 +79,33 @@ _ASKED_FOR = re.compile(
     r"asked (?:me )?(?:for|about)|wants? (?:my|our)|needs? (?:my|our))\b"
 )
 _SENTENCES = re.compile(r"[^.!?]+[.!?]*")
+# A question asked inside a run-on sentence, as people type on a phone: "im making a sticker of my hamster
+# what did i say his name was", "my assistant wants to plan her week when is my deadline again". A
+# relative clause has no verb straight after its wh-word ("that's where my mum lives") and is not one.
+_EMBEDDED_WH = re.compile(
+    r"\b(?:what|when|where|which|who|whose|how many|how old|how much)(?: \w+)? (?:is|was|are|were|did|do|does) "
+    r"(?:i|my|we|our|he|his|she|her|they|their|the)\b"
+    r"|\b(?:what's|when's|where's|who's) (?:my|our|his|her|their|the)\b"
+)
+# Asking for a value of theirs without a question: "tell me the name i told you", "the groomer's form
+# wants the dog's name", "can you add her name to the email". The value is theirs or known ("the", "her"),
+# not one to be made up ("a name for my dog") or a manner of speaking ("at the same time"), and wanted
+# ("no need for the full address" is not).
+_TOLD_YOU = re.compile(r"\b(?:i (?:told|tell) you|what (?:i|did i) (?:said|say|told|tell))\b")
+_VALUE_WANTED = re.compile(
+    r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
+    r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
+    r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
+    r"(?:name|date|time|year|make|model|address|city|town|area|place|number|age|birthday|title)\b"
+)
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
     r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"
     r"i (?:told|said|mentioned)|i forgot|i forget|forgot what|blanking|"
     r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
     r"(?:my|i|i'm|i've|me|we|our))\b"
+    # "whats his name again, my brain is full of boxes": asked again, inside a request or not
+    r"|\b(?:what|what's|when|when's|where|where's|who|who's|which|whose)\b[^,.?!]{0,30}\bagain\b"
 )
 _YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
 _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
@@ -120,7 +144,12 @@ def _questions(text: str) -> list[str]:
     for match in _SENTENCES.finditer(text):
         sentence = match.group(0).strip()
         last_clause = sentence.rsplit(",", 1)[-1].strip()
-        if sentence.endswith("?") or _OPENS_QUESTION.match(sentence) or _OPENS_WH.match(last_clause):
+        if (
+            sentence.endswith("?")
+            or _OPENS_QUESTION.match(sentence)
+            or _OPENS_WH.match(last_clause)
+            or _EMBEDDED_WH.search(sentence)
+        ):
             found.append(sentence)
     return found
 
@@ -135,6 +164,8 @@ def question_kind(message: str) -> str | None:
     tried everything. What helps with jet lag?" asks nothing about the person. Pure."""
     text = _plain(message)
     asked = _questions(text)
+    if _TOLD_YOU.search(text) or _VALUE_WANTED.search(text):
+        return MEMORY
     if not asked:
         # "let's see if you remember my wife's name": asked without a question
         recalls = text.startswith(("remind me", "tell me what", "tell me where", "tell me when"))
@@ -292,7 +323,7 @@ NAMING_BONUS = 0.16  # it names something of theirs, to a question asking a name
 CONFIDENT = 0.42  # from this score the quote is given as the answer ...
 ENOUGH = 0.25  # ... from this one as a guess ("I'm not sure, but ..."); below it, nothing answers
 VALUE_BONUS = 0.10  # the statement states a profile value of what the question asks about
-STRONG = 0.60  # a question that may be about something else (MAYBE) is answered from memory from this score
+STRONG = 0.52  # a question that may be about something else (MAYBE) is answered from memory from this score
 MIN_CONTENT_WORDS = 2  # a sentence with fewer content words answers nothing
 MAX_MESSAGE_CHARS = 300  # a message this short is also a candidate whole, beside its sentences
 RECALL_PAGES = 30  # past turns read for a question (a prompt's retrieval reads the space's top_pages, 10)
@@ -300,6 +331,8 @@ RECALL_KNOWLEDGE = 20
 NEWER_MARGIN = 0.12  # a newer statement this close to the best is quoted after it ...
 SAME_SUBJECT = 0.45  # ... when it is this close to the best one (cosine): the same subject, told again
 NOW_MARGIN, NOW_SUBJECT = 0.25, 0.30  # the same, for a question about how things are now
+ALSO_MARGIN = 0.05  # another message this close to the best is quoted beside it (nearly a tie)
+QUOTE_WHOLE_CHARS = 240  # a message this short is quoted whole, not only its sentence that matched
 
 
 @dataclass(frozen=True)
@@ -310,10 +343,19 @@ class Statement:
     said_at: datetime
     page_id: int
     seq: int
+    message: str = ""  # the whole message it was said in
+
+    @property
+    def quote(self) -> str:
+        """What a reply quotes: the whole message when it is short (QUOTE_WHOLE_CHARS), since the answer is
+        often in the sentence beside the one that matched ("Need a birthday dinner idea for my husband
+        Mattias. He doesn't eat fish."); else the sentence."""
+        message = " ".join(self.message.split())
+        return message if message and len(message) <= QUOTE_WHOLE_CHARS else self.text
 
     def as_dict(self) -> dict:
         """The statement as the API and the inspector show it."""
-        return {"page_id": self.page_id, "seq": self.seq, "text": self.text, "said_at": self.said_at.isoformat()}
+        return {"page_id": self.page_id, "seq": self.seq, "text": self.quote, "said_at": self.said_at.isoformat()}
 
     def about(self, question: str) -> str:
         """What the sentence says about the person, in the words a question about it would use ("my job,
@@ -409,6 +451,20 @@ def choose(
     return (statements[best], statements[newer[0]])  # the best of them
 
 
+def beside(
+    statements: list[Statement], scores: list[float], chosen: Statement, *, enough: float = ENOUGH
+) -> Statement | None:
+    """The best statement of another message that scores within ALSO_MARGIN of the chosen one, quoted
+    beside it: when two messages answer nearly as well, the reply shows both rather than guess. Pure."""
+    best = max(scores)
+    others = [
+        (score, statement)
+        for score, statement in zip(scores, statements, strict=True)
+        if statement.page_id != chosen.page_id and score >= max(best - ALSO_MARGIN, enough)
+    ]
+    return max(others, key=lambda pair: (pair[0], pair[1].seq))[1] if others else None
+
+
 # --- The reply ---------------------------------------------------------------------------------------
 
 
@@ -428,14 +484,15 @@ def when_said(said_at: datetime, now: datetime) -> str:
     return f"on {said.day} {said:%B} {said.year}"
 
 
-def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = True) -> str:
-    """The reply that quotes the statements, in the order given (`sure=False`: as a guess). Pure."""
+def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = True, then: str = "Then") -> str:
+    """The reply that quotes the statements, in the order given (`sure=False`: as a guess), each after the
+    first opened by `then` ("Then" for a fact that changed, "And" for one quoted beside another). Pure."""
     if not quoted:
         return NOT_TOLD
     first, *later = quoted
     opening = "You told me" if sure else "I'm not sure that's it, but you told me"
-    parts = [f"{opening} {when_said(first.said_at, now)}: \u201c{first.text}\u201d"]
-    parts += [f"Then {when_said(s.said_at, now)}: \u201c{s.text}\u201d" for s in later]
+    parts = [f"{opening} {when_said(first.said_at, now)}: \u201c{first.quote}\u201d"]
+    parts += [f"{then} {when_said(s.said_at, now)}: \u201c{s.quote}\u201d" for s in later]
     return " ".join(parts)
 
 
@@ -457,7 +514,9 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
         key = " ".join(text.lower().split())
         if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
             seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
-            found.append(Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq))
+            found.append(
+                Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq, message=page.user_input)
+            )
 
     for page in pages:
         sentences = split_sentences(page.user_input)
@@ -483,19 +542,58 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
     return found
 
 
+# Capitalised, but no one they told about: "my English is terrible", "any German podcasts?".
+_LANGUAGES = frozenset(
+    re.findall(
+        r"\w+",
+        "english british american german french spanish italian portuguese dutch polish swedish norwegian "
+        "danish finnish russian ukrainian greek turkish arabic hebrew hindi urdu bengali chinese mandarin "
+        "cantonese japanese korean vietnamese thai indonesian filipino tagalog swahili yoruba igbo zulu afrikaans "
+        "irish scottish welsh european african asian latin christian muslim jewish",
+    )
+)  # fmt: skip
+
+
+def names_used(statements: list[Statement]) -> set[str]:
+    """The names the person used (capitalised words inside their sentences: "Rafael", "Pimville"), in lower
+    case; days, months, languages and the like left out. Pure."""
+    names = {
+        match.group(0).lower()
+        for statement in statements
+        for match in _WORD.finditer(statement.text)
+        if _is_name(statement.text, match)
+    }
+    return {name for name in names - _LANGUAGES if not _WHEN_WORDS.fullmatch(name)}
+
+
+def names_someone_known(question: str, statements: list[Statement]) -> bool:
+    """Whether the question names someone or something the person told about ("what instrument does Rafael
+    play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
+    return bool({word.lower() for word in _WORD.findall(question)} & names_used(statements))
+
+
+def _asks_plainly(message: str) -> bool:
+    """Whether some sentence of `message` asks without asking for advice or a favour."""
+    return any(not _REQUEST.search(question) for question in _questions(_plain(message)))
+
+
 def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Recall | None:
     """The reply to `query` made of what the person said, or None when it is not a question about the
     person (small talk, a request: the model's to answer), nor a question about someone or something that
-    a statement of theirs answers well (question_kind MAYBE). Its statements come from a retrieval deeper
-    than a prompt's (RECALL_PAGES pages, RECALL_KNOWLEDGE knowledge entries, no token budget), read-only:
-    nothing is heated or stored."""
+    a statement of theirs answers well (question_kind MAYBE) or that they named (names_someone_known). Its
+    statements come from a retrieval deeper than a prompt's (RECALL_PAGES pages, RECALL_KNOWLEDGE knowledge
+    entries, no token budget), read-only: nothing is heated or stored."""
     kind = question_kind(query)
-    if kind is None:
+    if kind is None and not _asks_plainly(query):
         return None
     deep = retrieve(
         space, query, top_pages=RECALL_PAGES, top_knowledge=RECALL_KNOWLEDGE, token_budget=10**6, count_hits=False
     )
     statements = statements_of(deep, query)
+    if kind != MEMORY and names_someone_known(query, statements):
+        kind = MEMORY
+    if kind is None:
+        return None
     if not statements:
         return Recall(text=NOT_TOLD, quoted=()) if kind == MEMORY else None
     embedder = get_embedder()
@@ -518,4 +616,8 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
         logger.debug("recall %r: %s", query, [(score, s.text[:60]) for score, s in ranked])
     if not quoted and kind == MAYBE:
         return None
+    other = beside(statements, scores, quoted[0], enough=enough) if len(quoted) == 1 else None
+    if other is not None:
+        quoted = tuple(sorted((quoted[0], other), key=lambda s: s.seq))
+        return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure, then="And"), quoted=quoted)
     return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure), quoted=quoted)
