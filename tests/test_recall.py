@@ -35,6 +35,8 @@ from tests.memory_helpers import days_ago, nothing_extracted, offline_model_load
         "my colleague doesnt believe me, tell me the name i told you",
         "the groomer's form wants the dog's name",
         "i want to write a get well card for my apprentice, whats his name again, my brain is full of boxes",
+        "I require the reference number I quoted to you.",
+        "Sign it off properly with my full name as I gave it to you.",
     ],
 )
 def test_a_question_about_what_the_person_said_is_a_memory_question(message):
@@ -58,6 +60,8 @@ def test_a_question_about_what_the_person_said_is_a_memory_question(message):
         "Help me write a message saying we moved, no need for the full address",
         "Can you suggest a name for my dog?",
         "That's where my mum lives, near the sea.",
+        "my roommate keeps eating my protein lol what do i even say to him",
+        "how long should I cook chicken thighs at 180?",
     ],
 )
 def test_small_talk_statements_and_requests_for_advice_are_not(message):
@@ -147,6 +151,13 @@ def test_a_short_message_is_quoted_whole_a_long_one_by_its_sentence():
     assert long.quote == "I have a cat."
 
 
+def test_you_have_not_told_me_is_said_only_to_a_message_that_asks_for_memory_and_tells_nothing_else():
+    assert recall._only_asks_memory("What's my blood type?")
+    assert recall._only_asks_memory("When am I flying to Tokyo?")
+    assert recall._only_asks_memory("Big day today. Remind me what my GP is called?")
+    assert not recall._only_asks_memory("we're all wearing sage green for the wedding so maybe a green theme?")
+
+
 def test_a_question_naming_someone_the_person_told_about_is_about_what_they_said():
     told = [_said("My brother Rafael plays bass in a trio.", 1), _said("Trip to Monday market.", 2)]
     assert recall.names_someone_known("rafael instrument?", told)
@@ -228,6 +239,13 @@ def test_a_terse_question_naming_someone_told_about_is_answered_from_memory(weak
     response = weak_memory.get_response(user_id="alice", assistant_id="helper", query="rafael instrument?")
     assert "bass" in response.text and response.source == Page.ReplySource.QUOTED
     assert not offline_model_loaded()
+
+
+def test_a_quoted_message_shows_what_it_told_not_what_it_asked(weak_memory, alice_space):
+    said = "my bff Tash is turning 18 on the 2nd, what do i get her, she's obsessed w taylor swift and matcha"
+    _tell(weak_memory, [*TOLD, (said, "Fun!")], days_ago(3))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="remind me what Tash is into?").text
+    assert "taylor swift" in text and "what do i get her" not in text
 
 
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):

@@ -86,12 +86,16 @@ _EMBEDDED_WH = re.compile(
     r"\b(?:what|when|where|which|who|whose|how many|how old|how much)(?: \w+)? (?:is|was|are|were|did|do|does) "
     r"(?:i|my|we|our|he|his|she|her|they|their|the)\b"
     r"|\b(?:what's|when's|where's|who's) (?:my|our|his|her|their|the)\b"
+    r"|\bhow (?:much|many|long|big|far|old) (?:is|was|are|were|did|do|does)\b"
 )
 # Asking for a value of theirs without a question: "tell me the name i told you", "the groomer's form
 # wants the dog's name", "can you add her name to the email". The value is theirs or known ("the", "her"),
 # not one to be made up ("a name for my dog") or a manner of speaking ("at the same time"), and wanted
 # ("no need for the full address" is not).
-_TOLD_YOU = re.compile(r"\b(?:i (?:told|tell) you|what (?:i|did i) (?:said|say|told|tell))\b")
+_TOLD_YOU = re.compile(
+    r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
+    r"what (?:i|did i) (?:said|say|told|tell))\b"
+)
 _VALUE_WANTED = re.compile(
     r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
     r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
@@ -114,6 +118,7 @@ _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory ques
 _REQUEST = re.compile(
     r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
     r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b|"
+    r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
     r"\b(?:recommend|recommendation|suggest|suggestion|advice|advise|tips?|ideas?|help me|opinion|"
     r"(?:do|did) you (?:\w+ )?think|what would you|would you|could you|can you (?!remind|tell me what|"
     r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
@@ -121,7 +126,7 @@ _REQUEST = re.compile(
     r"is there|are there|do you know (?:any|a|an|how|why|if there)|"
     r"tell me (?:a|an|something|some|about|more|why|how)|joke|pun|story|poem|fun fact|explain|translate|"
     r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
-    r"what (?:do|can) (?:i|you|we) (?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
+    r"what (?:do|can) (?:i|you|we) (?:\w+ )?(?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
     r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
 )
 _OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
@@ -510,35 +515,40 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
     found: list[Statement] = []
     seen: set[str] = set()
 
-    def add(text: str, page: Page) -> None:
+    def add(text: str, page: Page, message: str) -> None:
         key = " ".join(text.lower().split())
         if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
             seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
-            found.append(
-                Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq, message=page.user_input)
-            )
+            found.append(Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq, message=message))
 
     for page in pages:
         sentences = split_sentences(page.user_input)
         told = [sentence for sentence in sentences if is_statement(sentence)]
-        for sentence in told:
-            add(sentence, page)
         # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
         # mains are around €24" tells in its second clause; "I drive a 2011 Skoda, should I get it serviced"
         # is clearer without the question.
+        clauses_told = []
         for sentence in sentences:
             clauses = [clause.strip() for clause in sentence.split(",")]
             telling = [
                 clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(_plain(clause))
             ]
-            if len(telling) < len(clauses):  # a clause asks: the others are what it tells
-                for clause in telling:
-                    add(clause, page)
+            clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
+        # What the message tells, in its order, without what it asks: what a quote of it shows.
+        message = " ".join(
+            sentence if is_statement(sentence) else ", ".join(telling)
+            for sentence, telling in zip(sentences, clauses_told, strict=True)
+            if is_statement(sentence) or telling
+        )
+        for sentence in told:
+            add(sentence, page, message)
+        for telling in clauses_told:
+            for clause in telling:
+                add(clause, page, message)
         # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
         # was my car?" only whole.
-        message = " ".join(told)
-        if len(told) > 1 and len(message) <= MAX_MESSAGE_CHARS:
-            add(message, page)
+        if len(told) > 1 and len(" ".join(told)) <= MAX_MESSAGE_CHARS:
+            add(" ".join(told), page, message)
     return found
 
 
@@ -570,6 +580,24 @@ def names_someone_known(question: str, statements: list[Statement]) -> bool:
     """Whether the question names someone or something the person told about ("what instrument does Rafael
     play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
     return bool({word.lower() for word in _WORD.findall(question)} & names_used(statements))
+
+
+def _only_asks_memory(message: str) -> bool:
+    """Whether "you haven't told me" is the right reply when nothing the person said answers `message`:
+    it asks to be reminded or for a value of theirs, or it asks what, when, who... and tells nothing else.
+    A message that tells things and asks in passing, or asks for a yes or no ("we're all wearing sage
+    green, so maybe a green theme?"), is the model's to answer."""
+    text = _plain(message)
+    if _MEMORY_CUE.search(text) or _TOLD_YOU.search(text) or _VALUE_WANTED.search(text):
+        return True
+    asked = _questions(text)
+    if any(_POSSESSIVE.search(q) and _WH.search(q) for q in asked):
+        return True
+    if not any(_WH.search(q) for q in asked):
+        return False  # a yes or no, or a suggestion: "maybe a green theme?"
+    return not any(
+        len(set(content_tokens(s))) >= MIN_CONTENT_WORDS for s in split_sentences(message) if is_statement(s)
+    )
 
 
 def _asks_plainly(message: str) -> bool:
@@ -614,7 +642,7 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
     if logger.isEnabledFor(logging.DEBUG):
         ranked = sorted(zip(scores, statements, strict=True), key=lambda pair: -pair[0])[:3]
         logger.debug("recall %r: %s", query, [(score, s.text[:60]) for score, s in ranked])
-    if not quoted and kind == MAYBE:
+    if not quoted and (kind == MAYBE or not _only_asks_memory(query)):
         return None
     other = beside(statements, scores, quoted[0], enough=enough) if len(quoted) == 1 else None
     if other is not None:
