@@ -37,6 +37,10 @@ from tests.memory_helpers import days_ago, nothing_extracted, offline_model_load
         "i want to write a get well card for my apprentice, whats his name again, my brain is full of boxes",
         "I require the reference number I quoted to you.",
         "Sign it off properly with my full name as I gave it to you.",
+        # a value asked for in a few words, or with a word that is no request ("I can't read the bottle")
+        "Dentist's surname needed for the insurance claim.",
+        "exam date now pls",
+        "what was that pain pill the doctor put me on, I can't read the bottle while I'm driving",
     ],
 )
 def test_a_question_about_what_the_person_said_is_a_memory_question(message):
@@ -62,6 +66,8 @@ def test_a_question_about_what_the_person_said_is_a_memory_question(message):
         "That's where my mum lives, near the sea.",
         "my roommate keeps eating my protein lol what do i even say to him",
         "how long should I cook chicken thighs at 180?",
+        "better. what do you reckon, will wool prices ever come back?",
+        "Price of eggs these days is mad.",
     ],
 )
 def test_small_talk_statements_and_requests_for_advice_are_not(message):

@@ -96,6 +96,15 @@ _TOLD_YOU = re.compile(
     r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
     r"what (?:i|did i) (?:said|say|told|tell))\b"
 )
+# A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
+# "exam date now pls", "Span of the crossing?".
+_VALUE_NOUNS = (
+    r"(?:name|surname|date|time|day|year|make|model|address|postcode|city|town|area|place|number|age|birthday|"
+    r"title|price|cost|rate|rent|sum|total|amount|fee|span|size|length|height|weight|dose|strength|code|"
+    r"reference|extension|ext)"
+)
+_TERSE_VALUE = re.compile(rf"\b{_VALUE_NOUNS}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+TERSE_WORDS = 12  # a message this short asking for a value asks for one of theirs
 _VALUE_WANTED = re.compile(
     r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
     r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
@@ -117,10 +126,11 @@ _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory ques
 # even when it is about the person ("is it too late to learn at my age?").
 _REQUEST = re.compile(
     r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
-    r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b|"
+    r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b(?!'t)|"
     r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
     r"\b(?:recommend|recommendation|suggest|suggestion|advice|advise|tips?|ideas?|help me|opinion|"
-    r"(?:do|did) you (?:\w+ )?think|what would you|would you|could you|can you (?!remind|tell me what|"
+    r"(?:do|did) you (?:\w+ )?(?:think|reckon)|you reckon|what would you|would you|could you|"
+    r"can you (?!remind|tell me what|"
     r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
     r"what do you make of|is it (?:\w+ )?(?:worth|ok|okay|good|bad|normal|safe|true|too|better|possible)|"
     r"is there|are there|do you know (?:any|a|an|how|why|if there)|"
@@ -170,6 +180,8 @@ def question_kind(message: str) -> str | None:
     text = _plain(message)
     asked = _questions(text)
     if _TOLD_YOU.search(text) or _VALUE_WANTED.search(text):
+        return MEMORY
+    if len(text.split()) <= TERSE_WORDS and _TERSE_VALUE.search(text) and not any(map(_REQUEST.search, asked)):
         return MEMORY
     if not asked:
         # "let's see if you remember my wife's name": asked without a question
