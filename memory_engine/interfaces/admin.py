@@ -29,7 +29,7 @@ from memory_engine.models import (
     Page,
 )
 from memory_engine.services import curation
-from memory_engine.services.consolidation import Point, heat_timeline_svg, request_retry
+from memory_engine.services.consolidation import request_retry
 from memory_engine.services.lab import experiment_delete
 from memory_engine.services.spaces import (
     space_counts,
@@ -192,17 +192,22 @@ class MemorySpaceAdmin(admin.ModelAdmin):
         space = get_object_or_404(MemorySpace.objects.select_related("user", "assistant"), pk=space_id)
         if not self.has_view_permission(request, space):
             raise PermissionDenied
-        events = (
-            HeatEvent.objects.filter(space=space).order_by("at", "pk").values_list("session_id", "at", "heat", "cause")
-        )
-        svg = heat_timeline_svg([Point(*row) for row in events], space.heat_threshold)
+        # The newest points, as many as the chat page draws; the chart is the chat page's (static/js/charts.js).
+        newest = HeatEvent.objects.filter(space=space).order_by("-at", "-pk")[:HEAT_POINTS_SHOWN]
+        points = [
+            {"session": session, "at": at.isoformat(), "heat": heat, "cause": cause}
+            for session, at, heat, cause in reversed(newest.values_list("session_id", "at", "heat", "cause"))
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": f"Heat timeline: {space}",
             "space": space,
-            "svg": svg,
+            "heat": {"points": points, "threshold": space.heat_threshold},
         }
         return TemplateResponse(request, "admin/memory_engine/heat_timeline.html", context)
+
+
+HEAT_POINTS_SHOWN = 2000
 
 
 class PageForm(forms.ModelForm):

@@ -4,9 +4,14 @@
   "use strict";
 
   const { el } = window.Playground;
+  // One colour per session line, the hottest first.
+  const PALETTE = ["#3b5bdb", "#2b8a3e", "#c2255c", "#e67700", "#5f3dc4", "#0b7285", "#862e9c", "#5c940d"];
+  // The moments a session left mid-term memory, drawn as marks over the lines.
+  const EVENTS = [{ cause: "promoted", label: "promoted ▲", color: "#f59f00" },
+    { cause: "evicted", label: "evicted ✕", color: "#e03131" }];
 
-
-  // lines: [{label, color, dash?, points: [{x, y, note?}]}]; thresholds: [{label, color, value}].
+  // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
+  // thresholds: [{label, color, value}].
   // options: {xLabel, time (x is seconds since 1970), height}. Returns the chart's element.
   function heatChart(container, lines, thresholds, options = {}) {
     const figure = el("figure", "heat-chart");
@@ -21,9 +26,10 @@
       for (const p of line.points) ys[index.get(p.x)] = p.y;
       data.push(ys);
       // A session's heat holds between two changes: a step, not a slope.
-      const paths = window.uPlot && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined;
-      series.push({ label: line.label, stroke: line.color, width: 1.5, dash: line.dash, spanGaps: true, paths,
-        points: { show: true, size: 4 } });
+      const paths = line.marks ? () => null :
+        window.uPlot && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined;
+      series.push({ label: line.label, stroke: line.color, width: line.marks ? 0 : 1.5, dash: line.dash,
+        spanGaps: !line.marks, paths, points: { show: true, size: line.marks ? 9 : 4, fill: line.marks ? line.color : undefined } });
     }
     for (const t of thresholds) {
       data.push(xs.map(() => t.value));
@@ -53,7 +59,7 @@
     const head = el("tr");
     for (const name of ["line", options.xLabel || "x", "heat", "cause"]) head.append(el("th", null, name));
     table.append(head);
-    for (const line of lines) {
+    for (const line of lines.filter((l) => !l.marks)) {  // marks repeat points the lines hold
       for (const p of line.points) {
         const row = el("tr");
         const x = options.time ? new Date(p.x * 1000).toISOString().slice(0, 19).replace("T", " ") : p.x;
@@ -78,5 +84,22 @@
     return hottest.map(([id, pts], i) => ({ label: `${prefix} ${id}`, color: colors[i % colors.length], dash, points: pts }));
   }
 
-  window.MemoryCharts = { heatChart, sessionLines };
+  // Promotions and evictions among the points, one line of marks each.
+  function eventMarks(points) {
+    return EVENTS.map(({ cause, label, color }) => ({ label, color, marks: true,
+      points: points.filter((p) => p.cause === cause).map((p) => ({ x: p.x, y: p.heat, note: `session ${p.session ?? p.session_id}` })) }))
+      .filter((line) => line.points.length);
+  }
+
+  // A space's heat timeline, as the chat page and the admin show it: points ({session_id, at, heat,
+  // cause}, `at` an ISO time) drawn as the hottest sessions' lines with promotions and evictions marked,
+  // and the promotion threshold.
+  function heatTimeline(container, points, threshold, options = {}) {
+    const timed = points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 }));
+    const lines = [...sessionLines(timed, { colors: PALETTE }), ...eventMarks(timed)];
+    return heatChart(container, lines, [{ label: `promotion threshold ${threshold}`, color: "#868e96", value: threshold }],
+      { xLabel: "time", time: true, ...options });
+  }
+
+  window.MemoryCharts = { heatChart, sessionLines, heatTimeline };
 })();

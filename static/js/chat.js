@@ -179,11 +179,7 @@
       points.push(...(number === 1 ? first : await call(`heat/?page_size=500&page=${number}`)).results);
     }
     const space = await call("");
-    const lines = window.MemoryCharts.sessionLines(points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 })),
-      { colors: ["#3b5bdb", "#2b8a3e", "#c2255c", "#e67700", "#5f3dc4", "#0b7285", "#862e9c", "#5c940d"] });
-    window.MemoryCharts.heatChart($("heat-chart"), lines,
-      [{ label: "promotion threshold", color: "#868e96", value: space.parameters.heat_threshold }],
-      { xLabel: "time", time: true, height: 220 });
+    window.MemoryCharts.heatTimeline($("heat-chart"), points, space.parameters.heat_threshold, { height: 220 });
   }
 
   function flash(nodes) {
