@@ -17,6 +17,7 @@
     const figure = el("figure", "heat-chart");
     const plot = el("div", "heat-plot");
     figure.append(plot);
+    container.replaceChildren(figure);  // placed first, so that its width is the one the page gives it
     const xs = [...new Set(lines.flatMap((line) => line.points.map((p) => p.x)))].sort((a, b) => a - b);
     const index = new Map(xs.map((x, i) => [x, i]));
     const data = [xs];
@@ -38,10 +39,12 @@
     const table = pointsTable(lines, options);
     const drawn = typeof window.uPlot === "function" && xs.length > 0;
     if (drawn) {
-      const width = Math.max(320, container.clientWidth || 640);
-      // eslint-disable-next-line no-new
-      new window.uPlot({ width, height: options.height || 260, series, scales: { x: { time: !!options.time } },
+      const height = options.height || 260;
+      const widthNow = () => Math.max(320, plot.clientWidth || 640);
+      const chart = new window.uPlot({ width: widthNow(), height, series, scales: { x: { time: !!options.time } },
         axes: [{ label: options.xLabel }, { label: "heat" }], legend: { live: false } }, data, plot);
+      // The page's layout may change after the chart is drawn (a sidebar opening, a narrower window).
+      if (window.ResizeObserver) new ResizeObserver(() => chart.setSize({ width: widthNow(), height })).observe(figure);
     } else {
       plot.append(el("p", "muted", xs.length ? "The chart needs scripts and a canvas: its points are below." :
         "No heat recorded yet."));
@@ -50,7 +53,6 @@
     details.open = !drawn && xs.length > 0;
     details.append(el("summary", null, "The points as a table"), table);
     figure.append(details);
-    container.replaceChildren(figure);
     return figure;
   }
 
