@@ -13,6 +13,7 @@ def start_worker(log_name: str = "bench-worker.log", *, timeout: float = 120) ->
     """Start `celery worker --pool=solo` in its own session (so that killpg ends it and its children) and
     return once it says it is ready; CommandError when it does not start within `timeout` seconds."""
     log = Path(settings.BASE_DIR) / "var" / log_name
+    log.parent.mkdir(parents=True, exist_ok=True)  # a fresh checkout has no var/ yet
     handle = open(log, "wb")  # noqa: SIM115 (the worker process owns it)
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "playground", "worker", "--pool=solo", "--loglevel=INFO"],
