@@ -360,7 +360,7 @@ class Statement:
     said_at: datetime
     page_id: int
     seq: int
-    message: str = ""  # the whole message it was said in
+    message: str = ""  # what its message told (its sentences that ask left out), quoted when short
 
     @property
     def quote(self) -> str:
