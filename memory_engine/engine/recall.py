@@ -98,10 +98,10 @@ _TOLD_YOU = re.compile(
 )
 # A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
 # "exam date now pls", "Span of the crossing?".
+_WANTED_NOUNS = "name|date|time|year|make|model|address|city|town|area|place|number|age|birthday|title"
 _VALUE_NOUNS = (
-    r"(?:name|surname|date|time|day|year|make|model|address|postcode|city|town|area|place|number|age|birthday|"
-    r"title|price|cost|rate|rent|sum|total|amount|fee|span|size|length|height|weight|dose|strength|code|"
-    r"reference|extension|ext)"
+    rf"(?:{_WANTED_NOUNS}|surname|day|postcode|price|cost|rate|rent|sum|total|amount|fee|span|size|length|height|"
+    r"weight|dose|strength|code|reference|extension|ext)"
 )
 _TERSE_VALUE = re.compile(rf"\b{_VALUE_NOUNS}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 TERSE_WORDS = 12  # a message this short asking for a value asks for one of theirs
@@ -109,7 +109,7 @@ _VALUE_WANTED = re.compile(
     r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
     r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
     r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
-    r"(?:name|date|time|year|make|model|address|city|town|area|place|number|age|birthday|title)\b"
+    rf"(?:{_WANTED_NOUNS})\b"
 )
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
@@ -535,7 +535,8 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
 
     for page in pages:
         sentences = split_sentences(page.user_input)
-        told = [sentence for sentence in sentences if is_statement(sentence)]
+        tells = [is_statement(sentence) for sentence in sentences]
+        told = [sentence for sentence, tell in zip(sentences, tells, strict=True) if tell]
         # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
         # mains are around €24" tells in its second clause; "I drive a 2011 Skoda, should I get it serviced"
         # is clearer without the question.
@@ -548,9 +549,9 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
             clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
         # What the message tells, in its order, without what it asks: what a quote of it shows.
         message = " ".join(
-            sentence if is_statement(sentence) else ", ".join(telling)
-            for sentence, telling in zip(sentences, clauses_told, strict=True)
-            if is_statement(sentence) or telling
+            sentence if tell else ", ".join(telling)
+            for sentence, tell, telling in zip(sentences, tells, clauses_told, strict=True)
+            if tell or telling
         )
         for sentence in told:
             add(sentence, page, message)
@@ -657,7 +658,7 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
     if not quoted and (kind == MAYBE or not _only_asks_memory(query)):
         return None
     other = beside(statements, scores, quoted[0], enough=enough) if len(quoted) == 1 else None
-    if other is not None:
+    if other is not None:  # two messages answer nearly as well: both, in the order they were said
         quoted = tuple(sorted((quoted[0], other), key=lambda s: s.seq))
-        return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure, then="And"), quoted=quoted)
-    return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure), quoted=quoted)
+    then = "And" if other is not None else "Then"
+    return Recall(text=quote_reply(quoted, now or timezone.now(), sure=sure, then=then), quoted=quoted)

@@ -43,8 +43,13 @@
       const widthNow = () => Math.max(320, plot.clientWidth || 640);
       const chart = new window.uPlot({ width: widthNow(), height, series, scales: { x: { time: !!options.time } },
         axes: [{ label: options.xLabel }, { label: "heat" }], legend: { live: false } }, data, plot);
-      // The page's layout may change after the chart is drawn (a sidebar opening, a narrower window).
-      if (window.ResizeObserver) new ResizeObserver(() => chart.setSize({ width: widthNow(), height })).observe(figure);
+      // The page's layout may change after the chart is drawn (a sidebar opening, a narrower window). A
+      // chart redrawn in the same place (the chat page's, at each memory change) stops its old observer.
+      if (window.ResizeObserver) {
+        if (container.chartResize) container.chartResize.disconnect();
+        container.chartResize = new ResizeObserver(() => chart.setSize({ width: widthNow(), height }));
+        container.chartResize.observe(figure);
+      }
     } else {
       plot.append(el("p", "muted", xs.length ? "The chart needs scripts and a canvas: its points are below." :
         "No heat recorded yet."));
