@@ -34,6 +34,8 @@ Kind = LongTermEntry.Kind
         ("I'm a big fan of jazz.", []),
         ("I'm an early riser.", []),
         ("The weather is lovely today.", []),
+        # dictated, no punctuation: "I" starts the next clause, not the rest of a name (holdout 7)
+        ("this is voice to text my name is Randy I drive for Lone Star Freightways", [("name", "Randy")]),
     ],
 )
 def test_a_profile_value_is_a_span_of_the_persons_words_never_the_sentence(sentence, values):

@@ -81,7 +81,8 @@ ASKED_AS: dict[str, str] = {
 # verbs and case-sensitively on names, so "i live in porto" still gives "porto" only when the whole
 # sentence is in lower case (a name cannot be told from a word otherwise).
 
-_NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:de|da|van|von|del|di|le|la)\b|[A-Z][\w'\-]*)){0,3}"
+# A name of up to four words; "I" goes on no name ("my name is Randy I drive for Lone Star", dictated).
+_NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:de|da|van|von|del|di|le|la)\b|(?!I\b|I'\w)[A-Z][\w'\-]*)){0,3}"
 # A phrase runs to the end of its clause: punctuation, or a word that starts another clause or a place.
 _CLAUSE_END = (
     r"(?=\s*(?:[,.;:!?()\u2014\u2013]|\s-\s|$)|\s+(?:and|but|because|so|since|though|although|while|when|who|which|"

@@ -120,6 +120,11 @@ _MEMORY_CUE = re.compile(
     # "whats his name again, my brain is full of boxes": asked again, inside a request or not
     r"|\b(?:what|what's|when|when's|where|where's|who|who's|which|whose)\b[^,.?!]{0,30}\bagain\b"
 )
+# "I'm buying him kit for his birthday, remind me what position he plays": asked in passing, no question mark.
+_REMIND = re.compile(
+    r"\b(?:remind me|tell me again)(?: of| about)? (?:what|where|when|who|which|whose|how many|how much|how old|"
+    r"the|my|our|his|her|their)\b"
+)
 _YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
 _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
 # Asking for advice, an opinion, knowledge of the world or something made up: small talk for the model,
@@ -169,6 +174,15 @@ def _questions(text: str) -> list[str]:
     return found
 
 
+def _asking_clauses(question: str) -> list[str]:
+    """The clauses of a sentence that asks which do the asking: "who's the friend that ran the marathon, I
+    want to ask her for tips" asks who, and wants tips in a clause that asks nothing. The whole sentence
+    when no clause alone asks. Pure."""
+    clauses = [clause.strip() for clause in question.split(",")]
+    asking = [clause for clause in clauses if _questions(clause)]
+    return asking or [question]
+
+
 def question_kind(message: str) -> str | None:
     """What `message` asks. MEMORY: about something the person said or is (their cat's name, where they
     live, when their trip is): a question with a first-person word, or one asking to be reminded. MAYBE: a
@@ -185,12 +199,12 @@ def question_kind(message: str) -> str | None:
         return MEMORY
     if not asked:
         # "let's see if you remember my wife's name": asked without a question
-        recalls = text.startswith(("remind me", "tell me what", "tell me where", "tell me when"))
+        recalls = text.startswith(("tell me what", "tell me where", "tell me when")) or bool(_REMIND.search(text))
         if recalls or _YOU_REMEMBER.search(text):
             return MEMORY
         asked_for = _ASKED_FOR.search(text)
         return MEMORY if asked_for and _FIRST_PERSON.search(text[asked_for.start() :]) else None
-    requests = [question for question in asked if _REQUEST.search(question)]
+    requests = [question for question in asked if any(map(_REQUEST.search, _asking_clauses(question)))]
     if any(_MEMORY_CUE.search(question) for question in asked) or (_MEMORY_CUE.search(text) and not requests):
         return MEMORY
     if requests:
