@@ -3,6 +3,7 @@ turns, tiers, sessions, heat timelines, entries and history; a bad export is ref
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from django.test import override_settings
@@ -135,24 +136,24 @@ def break_it(document: dict, change) -> dict:
 
 BROKEN = [
     (lambda d: d.pop("pages"), "source_page_ids: names"),  # entries made of turns it does not hold
-    (lambda d: d.update(pages={}), "pages: must be a list"),
-    (lambda d: d["pages"][0].update(seq=0), r"pages\[0\].seq: must be a whole number from 1"),
+    (lambda d: d.update(pages={}), "pages: Input should be a valid list"),
+    (lambda d: d["pages"][0].update(seq=0), r"pages\[0\].seq: Input should be greater than or equal to 1"),
     (lambda d: d["pages"][1].update(seq=d["pages"][0]["seq"]), "increasing seq"),
     (lambda d: d["pages"][0].update(id=d["pages"][1]["id"]), "comes twice"),
-    (lambda d: d["pages"][0].update(tier="long"), "tier: must be one of"),
-    (lambda d: d["pages"][0].update(reply_source="the user"), "reply_source: must be one of"),
+    (lambda d: d["pages"][0].update(tier="long"), "pages\\[0\\].tier: Input should be 'short', 'mid' or 'archived'"),
+    (lambda d: d["pages"][0].update(reply_source="the user"), "reply_source: Input should be"),
     (lambda d: d["pages"][0].update(session_id=10**9), "session_id: names"),
-    (lambda d: d["pages"][0].update(session_id=[1]), "session_id: must be a whole number"),
+    (lambda d: d["pages"][0].update(session_id=[1]), "session_id: Input should be a valid integer"),
     (lambda d: d["pages"][0].update(user_input="x\x00"), "NUL"),
     (lambda d: d["pages"][0].update(timestamp="yesterday"), "not an ISO 8601"),
     (lambda d: d["pages"][0].update(timestamp="9999-12-31T23:59:59-14:00"), "between the years"),
     (lambda d: d["sessions"][0]["heat_timeline"][0].update(at="0001-01-01T00:00:00+14:00"), "between the years"),
     (lambda d: d["pages"][0].update(meta={"a": json.loads("[" * 30 + "]" * 30)}), "nested more than"),
-    (lambda d: d["sessions"][0].update(heat=float("nan")), "heat: must be a finite number"),
-    (lambda d: d["sessions"][0]["heat_timeline"][0].update(cause="boiled"), "cause: must be one of"),
+    (lambda d: d["sessions"][0].update(heat=float("nan")), "heat: Input should be a finite number"),
+    (lambda d: d["sessions"][0]["heat_timeline"][0].update(cause="boiled"), r"timeline\[0\].cause: Input should be"),
     (lambda d: d["entries"][0].update(source_page_ids=[10**9]), "source_page_ids: names"),
-    (lambda d: d["entries"][0].update(superseded_by={"id": 1}), "superseded_by: must be a whole number"),
-    (lambda d: d["entries"][0]["history"][0].update(cause="magic"), "cause: must be one of"),
+    (lambda d: d["entries"][0].update(superseded_by={"id": 1}), "superseded_by: Input should be a valid integer"),
+    (lambda d: d["entries"][0]["history"][0].update(cause="magic"), r"history\[0\].cause: Input should be"),
     (lambda d: d["entries"][0].update(value=""), "the value is empty"),
     (lambda d: d.update(parameters={"heat_alpha": "hot"}), "heat_alpha must be a number"),
     (lambda d: d.update(format="memoryos-export-0", spaces=[]), "format must be"),
@@ -236,3 +237,38 @@ def test_a_restore_delivered_twice_or_left_by_a_dead_worker_is_done_once(lived, 
     background_run(left.pk)
     left.refresh_from_db()
     assert left.status == "succeeded" and Page.objects.filter(space=charlie).count() == job.result["pages"]
+
+
+# --- The export document, defined once (memory_engine/export_format.py) ------------------------------
+
+
+def test_the_published_json_schema_is_current_and_describes_what_an_export_writes(lived):
+    from django.core.management import call_command
+    from jsonschema import Draft202012Validator
+
+    call_command("export_schema", "--check")  # docs/export.schema.json is the module's schema
+    published = json.loads((Path(__file__).parent.parent / "docs" / "export.schema.json").read_text())
+    validator = Draft202012Validator(published)
+    for document in (space_export(space=lived), user_export(user=lived.user)):
+        assert not list(validator.iter_errors(json.loads(json.dumps(document))))
+    broken = break_it(space_export(space=lived), lambda d: d["pages"][0].update(tier="long"))
+    assert list(validator.iter_errors(broken))  # the schema refuses what the restore refuses
+
+
+def test_the_openapi_document_gives_the_export_its_schema(db):
+    from rest_framework.test import APIClient
+
+    schema = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    space_path = schema["paths"]["/api/v1/users/{user_id}/spaces/{assistant_id}/export/"]["get"]
+    user_path = schema["paths"]["/api/v1/users/{user_id}/export/"]["get"]
+    for path, name in ((space_path, "SpaceExport"), (user_path, "UserExport")):
+        assert path["responses"]["200"]["content"]["application/json"]["schema"] == {
+            "$ref": f"#/components/schemas/{name}"
+        }
+    published = json.loads((Path(__file__).parent.parent / "docs" / "export.schema.json").read_text())
+    for name in ("SpaceExport", "PageDoc", "SessionDoc", "EntryDoc", "HeatPoint", "VersionDoc"):
+        assert (
+            schema["components"]["schemas"][name]["properties"].keys() == published["$defs"][name]["properties"].keys()
+        )
+    restore = schema["components"]["schemas"]["RestoreInRequest"]["properties"]["export"]
+    assert {"$ref": "#/components/schemas/SpaceExport"} in restore["oneOf"]

@@ -3,12 +3,25 @@ with their heat timeline, and long-term entries with their full history and prov
 
 Vectors are left out: they are derived from the text and the model named in each space, and
 `manage.py rebuild_indexes --reembed` makes them again. Reads only; safe to repeat. A space's document
-can be restored into an empty space (engine/restore.py), which embeds it again.
+can be restored into an empty space (engine/restore.py), which embeds it again. The document's shape is
+defined once, in memory_engine/export_format.py.
 """
 
 from django.db.models import Count, Prefetch, Sum
 from django.db.models.functions import Length
 
+from memory_engine.export_format import (
+    EXPORT_FORMAT,
+    AssistantDoc,
+    EntryDoc,
+    HeatPoint,
+    PageDoc,
+    SessionDoc,
+    SpaceExport,
+    UserDoc,
+    UserExport,
+    VersionDoc,
+)
 from memory_engine.models import (
     SPACE_PARAMETERS,
     EntryVersion,
@@ -21,95 +34,45 @@ from memory_engine.models import (
 )
 from memory_engine.store import index
 
-EXPORT_FORMAT = "memoryos-export-1"
+
+def _part(model, row, **values):
+    """The part `model` of the export document for a database row: each of its fields read from the row's
+    attribute of that name, but for those given. Its values come from the database and are not checked
+    again (export_format checks what is read in)."""
+    return model.model_construct(
+        **{name: values[name] if name in values else getattr(row, name) for name in model.model_fields}
+    )
 
 
-def _time(value) -> str | None:
-    return value.isoformat() if value else None
+def _page_ids(pages) -> list[int]:
+    return sorted(p.pk for p in pages.all())
 
 
-def _page(page: Page) -> dict:
-    return {
-        "id": page.pk,
-        "seq": page.seq,
-        "tier": page.tier,
-        "session_id": page.session_id,
-        "user_input": page.user_input,
-        "agent_response": page.agent_response,
-        "reply_withheld": page.reply_withheld,
-        "reply_source": page.reply_source,
-        "timestamp": _time(page.timestamp),
-        "meta": page.meta,
-        "keywords": page.keywords,
-        "thread_summary": page.thread_summary,
-        "continues_previous": page.continues_previous,
-        "analyzed": page.analyzed,
-    }
+def _version(version: EntryVersion) -> VersionDoc:
+    return _part(VersionDoc, version, source_page_ids=_page_ids(version.source_pages))
 
 
-def _session(session: MidTermSession) -> dict:
-    return {
-        "id": session.pk,
-        "status": session.status,
-        "summary": session.summary,
-        "keywords": session.keywords,
-        "n_visit": session.n_visit,
-        "l_interaction": session.l_interaction,
-        "heat": session.heat,
-        "total_visits": session.total_visits,
-        "last_visit_at": _time(session.last_visit_at),
-        "created_at": _time(session.created_at),
-        "promoted_at": _time(session.promoted_at),
-        "evicted_at": _time(session.evicted_at),
-        "heat_timeline": [
-            {
-                "at": _time(e.at),
-                "cause": e.cause,
-                "heat": e.heat,
-                "n_visit": e.n_visit,
-                "l_interaction": e.l_interaction,
-                "recency": e.recency,
-            }
-            for e in session.heat_events.all()
-        ],
-    }
+def _entry(entry: LongTermEntry, *, history: bool = True) -> EntryDoc:
+    return _part(
+        EntryDoc,
+        entry,
+        superseded_by=entry.superseded_by_id,
+        source_page_ids=_page_ids(entry.source_pages),
+        history=[_version(v) for v in entry.versions.all()] if history else [],
+    )
 
 
 def version_dict(version: EntryVersion) -> dict:
-    return {
-        "id": version.pk,
-        "before": version.before,
-        "after": version.after,
-        "status_after": version.status_after,
-        "cause": version.cause,
-        "actor": version.actor,
-        "at": _time(version.at),
-        "source_page_ids": sorted(p.pk for p in version.source_pages.all()),
-    }
+    """One version of an entry, as the export writes it."""
+    return _version(version).model_dump(mode="json")
 
 
 def entry_dict(entry: LongTermEntry, *, history: bool = True) -> dict:
-    """An entry with its provenance, and (with `history`) every version of it."""
-    out = {
-        "id": entry.pk,
-        "kind": entry.kind,
-        "key": entry.key,
-        "value": entry.value,
-        "status": entry.status,
-        "superseded_by": entry.superseded_by_id,
-        "hits": entry.hits,
-        "last_hit_at": _time(entry.last_hit_at),
-        "created_at": _time(entry.created_at),
-        "updated_at": _time(entry.updated_at),
-        "source_page_ids": sorted(p.pk for p in entry.source_pages.all()),
-    }
-    if history:
-        out["history"] = [version_dict(v) for v in entry.versions.all()]
-    return out
+    """An entry with its provenance, and (with `history`) every version of it, as the export writes it."""
+    return _entry(entry, history=history).model_dump(mode="json", exclude=None if history else {"history"})
 
 
-def space_export(*, space: MemorySpace) -> dict:
-    """Everything one space holds (see the module docstring)."""
+def _space(space: MemorySpace) -> SpaceExport:
     only_ids = Page.objects.only("id")
     pages = Page.objects.filter(space=space).defer("embedding").order_by("seq")
     sessions = (
@@ -129,29 +92,34 @@ def space_export(*, space: MemorySpace) -> dict:
         )
         .order_by("pk")
     )
-    return {
-        "assistant": {
-            "id": space.assistant.external_id,
-            "name": space.assistant.name,
-            "persona": space.assistant.persona,
-        },
-        "parameters": {name: getattr(space, name) for name in SPACE_PARAMETERS},
-        "embedding_model": space.embedding_model,
-        "created_at": _time(space.created_at),
-        "pages": [_page(p) for p in pages],
-        "sessions": [_session(s) for s in sessions],
-        "entries": [entry_dict(e) for e in entries],
-    }
+    assistant = space.assistant
+    return _part(
+        SpaceExport,
+        space,
+        assistant=_part(AssistantDoc, assistant, id=assistant.external_id),
+        parameters={name: getattr(space, name) for name in SPACE_PARAMETERS},
+        pages=[_part(PageDoc, p) for p in pages],
+        sessions=[
+            _part(SessionDoc, s, heat_timeline=[_part(HeatPoint, e) for e in s.heat_events.all()]) for s in sessions
+        ],
+        entries=[_entry(e) for e in entries],
+    )
+
+
+def space_export(*, space: MemorySpace) -> dict:
+    """Everything one space holds (see the module docstring), in the shape of export_format.SpaceExport."""
+    return _space(space).model_dump(mode="json")
 
 
 def user_export(*, user: MemoryUser) -> dict:
-    """Every space of the user, as space_export."""
+    """Every space of the user, in the shape of export_format.UserExport."""
     spaces = MemorySpace.objects.filter(user=user).select_related("assistant", "user").order_by("pk")
-    return {
-        "format": EXPORT_FORMAT,
-        "user": {"id": user.external_id, "display_name": user.display_name, "created_at": _time(user.created_at)},
-        "spaces": [space_export(space=space) for space in spaces],
-    }
+    document = UserExport.model_construct(
+        format=EXPORT_FORMAT,
+        user=_part(UserDoc, user, id=user.external_id),
+        spaces=[_space(space) for space in spaces],
+    )
+    return document.model_dump(mode="json")
 
 
 def space_counts(*, space: MemorySpace) -> dict[str, int]:

@@ -112,6 +112,18 @@ class ImportIn(serializers.Serializer):
         return attrs
 
 
+@extend_schema_field(
+    {
+        "oneOf": [{"$ref": "#/components/schemas/SpaceExport"}, {"$ref": "#/components/schemas/UserExport"}],
+        "description": "A space's export (GET .../export/), or a user's holding it: memory_engine/export_format.py, "
+        "published as docs/export.schema.json. Checked whole by the restore, which says where a value is wrong.",
+    }
+)
+class ExportField(serializers.DictField):
+    """An export document, taken as JSON: the restore checks it (export_format.parse_space), so that a bad
+    value is refused with where it is, as at every other door."""
+
+
 class ExperimentIn(serializers.Serializer):
     name = EngineTextField(help_text="What to call it (1-100 characters, unique in the space).")
     parameters = serializers.DictField(
@@ -119,14 +131,14 @@ class ExperimentIn(serializers.Serializer):
         default=dict,
         help_text='The parameters the shadow space has other than the source\'s, e.g. {"heat_threshold": 3}.',
     )
-    export = serializers.DictField(
+    export = ExportField(
         required=False,
         help_text="A space's export (GET .../export/): the experiment's space is that space restored, not a replay.",
     )
 
 
 class RestoreIn(serializers.Serializer):
-    export = serializers.DictField(help_text="A space's export (GET .../export/), or a user's holding it.")
+    export = ExportField(help_text="A space's export (GET .../export/), or a user's holding it.")
 
 
 class ComparisonIn(serializers.Serializer):

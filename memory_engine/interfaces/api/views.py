@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError
+from memory_engine.export_format import SpaceExport, UserExport
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
 from memory_engine.interfaces.api.errors import PayloadTooLarge, TooManyFeeds, exception_handler
@@ -179,7 +180,7 @@ class UserView(MemoryApiView):
 
 
 class UserExportView(MemoryApiView):
-    @extend_schema(responses={200: dict}, summary="Everything a user's memory holds, as JSON")
+    @extend_schema(responses={200: UserExport}, summary="Everything a user's memory holds, as JSON")
     def get(self, request, user_id):
         return Response(user_export(user=user_for(request, user_id)))
 
@@ -231,7 +232,7 @@ class BackgroundJobView(MemoryApiView):
 
 
 class SpaceExportView(MemoryApiView):
-    @extend_schema(responses={200: dict}, summary="Everything one space holds, as JSON")
+    @extend_schema(responses={200: SpaceExport}, summary="Everything one space holds, as JSON")
     def get(self, request, user_id, assistant_id):
         return Response(space_export(space=space_for(request, user_id, assistant_id)))
 
