@@ -1,4 +1,4 @@
-"""The export document, defined once: what engine/export.py writes, what engine/restore.py accepts, what
+"""The export document, defined once: what beyond/export.py writes, what beyond/restore.py accepts, what
 the API's OpenAPI document says its export and restore carry, and the JSON Schema published as
 docs/export.schema.json (`manage.py export_schema` writes it; a test keeps it equal to this module).
 
@@ -92,7 +92,7 @@ Parameters = Annotated[
     PlainValidator(lambda value: inputs.space_parameters(value if isinstance(value, dict) else {None: value})),
     WithJsonSchema({"type": "object", "description": "The space's parameters, as the API's SpaceParameters."}),
 ]
-Whole = Annotated[int, Field(ge=0, lt=2**31)]  # a count
+Whole = Annotated[int, Field(ge=0, le=2**31 - 1)]  # a count
 Id = Annotated[int, Field(description="An id of the export, which links its parts; not a database id.")]
 
 
@@ -111,7 +111,7 @@ Keywords = Annotated[list[Keyword], _at_most(MAX_KEYWORDS, "keywords"), Field(ma
 PageIds = Annotated[list[Id], _at_most(MAX_PAGES, "page ids"), Field(max_length=MAX_PAGES)]
 
 
-class _Part(BaseModel):
+class ExportPart(BaseModel):
     # Numbers and flags as JSON has them: "3" is no number and 1 is no flag. Unknown keys are ignored.
     model_config = ConfigDict(strict=True, extra="ignore")
 
@@ -119,7 +119,7 @@ class _Part(BaseModel):
 # --- The parts ----------------------------------------------------------------------------------------
 
 
-class HeatPoint(_Part):
+class HeatPoint(ExportPart):
     """A session's heat at one moment, and what changed it."""
 
     at: Time
@@ -130,7 +130,7 @@ class HeatPoint(_Part):
     recency: float = Field(allow_inf_nan=False)
 
 
-class SessionDoc(_Part):
+class SessionDoc(ExportPart):
     """A mid-term session: its summary, heat and the visits that made it."""
 
     id: Id
@@ -148,11 +148,11 @@ class SessionDoc(_Part):
     heat_timeline: Annotated[list[HeatPoint], _at_most(MAX_POINTS, "heat points")] = []
 
 
-class PageDoc(_Part):
+class PageDoc(ExportPart):
     """A turn: what the person said and the reply, its tier, and the session it belongs to."""
 
     id: Id
-    seq: Annotated[int, Field(ge=1, lt=2**31)]
+    seq: Annotated[int, Field(ge=1, le=2**31 - 1)]
     tier: Literal[tuple(Page.Tier.values)]
     session_id: Id | None = Field(None, description="None for a short-term page; else a session of the export.")
     user_input: Text = ""
@@ -176,7 +176,7 @@ class PageDoc(_Part):
         return self
 
 
-class VersionDoc(_Part):
+class VersionDoc(ExportPart):
     """One change to a long-term entry: its value before and after, why, by whom, from which turns."""
 
     id: Id | None = None
@@ -189,7 +189,7 @@ class VersionDoc(_Part):
     source_page_ids: PageIds = []
 
 
-class EntryDoc(_Part):
+class EntryDoc(ExportPart):
     """A long-term entry (a profile value or a fact), where it came from and, in an export, its history."""
 
     id: Id
@@ -206,13 +206,13 @@ class EntryDoc(_Part):
     history: Annotated[list[VersionDoc], _at_most(MAX_VERSIONS, "versions")] = []
 
 
-class AssistantDoc(_Part):
+class AssistantDoc(ExportPart):
     id: str
     name: str = ""
     persona: str = ""
 
 
-class SpaceExport(_Part):
+class SpaceExport(ExportPart):
     """One space: a user's memory with one assistant."""
 
     assistant: AssistantDoc | None = None
@@ -261,13 +261,13 @@ def _names(value: int | None, known: set[int], where: str) -> None:
         raise BadExport(f"{where}: names {value}, which is not in the export")
 
 
-class UserDoc(_Part):
+class UserDoc(ExportPart):
     id: str
     display_name: str = ""
     created_at: MaybeTime = None
 
 
-class UserExport(_Part):
+class UserExport(ExportPart):
     """Every space of one memory user."""
 
     format: Literal[EXPORT_FORMAT]

@@ -500,7 +500,7 @@ class BackgroundJob(WorkerJob):
 
 class Experiment(models.Model):
     """A fork of a memory space: the source's turns replayed, by an import job, into a shadow space with
-    other parameters, to compare what each remembers (jobs/experiments.py, engine/comparison.py).
+    other parameters, to compare what each remembers (jobs/experiments.py, beyond/comparison.py).
 
     The shadow space belongs to a memory user of its own that no account owns, so it is in no list and
     behind no door but the experiment's; nothing of the experiment is ever written to the source."""

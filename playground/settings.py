@@ -227,7 +227,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "memory_engine.interfaces.api.openapi.MemoryAutoSchema",
     "DEFAULT_THROTTLE_RATES": {
         "api": envstr("MEMORYOS_API_RATE", "600/min"),
         "chat": envstr("MEMORYOS_API_CHAT_RATE", "30/min"),

@@ -12,6 +12,7 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from bench.fake_llm_server import reply
 from memory_engine.engine import long_term
@@ -88,6 +89,7 @@ def test_no_generated_request_gets_a_server_error(operation, alice, settings):
             case.path_parameters = {name: values.get(name, value) for name, value in case.path_parameters.items()}
         cache.clear()  # rate limits would answer 429 to most of the run
         response = case.call(headers={"Authorization": f"Bearer {secret}"})
-        case.validate_response(response, checks=[not_a_server_error])
+        # and the answer has the shape the OpenAPI document gives it for its status, so the document cannot drift
+        case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
 
     check()

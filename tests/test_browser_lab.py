@@ -8,8 +8,8 @@ import json
 import pytest
 
 from bench.fake_llm_server import reply
-from memory_engine.engine.comparison import Probe, compare
-from memory_engine.engine.export import space_export
+from memory_engine.beyond.comparison import Probe, compare
+from memory_engine.beyond.export import space_export
 from memory_engine.jobs.experiments import locomo_probes
 from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpace
 from memory_engine.store.spaces import owned_user_create

@@ -4,7 +4,7 @@ two compared; the source never changes, the shadow is nobody's to reach but thro
 import pytest
 from django.db.models import Sum
 
-from memory_engine.engine.comparison import (
+from memory_engine.beyond.comparison import (
     Probe,
     compare,
     dialogue_ids,

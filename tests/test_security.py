@@ -27,8 +27,8 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
 from bench.fake_llm_server import held, reply
+from memory_engine.beyond.export import space_export
 from memory_engine.engine import long_term
-from memory_engine.engine.export import space_export
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces import signin
 from memory_engine.interfaces.api.tokens import token_create

@@ -91,7 +91,7 @@ class MemoryOS:
         return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
 
     def inspect(self, *, user_id: str, assistant_id: str, query: str, **options) -> Inspection:
-        """What a chat turn would retrieve and send for `query`, storing nothing (see engine/inspector.py)."""
+        """What a chat turn would retrieve and send for `query`, storing nothing (see beyond/inspector.py)."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         return inspect(space, query, compact=self._llm.weak if self._llm else weak_model(space), **options)
 
@@ -105,13 +105,13 @@ class MemoryOS:
 
     def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
         """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
-        re-embedded (see engine/restore.py), here in the calling process (the REST door has a worker do it:
+        re-embedded (see beyond/restore.py), here in the calling process (the REST door has a worker do it:
         jobs/background.py)."""
         return space_restore(space=self.space(user_id=user_id, assistant_id=assistant_id), document=export)
 
     def compare(self, experiment: Experiment, probes: list[Probe], *, k: int = 10) -> dict:
         """The experiment and its source side by side, and what each ranks for the probes (see
-        engine/comparison.py), here in the calling process."""
+        beyond/comparison.py), here in the calling process."""
         return compare(experiment.source, experiment.space, probes, k=k)
 
     def get_response(

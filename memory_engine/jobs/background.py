@@ -17,8 +17,8 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from memory_engine.engine.comparison import Probe, compare, probes_check
-from memory_engine.engine.restore import restore_check, space_restore
+from memory_engine.beyond.comparison import Probe, compare, probes_check
+from memory_engine.beyond.restore import restore_check, space_restore
 from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace
 from memory_engine.store.changes import announce
@@ -37,7 +37,7 @@ def restore_create(
     *, space: MemorySpace, document: object, parameters: dict | None = None, holder: MemorySpace | None = None
 ) -> BackgroundJob:
     """Record the restore of `document` (a space's export) into the empty `space`, its parameters but for
-    `parameters`, after checking it whole (engine/restore.restore_check raises what is wrong); dispatch's
+    `parameters`, after checking it whole (beyond/restore.restore_check raises what is wrong); dispatch's
     `background_send` has it run. `holder`: the space whose holder the job counts against (an
     experiment's source, for its shadow space), if not `space`."""
     restore_check(space=space, document=document, parameters=parameters)
@@ -50,7 +50,7 @@ def restore_create(
 
 def comparison_create(*, experiment: Experiment, probes: Sequence[Probe], k: int) -> BackgroundJob:
     """Record a comparison of the experiment with its source for `probes` (checked first: what
-    engine/comparison.probes_check raises), a job of the source's space."""
+    beyond/comparison.probes_check raises), a job of the source's space."""
     probes_check(probes, k)
     room_for_background_job(experiment.source)
     request = {

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from memory_engine.engine.comparison import Probe
+from memory_engine.beyond.comparison import Probe
 from memory_engine.jobs.background import background_run, background_unsent, comparison_create, restore_create
 from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.jobs.imports import import_create, import_run, import_unsent, room_for_bulk_work
@@ -144,7 +144,7 @@ def background_send(job: BackgroundJob) -> None:
 
 def restore_start(*, space: MemorySpace, document: object) -> BackgroundJob:
     """Check a space's export whole and have a worker restore it into the empty `space` (inline: restored
-    on return). Raises what engine/restore.restore_check raises, and TooMuchBulkWork when whoever holds the
+    on return). Raises what beyond/restore.restore_check raises, and TooMuchBulkWork when whoever holds the
     space has a restore or comparison unfinished; then nothing is stored."""
     job = restore_create(space=space, document=document)
     background_send(job)
@@ -153,7 +153,7 @@ def restore_start(*, space: MemorySpace, document: object) -> BackgroundJob:
 
 def comparison_start(*, experiment: Experiment, probes: list[Probe], k: int) -> BackgroundJob:
     """Have a worker compare the experiment with its source (inline: compared on return). Raises what
-    engine/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
+    beyond/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
     job = comparison_create(experiment=experiment, probes=probes, k=k)
     background_send(job)
     return job

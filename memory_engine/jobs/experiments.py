@@ -1,6 +1,6 @@
 """Experiments: fork a memory space into a shadow space with other parameters, replay the source's turns
 into it in a worker (an import job, so it shows progress as an import does), and compare the two
-(engine/comparison.py). The source is only read: its pages, and the turns still waiting in its
+(beyond/comparison.py). The source is only read: its pages, and the turns still waiting in its
 unfinished imports, so a space still being imported can be forked and both replays watched at once.
 """
 
@@ -52,7 +52,7 @@ def replay_turns(source: MemorySpace) -> list[dict]:
 
 def experiment_create(*, source: MemorySpace, name: object, parameters: dict, export: object = None) -> Experiment:
     """Fork `source`: a shadow space with its parameters but for `parameters`, into which a worker
-    replays its turns (inline: replayed on return). With `export` (a space's export, engine/export.py)
+    replays its turns (inline: replayed on return). With `export` (a space's export, beyond/export.py)
     the shadow space is that space restored instead, by a worker too (jobs/background.py), its parameters
     but for `parameters`: to compare
     memory built elsewhere, or earlier, with this one. Raises InvalidParameter for a bad parameter,

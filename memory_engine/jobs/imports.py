@@ -55,7 +55,7 @@ def locomo_sample_ids() -> tuple[str, ...]:
 def locomo_turns(sample_id: str) -> list[dict]:
     """The turns of a LoCoMo sample of the bundled dev split, as the evaluation maps them, each with the
     ids of the dialogue turns it holds in its meta ({"dia_ids": [...]}): what the questions' evidence names,
-    so an experiment can score recall (engine/comparison.py)."""
+    so an experiment can score recall (beyond/comparison.py)."""
     sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
     if sample is None:
         raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")

@@ -1,7 +1,7 @@
 """What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
 reverted (each change a version in the entry's history), pages and sessions corrected."""
 
-from memory_engine.engine.export import entry_dict, version_dict
+from memory_engine.beyond.export import entry_dict, version_dict
 from memory_engine.engine.long_term import (
     entry_delete,
     entry_edit,

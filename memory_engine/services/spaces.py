@@ -1,6 +1,6 @@
 """Memory users, assistants and their spaces: made, found, their parameters set, deleted; what they hold."""
 
-from memory_engine.engine.export import space_counts, space_sizes
+from memory_engine.beyond.export import space_counts, space_sizes
 from memory_engine.store.spaces import (
     assistant_create,
     holder_key,

@@ -1,8 +1,8 @@
 """A memory in and out: conversations imported turn by turn (a transcript, a LoCoMo sample), a user's or a
 space's export, and an export restored (checked at once, done by a worker)."""
 
-from memory_engine.engine.export import space_export, user_export
-from memory_engine.engine.restore import space_restore
+from memory_engine.beyond.export import space_export, user_export
+from memory_engine.beyond.restore import space_restore
 from memory_engine.jobs.dispatch import import_start, restore_start
 from memory_engine.jobs.imports import locomo_sample_ids, locomo_turns, transcript_turns
 

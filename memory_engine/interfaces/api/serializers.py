@@ -44,6 +44,24 @@ class EngineTextField(serializers.CharField):
 # --- Input -----------------------------------------------------------------------------------------
 
 
+_PAGES: dict[str, type] = {}
+
+
+def paginated(serializer_class) -> type:
+    """The shape of one page of `serializer_class` rows, as a list view answers (views.MemoryApiView.page_of):
+    how many rows in all, the links to the next and previous pages, and this page's rows."""
+    name = f"Paginated{serializer_class.__name__}List"
+    if name not in _PAGES:
+        fields = {
+            "count": serializers.IntegerField(help_text="Rows in all."),
+            "next": serializers.URLField(allow_null=True, help_text="The next page; null on the last."),
+            "previous": serializers.URLField(allow_null=True, help_text="The previous page; null on the first."),
+            "results": serializer_class(many=True),
+        }
+        _PAGES[name] = type(name, (serializers.Serializer,), {"__module__": __name__, **fields})
+    return _PAGES[name]
+
+
 class MemoryUserIn(serializers.Serializer):
     # Checked by the engine (spaces.account_user_id), which stores it as `<your username>:<user_id>`.
     user_id = serializers.CharField(max_length=255, help_text="Stored as `<your username>:<user_id>`.")
@@ -114,7 +132,7 @@ class ImportIn(serializers.Serializer):
 
 @extend_schema_field(
     {
-        "oneOf": [{"$ref": "#/components/schemas/SpaceExport"}, {"$ref": "#/components/schemas/UserExport"}],
+        "anyOf": [{"$ref": "#/components/schemas/SpaceExport"}, {"$ref": "#/components/schemas/UserExport"}],
         "description": "A space's export (GET .../export/), or a user's holding it: memory_engine/export_format.py, "
         "published as docs/export.schema.json. Checked whole by the restore, which says where a value is wrong.",
     }

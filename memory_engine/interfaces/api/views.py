@@ -92,6 +92,16 @@ class Pagination(PageNumberPagination):
     max_page_size = 500
 
 
+PAGING = [
+    OpenApiParameter("page", int, description="Which page of the list (from 1)."),
+    OpenApiParameter(
+        "page_size",
+        int,
+        description=f"Rows a page (default {Pagination.page_size}, at most {Pagination.max_page_size}).",
+    ),
+]
+
+
 class MemoryApiView(APIView):
     """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES (or the view's `body_limit_setting`) with 413
     before reading it."""
@@ -149,7 +159,9 @@ def _users_with_spaces(queryset):
 
 
 class UsersView(MemoryApiView):
-    @extend_schema(responses=s.MemoryUserOut(many=True), summary="List the memory users you may see")
+    @extend_schema(
+        parameters=PAGING, responses=s.paginated(s.MemoryUserOut), summary="List the memory users you may see"
+    )
     def get(self, request):
         return self.page_of(_users_with_spaces(visible_users(request)).order_by("external_id"), s.MemoryUserOut)
 
@@ -242,7 +254,9 @@ NEWEST = OpenApiParameter("newest", bool, description="Newest first (default: ol
 
 
 class TurnsView(MemoryApiView):
-    @extend_schema(parameters=[TIER, NEWEST], responses=s.PageOut(many=True), summary="The stored turns, in order")
+    @extend_schema(
+        parameters=[*PAGING, TIER, NEWEST], responses=s.paginated(s.PageOut), summary="The stored turns, in order"
+    )
     def get(self, request, user_id, assistant_id):
         pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
         pages = pages.order_by("-seq" if request.query_params.get("newest") in ("1", "true") else "seq")
@@ -289,6 +303,35 @@ def _failure(exc: Exception) -> tuple[int, dict]:
     return answer.status_code, dict(answer.data)
 
 
+CHAT_REPLY = (
+    'The reply; with "stream": true, text/event-stream: `delta` events with the words as they are written, '
+    "`restart` when the words so far were dropped for a retry, then `reply` with this body or `error` with "
+    "`status` and `detail` (nothing stored)."
+)
+# One event of a reply to a client that accepts text/event-stream, as the stream carries it: its name, and its
+# data, JSON: the answer's body (reply; or message, with its status, for a reply not streamed), the words so
+# far (delta), nothing (restart), or why it failed (error: its status, with the detail or the fields wrong).
+CHAT_EVENTS = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["delta", "restart", "reply", "message", "error"]},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "anyOf": [
+                    {"$ref": "#/components/schemas/ChatOut"},
+                    {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+                    {"type": "object", "maxProperties": 0},
+                    {"type": "object", "properties": {"status": {"type": "integer"}}, "required": ["status"]},
+                ]
+            },
+        },
+    },
+}
+
+
 class ChatView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, ChatRateThrottle]
     renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, EventStreamRenderer]
@@ -296,12 +339,8 @@ class ChatView(MemoryApiView):
     @extend_schema(
         request=s.ChatIn,
         responses={
-            200: OpenApiResponse(
-                s.ChatOut,
-                description='The reply; with "stream": true, text/event-stream: `delta` events with the words as '
-                "they are written, `restart` when the words so far were dropped for a retry, then `reply` with "
-                "this body or `error` with `status` and `detail` (nothing stored).",
-            )
+            (200, "application/json"): OpenApiResponse(s.ChatOut, description=CHAT_REPLY),
+            (200, "text/event-stream"): OpenApiResponse(CHAT_EVENTS, description=CHAT_REPLY),
         },
         summary="Get a reply from memory; the exchange is stored",
     )
@@ -451,8 +490,8 @@ class InspectView(MemoryApiView):
 
 class SessionsView(MemoryApiView):
     @extend_schema(
-        parameters=[OpenApiParameter("status", str, enum=[v for v in MidTermSession.Status.values])],
-        responses=s.SessionOut(many=True),
+        parameters=[*PAGING, OpenApiParameter("status", str, enum=[v for v in MidTermSession.Status.values])],
+        responses=s.paginated(s.SessionOut),
         summary="Mid-term sessions with their heat, hottest first",
     )
     def get(self, request, user_id, assistant_id):
@@ -464,10 +503,11 @@ class SessionsView(MemoryApiView):
 class HeatView(MemoryApiView):
     @extend_schema(
         parameters=[
+            *PAGING,
             OpenApiParameter("session", int, description="only this session's points"),
             OpenApiParameter("cause", str, enum=[v for v in HeatEvent.Cause.values]),
         ],
-        responses=s.HeatEventOut(many=True),
+        responses=s.paginated(s.HeatEventOut),
         summary="The heat timeline: a point each time a session's heat changed, oldest first",
     )
     def get(self, request, user_id, assistant_id):
@@ -484,7 +524,9 @@ class HeatView(MemoryApiView):
 class ImportsView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # an import queues hundreds of turns
 
-    @extend_schema(responses=s.ImportJobOut(many=True), summary="Imports into the space, newest first")
+    @extend_schema(
+        parameters=PAGING, responses=s.paginated(s.ImportJobOut), summary="Imports into the space, newest first"
+    )
     def get(self, request, user_id, assistant_id):
         jobs = ImportJob.objects.filter(space=space_for(request, user_id, assistant_id)).defer("turns")
         return self.page_of(jobs.order_by("-created_at", "-pk"), s.ImportJobOut)
@@ -517,7 +559,9 @@ RUN_STATUS = OpenApiParameter("status", str, enum=list(ConsolidationRun.Status.v
 
 class RunsView(MemoryApiView):
     @extend_schema(
-        parameters=[RUN_STATUS], responses=s.ConsolidationRunOut(many=True), summary="Consolidation runs, newest first"
+        parameters=[*PAGING, RUN_STATUS],
+        responses=s.paginated(s.ConsolidationRunOut),
+        summary="Consolidation runs, newest first",
     )
     def get(self, request, user_id, assistant_id):
         runs = ConsolidationRun.objects.filter(space=space_for(request, user_id, assistant_id))
@@ -576,7 +620,9 @@ KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE]
 
 
 class KnowledgeView(MemoryApiView):
-    @extend_schema(parameters=[KNOWLEDGE_KIND, ENTRY_STATUS], responses=s.EntryOut(many=True), summary="Knowledge")
+    @extend_schema(
+        parameters=[*PAGING, KNOWLEDGE_KIND, ENTRY_STATUS], responses=s.paginated(s.EntryOut), summary="Knowledge"
+    )
     def get(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id)
         kind = request.query_params.get("kind")
@@ -633,7 +679,9 @@ class KnowledgeEntryView(EntryView):
 class EntryHistoryView(MemoryApiView):
     kinds: tuple[str, ...] = PROFILE
 
-    @extend_schema(responses=s.EntryVersionOut(many=True), summary="Every version of an entry, oldest first")
+    @extend_schema(
+        parameters=PAGING, responses=s.paginated(s.EntryVersionOut), summary="Every version of an entry, oldest first"
+    )
     def get(self, request, user_id, assistant_id, entry_id):
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
         versions = entry.versions.prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS)).order_by("at", "pk")
@@ -665,7 +713,9 @@ class ExperimentsView(MemoryApiView):
     body_limit_setting = "MEMORYOS_API_MAX_EXPORT_BYTES"  # a fork may carry a space's export
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
 
-    @extend_schema(responses=s.ExperimentOut(many=True), summary="The space's experiments, newest first")
+    @extend_schema(
+        parameters=PAGING, responses=s.paginated(s.ExperimentOut), summary="The space's experiments, newest first"
+    )
     def get(self, request, user_id, assistant_id):
         source = space_for(request, user_id, assistant_id)
         experiments = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db.models import Max, Sum
 
 from memory_engine import inputs
-from memory_engine.engine.export import space_counts
+from memory_engine.beyond.export import space_counts
 from memory_engine.engine.retriever import Item, retrieve
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.models import ConsolidationRun, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page

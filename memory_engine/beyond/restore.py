@@ -1,4 +1,4 @@
-"""Restoring a space's export (engine/export.py) into an empty space: the same turns in the same tiers and
+"""Restoring a space's export (beyond/export.py) into an empty space: the same turns in the same tiers and
 sessions, the sessions' heat and heat timelines, and the long-term entries with every version of their
 history and the turns each came from. The vectors, which an export leaves out, are made again with the
 configured model, so retrieval works at once. The export round-trip: export, restore, export again gives
