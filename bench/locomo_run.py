@@ -26,7 +26,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
-from memory_engine.engine.comparison import TurnIds, dialogue_ids, distinct_turns, ranked_items
+from memory_engine.beyond.comparison import TurnIds, dialogue_ids, distinct_turns, ranked_items
 from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
