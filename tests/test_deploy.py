@@ -66,7 +66,7 @@ def test_the_web_server_serves_every_page_and_its_assets_with_debug_off(start):
     for page, answer in seen.items():
         assert answer.status_code == 200, (page, answer.status_code)
         assets |= assets_of(answer.text)
-    assert {"/static/css/playground.css", "/static/js/chat.js"} <= assets
+    assert {"/static/css/playground.css", "/static/js/chat/page.js", "/static/js/chat/main.js"} <= assets
     assert any(a.startswith("/static/admin/css/") for a in assets)
     assert any("swagger-ui" in a for a in assets)
     for asset in sorted(assets):

@@ -204,7 +204,7 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     assert styled(admin)
 
     assets = loads.assets() | admin_loads.assets()
-    assert any(url.endswith("/static/js/chat.js") for url in assets)
+    assert any(url.endswith("/static/js/chat/main.js") for url in assets)
     assert any("/static/admin/css/" in url for url in assets)
     assert any("swagger-ui" in url for url in assets)
     assert all(status == 200 for status in assets.values()), assets

@@ -1,0 +1,216 @@
+// The conversation: the turns shown, a reply streamed in word by word, what each reply used, and the
+// turns a reply's sources link to.
+(function (chat) {
+  "use strict";
+  if (!chat) return;
+  const { $, el, call, stream, showError, turnLink, WITHHELD } = chat;
+
+  // A weak model's questions about the person are answered with their own words (engine/recall.py).
+  const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
+  const WEAK = "Written by the offline model: shown, never kept as a fact about you.";
+
+  function bubble(role, text, pageId) {
+    const item = el("li", `bubble ${role}`);
+    item.append(el("div", "text", text));
+    $("messages").append(item);
+    if (pageId) markTurn(item, pageId);
+    item.scrollIntoView({ block: "end" });
+    return item;
+  }
+
+  // Both bubbles of a stored turn carry its page id; the first is the anchor "What it used" links to.
+  function markTurn(item, pageId) {
+    item.dataset.page = pageId;
+    if (!document.getElementById(`turn-${pageId}`)) item.id = `turn-${pageId}`;
+  }
+
+
+  function provenance(item) {
+    const p = item.provenance || {};
+    const line = el("div", "provenance muted");
+    if (item.kind === "page" || item.kind === "short_term") {
+      line.append(turnLink(p.page_id, p.seq), ` · session ${p.session_id ?? "—"}`);
+      return line;
+    }
+    line.append(`entry ${p.entry_id}${p.key ? ` · ${p.key}` : ""}`);
+    (p.source_pages || []).forEach((source, i) => line.append(i ? ", " : " · from ", turnLink(source.page_id, source.seq)));
+    return line;
+  }
+
+  function usedPanel(retrieval) {
+    const details = el("details", "used");
+    const items = [...retrieval.pages, ...retrieval.profile, ...retrieval.user_knowledge, ...retrieval.assistant_knowledge,
+      ...retrieval.short_term];
+    details.append(el("summary", null, `What it used: ${retrieval.pages.length} pages, ${retrieval.profile.length} profile, ` +
+      `${retrieval.user_knowledge.length + retrieval.assistant_knowledge.length} knowledge, ` +
+      `${retrieval.short_term.length} recent turns · ${retrieval.tokens_used} tokens`));
+    const list = el("ol", "used-list");
+    for (const item of items) {
+      const row = el("li", `used-item kind-${item.kind}`);
+      const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
+      row.append(el("span", "kind", item.kind.replace("_", " ")), el("span", "score", score));
+      row.append(el("div", "used-text", item.text), provenance(item));
+      list.append(row);
+    }
+    details.append(list, chat.inspectLink(retrieval.query));
+    details.addEventListener("toggle", () => {
+      if (details.open) details.scrollIntoView({ block: "nearest" });
+    });
+    return details;
+  }
+
+  function flash(nodes) {
+    for (const node of nodes) {
+      node.classList.remove("flash");
+      void node.offsetWidth; // restart the animation
+      node.classList.add("flash");
+    }
+  }
+
+  // A source link goes to its turn in the conversation; a turn older than the conversation shown is
+  // fetched and quoted under the link instead.
+  async function showSource(event) {
+    const link = event.target.closest("a.source-link");
+    if (!link) return;
+    event.preventDefault();
+    const pageId = link.dataset.page;
+    const shown = document.querySelectorAll(`#messages .bubble[data-page="${pageId}"]`);
+    if (shown.length) {
+      shown[0].scrollIntoView({ block: "center", behavior: "smooth" });
+      flash(shown);
+      return;
+    }
+    const row = link.closest(".used-item") || link.parentElement;
+    let quote = row.querySelector(`.source-quote[data-page="${pageId}"]`);
+    if (!quote) {
+      quote = el("blockquote", "source-quote loading");
+      quote.dataset.page = pageId;
+      quote.append(el("div", "muted", "loading…"));
+      row.append(quote);
+      try {
+        const turn = await call(`turns/${pageId}/`);
+        const lines = [el("div", "muted", `turn #${turn.seq} · ${turn.tier} · ${turn.timestamp.slice(0, 16).replace("T", " ")}`)];
+        if (turn.user_input) lines.push(el("div", null, `User: ${turn.user_input}`));
+        if (turn.agent_response) lines.push(el("div", null, `Assistant: ${turn.agent_response}`));
+        if (turn.reply_withheld) lines.push(el("div", "muted", WITHHELD));
+        quote.replaceChildren(...lines);
+      } catch (error) {
+        quote.replaceChildren(el("div", "error", `turn not found: ${error.message}`));
+      }
+      quote.classList.remove("loading");
+    }
+    flash([quote]);
+  }
+
+  async function loadHistory() {
+    const page = await call("turns/?newest=true&page_size=30");
+    for (const turn of page.results.reverse()) {
+      if (turn.user_input) bubble("user", turn.user_input, turn.id);
+      if (turn.agent_response) markSource(bubble("assistant", turn.agent_response, turn.id), turn.reply_source, []);
+      if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
+      if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
+        $("messages").lastElementChild.append(chat.inspectLink(turn.user_input));
+      }
+    }
+  }
+
+  // The reply streams in word by word. "Stop" (or Escape) ends it: the server stops the model at its next
+  // word and stores nothing, and the words shown so far stay, marked as not kept.
+  let replying = null;
+
+  // A reply made of the person's words says so, with links to the turns it quotes; a weak model's says
+  // that it is not memory.
+  function markSource(item, source, quoted) {
+    if (source === "quoted") {
+      item.classList.add("quoted");
+      const note = el("div", "quote-note muted", QUOTED);
+      quoted.forEach((said, i) => note.append(i ? ", " : " ", turnLink(said.page_id, said.seq)));
+      item.append(note);
+    } else if (source === "weak_model") {
+      item.title = WEAK;
+    }
+    return item;
+  }
+
+  function finishReply(pending, asked, answer) {
+    pending.classList.remove("pending", "streaming");
+    pending.querySelector(".text").textContent = answer.response;
+    if (answer.reply_withheld) {
+      pending.classList.add("withheld");
+      pending.title = WITHHELD;
+    } else {
+      markSource(pending, answer.page.reply_source, answer.quoted || []);
+    }
+    pending.append(usedPanel(answer.retrieval));
+    pending.scrollIntoView({ block: "end" });
+    markTurn(asked, answer.page.id);
+    markTurn(pending, answer.page.id);
+    chat.refresh();
+  }
+
+  async function send(event) {
+    event.preventDefault();
+    const query = $("query").value;
+    if (!query.trim() || replying) return;
+    $("error").hidden = true;
+    $("query").value = "";
+    const asked = bubble("user", query);
+    const pending = bubble("assistant pending", "");
+    const text = pending.querySelector(".text");
+    replying = new AbortController();
+    $("send").hidden = true;
+    $("stop").hidden = false;
+    let answer = null;
+    try {
+      await stream("chat/", { query, stream: true }, (name, data) => {
+        if (name === "delta") {
+          pending.classList.add("streaming");  // still pending: the reply is not complete, nor stored
+          text.textContent += data.text;
+          pending.scrollIntoView({ block: "end" });
+        } else if (name === "restart") {
+          text.textContent = "";
+        } else if (name === "reply") {
+          answer = data;
+        } else if (name === "error") {
+          throw new Error(data.detail);
+        }
+      }, replying.signal);
+      if (!answer) throw new Error("the reply broke off before it was complete; nothing was stored");
+      finishReply(pending, asked, answer);
+    } catch (error) {
+      if (error.name === "AbortError") {
+        pending.classList.remove("pending", "streaming");
+        pending.classList.add("stopped");
+        asked.classList.add("stopped");
+        pending.append(el("div", "muted stopped-note", "Stopped: this exchange was not kept in memory."));
+      } else {
+        pending.remove();
+        asked.remove();
+        $("query").value = query;
+        showError(error.message);
+      }
+    } finally {
+      replying = null;
+      $("stop").hidden = true;
+      $("send").hidden = false;
+      $("query").focus();
+    }
+  }
+
+
+  function stop() {
+    if (replying) replying.abort();
+  }
+
+  Object.assign(chat, { loadHistory });
+
+  $("ask").addEventListener("submit", send);
+  $("messages").addEventListener("click", showSource);
+  $("stop").addEventListener("click", stop);
+  $("query").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) send(event);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && replying) stop();
+  });
+})(window.ChatPage);

@@ -1,0 +1,109 @@
+// The inspector (what a message would retrieve: every score, what the budget cut, the exact prompt) and the
+// heat timeline of the space's sessions.
+(function (chat) {
+  "use strict";
+  if (!chat) return;
+  const { $, el, call, turnLink } = chat;
+
+  function inspectLink(query) {
+    const link = el("button", "link inspect-link", "Inspect");
+    link.type = "button";
+    link.title = "What this message retrieves: every score, what the budget cut, the exact prompt";
+    link.addEventListener("click", () => {
+      $("inspect-query").value = query;
+      $("inspector-panel").open = true;
+      inspectNow();
+      $("inspector-panel").scrollIntoView({ block: "start" });
+    });
+    return link;
+  }
+
+  const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
+
+  // heatOf: session id -> its heat, for the sessions the retrieval ranked.
+  function scoreRow(item, where, heatOf) {
+    const row = el("tr", `inspected ${where.replace(" ", "-")}`);
+    const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
+    row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "num", score));
+    for (const [name] of SCORE_NAMES) {
+      const value = item.scores[name];
+      row.append(el("td", "num", value === undefined ? "" : value.toFixed(3)));
+    }
+    const heat = item.provenance && heatOf.get(item.provenance.session_id);
+    row.append(el("td", "num", heat === undefined ? "" : heat.toFixed(2)));
+    row.append(el("td", "num", item.tokens), el("td", "text", item.text));
+    return row;
+  }
+
+  function showInspection(x) {
+    const r = x.retrieval;
+    const head = el("tr");
+    const columns = ["kind", "prompt", "score", ...SCORE_NAMES.map(([, label]) => label), "session heat", "tokens", "text"];
+    for (const name of columns) head.append(el("th", null, name));
+    const table = el("table", "inspection-table");
+    table.append(head);
+    const heatOf = new Map(r.sessions.map((s) => [s.provenance.session_id, s.provenance.heat]));
+    for (const item of [...r.short_term, ...r.profile, ...r.pages, ...r.user_knowledge, ...r.assistant_knowledge]) {
+      table.append(scoreRow(item, "in", heatOf));
+    }
+    for (const item of r.cut) table.append(scoreRow(item, "cut", heatOf));
+    for (const item of r.sessions) table.append(scoreRow(item, "not sent", heatOf));
+    const parts = el("ol", "prompt-parts");
+    for (const part of x.parts) {
+      const li = el("li", "prompt-part");
+      li.append(el("div", "muted", `${part.name} · ${part.role} · ${part.tokens} tokens`), el("pre", null, part.text));
+      parts.append(li);
+    }
+    const fromMemory = [];
+    if (x.answer_from_memory) {
+      const said = el("p", "notice", `The offline model would not be asked. The reply would be: “${x.answer_from_memory.text}”`);
+      x.answer_from_memory.quoted.forEach((s, i) => said.append(i ? ", " : " From ", turnLink(s.page_id, s.seq)));
+      fromMemory.push(said);
+    }
+    $("inspection").replaceChildren(
+      ...fromMemory,
+      el("p", "budget", `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
+        `The prompt is about ${x.prompt_tokens} tokens${x.compact ? " (the short prompt of a weak model)" : ""}.`),
+      table,
+      el("p", "muted", "A page's score is its match (BM25 and the cosine, weighed) plus its neighbours' share; heat " +
+        "and recency are not in it: they decide which sessions are promoted, and a chat turn heats the sessions of " +
+        "the pages it uses. The sessions ranked by their summary (cosine and keywords) are shown, not sent."),
+      el("h4", null, "The prompt, as it would be sent"),
+      parts,
+    );
+  }
+
+  async function inspectNow(event) {
+    if (event) event.preventDefault();
+    const query = $("inspect-query").value;
+    if (!query.trim()) return;
+    $("inspection").replaceChildren(el("p", "muted", "inspecting…"));
+    try {
+      showInspection(await call("inspect/", { method: "POST", body: JSON.stringify({ query }) }));
+    } catch (error) {
+      $("inspection").replaceChildren(el("p", "error", error.message));
+    }
+  }
+
+  // --- The heat timeline ---------------------------------------------------------------------------
+
+  async function showHeatTimeline() {
+    if (!$("heat-panel").open) return;
+    // The newest 2,000 points at most: the last four pages of 500, oldest first.
+    const first = await call("heat/?page_size=500");
+    const last = Math.max(1, Math.ceil(first.count / 500));
+    const points = [];
+    for (let number = Math.max(1, last - 3); number <= last; number++) {
+      points.push(...(number === 1 ? first : await call(`heat/?page_size=500&page=${number}`)).results);
+    }
+    const space = await call("");
+    window.MemoryCharts.heatTimeline($("heat-chart"), points, space.parameters.heat_threshold, { height: 220 });
+  }
+
+  Object.assign(chat, { inspectLink, showHeatTimeline });
+
+  $("inspect").addEventListener("submit", inspectNow);
+  $("heat-panel").addEventListener("toggle", () => showHeatTimeline().catch((error) => {
+    $("heat-chart").replaceChildren(el("p", "error", error.message));
+  }));
+})(window.ChatPage);

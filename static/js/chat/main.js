@@ -1,0 +1,8 @@
+// Starts the chat page once its parts are in place: the conversation, then the memory panel, then the feed.
+(function (chat) {
+  "use strict";
+  if (!chat) return;
+  chat.loadHistory().then(chat.refresh).then(chat.openFeed).catch((error) => {
+    chat.showError(error.message);
+  });
+})(window.ChatPage);

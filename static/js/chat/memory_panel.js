@@ -1,0 +1,234 @@
+// The memory panel: the space's counts and tiers, its profile and knowledge (each with its history, edited
+// in place or forgotten), its consolidation runs and its parameters.
+(function (chat) {
+  "use strict";
+  if (!chat) return;
+  const { root, $, el, call, showError, fill } = chat;
+
+  // The panel shows the space as the feed (GET events/) last described it; each part is read again when
+  // the feed says it changed, and everything after an action of this page.
+  let lastSpace = null;
+
+  function showSpace(space, runs) {
+    lastSpace = space;
+    const c = space.counts;
+    showParameters(space.parameters);
+    const counts = [["short-term", c.short_term_pages], ["mid-term", c.mid_term_pages], ["sessions", c.active_sessions],
+      ["profile", c.profile_entries], ["knowledge", c.user_knowledge + c.assistant_knowledge]];
+    $("counts").replaceChildren(...counts.flatMap(([name, n]) => [el("dt", null, name), el("dd", null, n)]));
+    const busy = c.consolidation_pending || runs.some((r) => r && (r.status === "running" || r.status === "retrying"));
+    $("consolidation").textContent = busy ? "consolidating…" : "idle";
+    $("consolidation").classList.toggle("busy", busy);
+  }
+
+  async function showTiers() {
+    const [short, sessions] = await Promise.all([
+      call("turns/?tier=short&newest=true&page_size=20"),
+      call("sessions/?status=active&page_size=20"),
+    ]);
+    const threshold = lastSpace.parameters.heat_threshold;
+    fill($("short-term"), short.results.map((t) => el("li", null, `#${t.seq} ${t.user_input || t.agent_response}`)), "empty");
+    const hottest = Math.max(threshold, ...sessions.results.map((s) => s.heat));
+    fill($("sessions"), sessions.results.map((s) => {
+      const item = el("li", "session");
+      const bar = el("div", "heat");
+      bar.style.width = `${Math.max(2, (100 * s.heat) / hottest)}%`;
+      if (s.heat >= threshold) bar.classList.add("hot");
+      item.append(el("div", "session-head", `heat ${s.heat.toFixed(2)} · ${s.l_interaction} new pages · ${s.n_visit} visits since promotion`), bar,
+        el("div", "summary", s.summary));
+      return item;
+    }), "none yet");
+  }
+
+  async function showEntries() {
+    const [profile, knowledge] = await Promise.all([call("profile/"), call("knowledge/?page_size=50")]);
+    // An entry being edited stays as it is until it is saved or left; a history open stays open.
+    if (document.querySelector("form.edit-entry")) return;
+    const openHistories = new Set([...document.querySelectorAll("button.history-toggle[aria-expanded=true]")]
+      .map((button) => button.dataset.path));
+    const rows = profile.entries.flatMap((e) => {
+      const value = el("dd");
+      value.append(el("span", "value", e.value), editButton(e, `profile/${e.id}/`, value),
+        forgetButton(e, `profile/${e.id}/`, `${e.key}: ${e.value}`), historyButton(`profile/${e.id}/history/`, value));
+      return [el("dt", null, e.key), value];
+    });
+    $("profile").replaceChildren(...(rows.length ? rows : [el("dd", "muted", "nothing learnt yet")]));
+    fill($("knowledge"), knowledge.results.map((e) => {
+      const item = el("li", e.kind);
+      item.append(el("span", "value", e.value), editButton(e, `knowledge/${e.id}/`, item),
+        forgetButton(e, `knowledge/${e.id}/`, e.value), historyButton(`knowledge/${e.id}/history/`, item));
+      return item;
+    }), "nothing learnt yet");
+    for (const button of document.querySelectorAll("button.history-toggle")) {
+      if (openHistories.has(button.dataset.path)) button.click();
+    }
+  }
+
+  async function showRuns() {
+    const runs = await call("runs/?page_size=5");
+    fill($("runs"), runs.results.map((r) => el("li", `run ${r.status}`,
+      `${r.status} · ${r.pages_moved} moved · ${r.sessions_promoted} promoted · ${r.items_stored} stored${r.error ? ` · ${r.error}` : ""}`)), "none yet");
+    return runs.results;
+  }
+
+  // Everything, after this page changed something (a reply, an edit, new parameters).
+  async function refresh() {
+    const [space, runs] = await Promise.all([call(""), showRuns()]);
+    showSpace(space, runs);
+    await Promise.all([showTiers(), showEntries()]);
+  }
+
+  // --- An entry's history ------------------------------------------------------------------------
+
+  function historyButton(path, holder) {
+    const button = el("button", "link history-toggle", "history");
+    button.type = "button";
+    button.dataset.path = path;
+    button.setAttribute("aria-expanded", "false");
+    button.addEventListener("click", async () => {
+      const shown = holder.querySelector(".history");
+      if (shown) {
+        shown.remove();
+        button.setAttribute("aria-expanded", "false");
+        return;
+      }
+      const list = el("ol", "history");
+      holder.append(list);
+      button.setAttribute("aria-expanded", "true");
+      try {
+        const versions = await call(path);
+        for (const v of versions.results || versions) {
+          const li = el("li", "version");
+          li.append(el("div", "muted", `${v.at.slice(0, 16).replace("T", " ")} · ${v.cause} · ${v.actor} · ${v.status_after}`));
+          const words = el("div", "diff");
+          for (const [kind, run] of v.changes) {  // the admin's word diff, from the API
+            words.append(kind === "same" ? document.createTextNode(run) : el(kind, null, run), " ");
+          }
+          li.append(words);
+          list.append(li);
+        }
+      } catch (error) {
+        list.append(el("li", "error", error.message));
+      }
+    });
+    return button;
+  }
+
+  // --- Editing in place ----------------------------------------------------------------------------
+
+  // The value becomes a text box: Enter or Save stores it through the engine (recorded in the entry's
+  // history as an owner edit; the next reply uses it), Escape or Cancel leaves it as it was.
+  function editButton(entry, path, holder) {
+    const button = el("button", "link edit-toggle", "edit");
+    button.type = "button";
+    button.setAttribute("aria-label", `Edit ${entry.value}`);
+    button.addEventListener("click", () => {
+      const shown = holder.querySelector(".value");
+      const form = el("form", "edit-entry");
+      const input = el("input");
+      input.value = entry.value;
+      input.setAttribute("aria-label", "New value");
+      const save = el("button", null, "Save");
+      save.type = "submit";
+      const cancel = el("button", "link", "Cancel");
+      cancel.type = "button";
+      form.append(input, save, cancel);
+      shown.replaceWith(form);
+      button.hidden = true;
+      input.focus();
+      const close = () => {
+        form.replaceWith(shown);
+        button.hidden = false;
+        button.focus();
+      };
+      cancel.addEventListener("click", close);
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") close();
+      });
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        save.disabled = true;
+        try {
+          await call(path, { method: "PATCH", body: JSON.stringify({ value: input.value }) });
+          form.remove();
+          refresh();
+        } catch (error) {
+          showError(error.message);
+          save.disabled = false;
+        }
+      });
+    });
+    return button;
+  }
+
+  // --- Forgetting -------------------------------------------------------------------------------
+
+  // Deleting an entry keeps its history (an admin can revert it); retrieval stops using it at once.
+  function forgetButton(entry, path, text) {
+    const button = el("button", "forget", "×");
+    button.type = "button";
+    button.title = "Forget this";
+    button.setAttribute("aria-label", `Forget ${text}`);
+    button.addEventListener("click", async () => {
+      if (!window.confirm(`Forget “${text}”? Replies stop using it at once; its history is kept.`)) return;
+      button.disabled = true;
+      try {
+        await call(path, { method: "DELETE" });
+      } catch (error) {
+        showError(error.message);
+      }
+      refresh();
+    });
+    return button;
+  }
+
+  async function deleteSpace() {
+    const name = root.dataset.name;
+    if (!window.confirm(`Delete all of ${name}'s memory? Every turn, session, profile and knowledge entry, their ` +
+      "history and vectors go, and this cannot be undone.")) return;
+    try {
+      await call("", { method: "DELETE" });
+      window.location.assign(root.dataset.home);
+    } catch (error) {
+      showError(error.message);
+    }
+  }
+
+  // --- Parameters ---------------------------------------------------------------------------------
+
+  // The inputs the person changed since the form was last saved. A redraw of the memory panel (a feed
+  // event, say) leaves them as they are: it used to put the stored value back into every input but the
+  // focused one, so an event between filling two fields undid the first, and Save stored the old value.
+  const editedParameters = new Set();
+
+  function showParameters(parameters) {
+    for (const input of $("parameters").querySelectorAll("input")) {
+      if (document.activeElement !== input && !editedParameters.has(input.name)) {
+        input.value = parameters[input.name];
+      }
+    }
+  }
+
+  async function saveParameters(event) {
+    event.preventDefault();
+    const changes = {};
+    for (const input of $("parameters").querySelectorAll("input")) changes[input.name] = Number(input.value);
+    try {
+      const space = await call("", { method: "PATCH", body: JSON.stringify(changes) });
+      editedParameters.clear();
+      showParameters(space.parameters);
+      $("parameters-status").textContent = "saved";
+      refresh();
+    } catch (error) {
+      $("parameters-status").textContent = error.message;
+    }
+  }
+
+  Object.assign(chat, { showSpace, showTiers, showEntries, showRuns, refresh });
+
+  $("parameters").addEventListener("submit", saveParameters);
+  $("parameters").addEventListener("input", (event) => {
+    if (event.target.name) editedParameters.add(event.target.name);
+  });
+  $("delete-space").addEventListener("click", deleteSpace);
+})(window.ChatPage);
