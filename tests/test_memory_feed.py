@@ -8,7 +8,7 @@ import httpx2
 import pytest
 
 from memory_engine.engine import long_term
-from memory_engine.interfaces.api import streaming
+from memory_engine.interfaces.api import memory_feed
 from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import MemoryUser
 from memory_engine.store.spaces import space_delete
@@ -26,7 +26,7 @@ def short_streams(settings):
 @pytest.fixture
 def announced_only(monkeypatch, settings):
     """The feed reads the revision only when a change is announced: what arrives was pushed."""
-    monkeypatch.setattr(streaming, "CHECK_SECONDS", 600.0)
+    monkeypatch.setattr(memory_feed, "CHECK_SECONDS", 600.0)
     settings.MEMORYOS_EVENTS_STREAM_SECONDS = 600.0
 
 

@@ -3,17 +3,21 @@
 Every write to a space announces it once its transaction commits (`announce`): the write path
 (`writes.space_write`), a retrieval's hits, a consolidation run's start and end, an import's progress.
 The announcement is a Redis message on the space's channel (the broker's Redis), which the event stream
-of each open page hears (interfaces/api/streaming.py). It carries nothing but the space's id: the page
+of each open page hears (`subscribe` in a thread, `listener` in an event loop; the streams:
+interfaces/api/memory_feed.py). It carries nothing but the space's id: the page
 then reads the space's `revision` from the database, which says which parts of the memory changed since
 the revision it saw last. So a lost announcement (Redis down, a message dropped while a page was
 reconnecting) costs only time: the stream reads the revision again at least every few seconds, and a
 page that reconnects sends the last revision it saw and is told at once what changed meanwhile.
 """
 
+import asyncio
+import contextlib
 import logging
 import threading
 import time
 import zlib
+from collections import defaultdict
 
 from django.conf import settings
 from django.db import transaction
@@ -74,6 +78,103 @@ def announce(space_id: int) -> None:
     """Tell open pages that the space changed, once the current transaction commits (at once outside
     one). Never raises; costs one Redis message."""
     transaction.on_commit(lambda: _announcer.publish(space_id))
+
+
+# --- Hearing the announcements -------------------------------------------------------------------------
+
+
+class Subscription:
+    """One space's announcements, heard in a thread (a stream under WSGI). Without Redis it hears nothing,
+    and `heard` only waits: the stream reads the revision anyway."""
+
+    def __init__(self, space_id: int) -> None:
+        self._pubsub = None
+        url = events_url()
+        if url is None:
+            return
+        try:
+            import redis
+
+            pubsub = redis.Redis.from_url(url, socket_connect_timeout=0.5).pubsub(ignore_subscribe_messages=True)
+            pubsub.subscribe(channel(space_id))
+            self._pubsub = pubsub
+        except Exception as exc:  # no announcements: the stream reads the revision every few seconds
+            logger.info("the memory feed of space %s hears no announcements (%s)", space_id, exc)
+
+    def heard(self, timeout: float) -> bool:
+        """Whether an announcement came within `timeout` seconds."""
+        if self._pubsub is not None:
+            try:
+                return self._pubsub.get_message(timeout=timeout) is not None
+            except Exception:  # Redis went away mid-stream
+                pass
+        if timeout:
+            time.sleep(timeout)
+        return False
+
+    def close(self) -> None:
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                self._pubsub.close()
+
+
+def subscribe(space_id: int) -> Subscription:
+    return Subscription(space_id)
+
+
+class Listener:
+    """One subscription per process (per event loop) to every space's announcements, waking the streams
+    of the spaces announced: a thousand open pages cost one Redis connection, not a thousand."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[int, set[asyncio.Event]] = defaultdict(set)
+        self.task: asyncio.Task | None = None
+        self.ready = asyncio.Event()  # subscribed: what is announced from now on is heard
+
+    def register(self, space_id: int) -> asyncio.Event:
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._listen())
+        wake = asyncio.Event()
+        self.waiting[space_id].add(wake)
+        return wake
+
+    def unregister(self, space_id: int, wake: asyncio.Event) -> None:
+        self.waiting[space_id].discard(wake)
+        if not self.waiting[space_id]:
+            del self.waiting[space_id]
+
+    async def _listen(self) -> None:
+        url = events_url()
+        if url is None:
+            return
+        import redis.asyncio
+
+        while True:
+            try:
+                client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2)
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                    self.ready.set()
+                    async for message in pubsub.listen():
+                        name = message.get("channel") or b""
+                        space_id = name.decode(errors="replace").removeprefix(CHANNEL_PREFIX)
+                        for wake in self.waiting.get(int(space_id) if space_id.isdigit() else -1, ()):
+                            wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis is down: the streams read the revision every CHECK_SECONDS
+                self.ready.clear()
+                logger.info("the memory feeds hear no announcements (%s); trying again in 5 s", exc)
+                await asyncio.sleep(5)
+
+
+_listeners: dict[int, Listener] = {}
+
+
+def listener() -> Listener:
+    """This event loop's one subscription to every space's announcements (a stream under ASGI)."""
+    loop = asyncio.get_running_loop()
+    return _listeners.setdefault(id(loop), Listener())
 
 
 def revision(space_id: int) -> dict[str, str]:

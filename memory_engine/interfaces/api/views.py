@@ -21,15 +21,10 @@ from memory_engine.export_format import SpaceExport, UserExport
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
 from memory_engine.interfaces.api.errors import PayloadTooLarge, TooManyFeeds, exception_handler
+from memory_engine.interfaces.api.memory_feed import SpaceFeed, feed_slots
 from memory_engine.interfaces.api.parsers import UnicodeJSONParser
-from memory_engine.interfaces.api.streaming import (
-    EventStreamRenderer,
-    ReplyStream,
-    SpaceFeed,
-    event_stream,
-    feed_slots,
-    give_connections_back,
-)
+from memory_engine.interfaces.api.reply_stream import ReplyStream
+from memory_engine.interfaces.api.sse import EventStreamRenderer, event_stream, give_connections_back
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.models import (
     BackgroundJob,
