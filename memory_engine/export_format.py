@@ -56,10 +56,6 @@ class BadExport(MemoryInputError):
 # --- Values, each checked by memory_engine.inputs ----------------------------------------------------
 
 
-def _time(value: object) -> datetime | None:
-    return inputs.timestamp(value)
-
-
 def _required_time(value: object) -> datetime:
     when = inputs.timestamp(value)
     if when is None:
@@ -77,7 +73,7 @@ Time = Annotated[
 ]
 MaybeTime = Annotated[
     datetime | None,
-    PlainValidator(_time),
+    PlainValidator(inputs.timestamp),
     PlainSerializer(_iso, when_used="json"),
     WithJsonSchema({"anyOf": [_TIME_SCHEMA, {"type": "null"}]}),
 ]
