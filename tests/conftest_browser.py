@@ -12,6 +12,7 @@ from django.db import connections
 from memory_engine.models import MemoryUser
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
+BUSY_MACHINE_WAIT_MS = 120_000
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -20,12 +21,15 @@ def browser(monkeypatch):
     """A headless Chromium page. The test's ORM calls run in the same thread as Playwright's event loop
     (between its calls), which Django would otherwise refuse."""
     assert CHROMIUM, "Chromium is not installed: scripts/test installs Debian's chromium package"
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = chromium.new_page(viewport={"width": 1280, "height": 860})
+        # Generous waits, for a busy machine: Playwright's own are 30 s for the page and 5 s for `expect`.
+        page.set_default_timeout(BUSY_MACHINE_WAIT_MS)
+        expect.set_options(timeout=BUSY_MACHINE_WAIT_MS)
         dialogs = []
         page.accept_dialogs = False  # a test sets it to answer OK to the page's confirmations
 
