@@ -116,8 +116,8 @@ def populate(options: TenantOptions, progress) -> dict:
     fresh API token for each; returns the plan the load runs read."""
     from django.core.management import call_command
 
-    from memory_engine.interfaces.api.tokens import token_create
     from memory_engine.models import ApiToken, MemoryUser
+    from memory_engine.services.tokens import token_create
     from memory_engine.store.spaces import assistant_create, space_get, user_create
 
     if "bench" not in connection.settings_dict["NAME"]:

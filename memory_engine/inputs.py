@@ -163,6 +163,31 @@ def experiment_name(value: object) -> str:
     return value
 
 
+TOKEN_NAME_CHARS = 100
+TOKEN_LIFETIME_DAYS = 3650
+
+
+def token_name(value: object) -> str:
+    """What an API token is for: text, whitespace collapsed, at most 100 characters (may be empty)."""
+    return " ".join(text(value, "name", limit=TOKEN_NAME_CHARS, error=InputTooLarge).split())
+
+
+def token_lifetime_days(value: object) -> float | None:
+    """How many days an API token works: a number from 0 (exclusive) to 3650, or None (empty: until
+    revoked)."""
+    if value is None or value == "":
+        return None
+    try:
+        days = float(value)
+    except (TypeError, ValueError):
+        raise MemoryInputError(
+            "expires_in_days: a number of days, or empty for a token that works until revoked"
+        ) from None
+    if not 0 < days <= TOKEN_LIFETIME_DAYS:
+        raise MemoryInputError(f"expires_in_days: more than 0 and at most {TOKEN_LIFETIME_DAYS}")
+    return days
+
+
 CAPACITIES = ("stm_capacity", "mtm_capacity", "knowledge_capacity")
 # Whole numbers with an upper bound: depths the retriever reads (it scores at most 100 candidates) and
 # the tokens of memory a prompt may hold.

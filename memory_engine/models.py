@@ -14,6 +14,7 @@ import uuid
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils import timezone
 
 external_id_validator = RegexValidator(
     r"^[A-Za-z0-9_.@-]{1,100}$",
@@ -89,6 +90,24 @@ SPACE_PARAMETERS = (
     "lexical_weight",
     "chain_weight",
 )
+# What the pages call each parameter (the chat page's parameters form, the lab's fork form).
+PARAMETER_LABELS = {
+    "stm_capacity": "Short-term capacity",
+    "mtm_capacity": "Mid-term capacity (sessions)",
+    "knowledge_capacity": "Knowledge capacity",
+    "merge_theta": "Merge threshold θ",
+    "heat_threshold": "Promotion threshold τ",
+    "heat_alpha": "α (visits)",
+    "heat_beta": "β (interaction length)",
+    "heat_gamma": "γ (recency)",
+    "recency_mu_seconds": "Recency scale μ (seconds)",
+    "eviction_policy": "Eviction policy",
+    "top_pages": "Pages ranked (top-k)",
+    "top_knowledge": "Knowledge ranked (top-k)",
+    "context_token_budget": "Prompt budget (tokens)",
+    "lexical_weight": "Lexical weight (BM25 against cosine)",
+    "chain_weight": "Neighbours' weight",
+}
 
 
 class MemorySpace(models.Model):
@@ -265,6 +284,29 @@ def page_text(user_input: str, agent_response: str) -> str:
     return "\n".join(parts)
 
 
+class ReplyRecord(models.Model):
+    """What one reply used and cost, beside the turn that stored it: its model and tokens (for what a space
+    costs over time) and the memory it was given, as references (kind, id, score) rather than words, so
+    that a forgotten entry is not kept here; the chat page shows "What it used" again after a reload
+    from these (beyond/replies.py)."""
+
+    page = models.OneToOneField(Page, on_delete=models.CASCADE, related_name="reply_record")
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="reply_records")
+    at = models.DateTimeField(default=timezone.now)
+    model = models.CharField(max_length=200, blank=True, help_text="The model that wrote the reply.")
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    memory_tokens = models.PositiveIntegerField(default=0, help_text="Tokens of memory in the prompt.")
+    token_budget = models.PositiveIntegerField(default=0)
+    used = models.JSONField(default=list, help_text="[[kind, id, score], ...] of what the prompt held.")
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "at"])]
+
+    def __str__(self) -> str:
+        return f"reply of page {self.page_id}: {self.prompt_tokens} + {self.completion_tokens} tokens"
+
+
 class HeatEvent(models.Model):
     """A point of a session's heat timeline, written whenever its heat changes."""
 
@@ -290,6 +332,26 @@ class HeatEvent(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.session_id} {self.cause} at {self.at:%Y-%m-%d %H:%M}: heat {self.heat:.2f}"
+
+
+class ParameterChange(models.Model):
+    """A change to one of a space's parameters (store/spaces.space_parameters_set), so that what the space
+    did can be read against the parameters it had then: the heat timeline draws the promotion threshold
+    as it was at each time."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="parameter_changes")
+    at = models.DateTimeField(default=timezone.now)
+    name = models.CharField(max_length=40)
+    before = models.JSONField()
+    after = models.JSONField()
+    actor = models.CharField(max_length=150, blank=True, help_text="Who changed it: an account, a token, an admin.")
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "name", "at"])]
+        ordering = ["at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.before} -> {self.after} at {self.at:%Y-%m-%d %H:%M}"
 
 
 class LongTermEntry(models.Model):
@@ -368,6 +430,7 @@ class ConsolidationRun(models.Model):
 
     class Kind(models.TextChoices):
         CONSOLIDATE = "consolidate", "consolidate (tier moves due)"
+        IMPORT = "import", "consolidate during an import or a replay"
         ANALYSIS = "analysis", "forced mid-term analysis"
 
     class Status(models.TextChoices):
@@ -390,6 +453,7 @@ class ConsolidationRun(models.Model):
     llm_calls = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    model = models.CharField(max_length=200, blank=True, help_text="The model asked (for the cost of its tokens).")
     duration_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     started_at = models.DateTimeField()
@@ -405,7 +469,7 @@ class ConsolidationRun(models.Model):
 
 class ApiToken(models.Model):
     """A secret that lets a program use the REST API and the MCP server for one memory user, and no
-    other. Only a hash of the secret is stored: it is shown once, when made (api.tokens.token_create)."""
+    other. Only a hash of the secret is stored: it is shown once, when made (services/tokens.token_create)."""
 
     memory_user = models.ForeignKey(MemoryUser, on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100, blank=True, help_text="What the token is for.")

@@ -57,6 +57,27 @@ def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return raw
 
 
+def envprices(name: str) -> dict[str, tuple[float, float]]:
+    """Model prices: "gpt-4o-mini=0.15/0.60; other-model=1/2", per million prompt / completion tokens."""
+    prices = {}
+    for part in os.environ.get(name, "").split(";"):
+        if not part.strip():
+            continue
+        model, _, pair = part.partition("=")
+        prompt, _, completion = pair.partition("/")
+        try:
+            values = (float(prompt), float(completion))
+        except ValueError:
+            values = (-1.0, -1.0)
+        if not model.strip() or not all(0 <= value < 1e6 for value in values):
+            raise ImproperlyConfigured(
+                f"{name}: each part is model=prompt/completion, prices per million tokens "
+                f"(e.g. gpt-4o-mini=0.15/0.60); got {part.strip()!r}"
+            )
+        prices[model.strip()] = values
+    return prices
+
+
 # --- Core -------------------------------------------------------------------------------------
 
 # DEBUG is off unless the development commands (scripts/play, scripts/test) turn it on. Without DEBUG
@@ -403,6 +424,9 @@ MEMORYOS = {
     "LLM_TIMEOUT_SECONDS": envfloat("MEMORYOS_LLM_TIMEOUT_SECONDS", 60.0),
     "LLM_MAX_RETRIES": envint("MEMORYOS_LLM_MAX_RETRIES", 2),
     "LLM_MAX_TOKENS": envint("MEMORYOS_LLM_MAX_TOKENS", 512),
+    # What a model's tokens cost, per million prompt / completion tokens, for the usage figures (the chat
+    # page's and GET .../usage/): "gpt-4o-mini=0.15/0.60; other=1/2". The bundled models run here: free.
+    "LLM_PRICES": {"smollm2-135m": (0.0, 0.0), "gemma3-270m": (0.0, 0.0), **envprices("MEMORYOS_LLM_PRICES")},
     # The offline model: "smollm2-135m" (bundled), "gemma3-270m" (optional package) or a .gguf file path.
     "OFFLINE_LLM_MODEL": envstr("MEMORYOS_OFFLINE_LLM_MODEL", "smollm2-135m"),
     # Half the cores the process may use (1 on a 2-core machine). llama.cpp's threads meet at a barrier

@@ -14,6 +14,7 @@ urlpatterns = [
     path("lab/<str:user_id>/<str:assistant_id>/", views.lab, name="lab"),
     path("lab/<str:user_id>/<str:assistant_id>/<int:experiment_id>/", views.experiment, name="experiment"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/login/", LoginView.as_view(authentication_form=SignInForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),

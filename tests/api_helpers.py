@@ -2,8 +2,8 @@
 
 from rest_framework.test import APIClient
 
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import MemoryUser
+from memory_engine.services.tokens import token_create
 
 SPACE = "/api/v1/users/{user}/spaces/helper/"
 

@@ -10,7 +10,6 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bench.fake_llm_server import reply, status
-from memory_engine.interfaces.api.tokens import token_create, token_revoke
 from memory_engine.models import (
     EntryVersion,
     Experiment,
@@ -21,6 +20,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services.tokens import token_create, token_revoke
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 
@@ -335,7 +335,7 @@ def test_an_edit_by_the_signed_in_owner_is_an_owner_edit_and_a_tokens_is_the_api
     assert alice.patch(url, {"value": "surgeon"}, format="json").status_code == 200
     versions = EntryVersion.objects.filter(entry=entry_of("alice", "profile")).order_by("pk")
     (owner_cause, owner_actor), (token_cause, token_actor) = versions.values_list("cause", "actor")[1:]
-    assert (owner_cause, owner_actor) == ("owner", "api account ann")
+    assert (owner_cause, owner_actor) == ("owner", "ann")
     assert token_cause == "api" and token_actor.startswith("api token ")
 
 
@@ -396,6 +396,20 @@ def test_space_parameters_can_be_changed_and_are_checked(filled, alice):
     bad = alice.patch(url, {"stm_capacity": 0, "eviction_policy": "random"}, format="json")
     assert bad.status_code == 400 and {"stm_capacity", "eviction_policy"} & set(bad.data)
     assert MemorySpace.objects.get(user__external_id="alice").stm_capacity == 4
+
+
+def test_each_parameter_change_is_recorded_with_who_made_it_and_listed_oldest_first(filled, alice, bob):
+    url = SPACE.format(user="alice")
+    alice.patch(url, {"heat_threshold": 3.0, "stm_capacity": 1}, format="json")  # stm_capacity unchanged
+    alice.patch(url, {"heat_threshold": 2.0}, format="json")
+    alice.patch(url, {"stm_capacity": 0}, format="json")  # refused: nothing recorded
+    history = alice.get(url + "parameters/history/").data
+    changes = [(c["name"], c["before"], c["after"]) for c in history["results"]]
+    assert changes == [("heat_threshold", 1.5, 3.0), ("heat_threshold", 3.0, 2.0)]
+    assert all(c["actor"].startswith("api token ") for c in history["results"])
+    assert alice.get(url + "parameters/history/?name=stm_capacity").data["count"] == 0
+    assert alice.get(url + "parameters/history/?name=nonsense").status_code == 400
+    assert bob.get(url + "parameters/history/").status_code == 404  # not bob's
 
 
 def test_export_holds_every_tier_with_history(filled, alice):

@@ -16,8 +16,8 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from bench.fake_llm_server import reply
 from memory_engine.engine import long_term
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import MemoryUser
+from memory_engine.services.tokens import token_create
 from playground.wsgi import application
 from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
 

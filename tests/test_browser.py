@@ -108,7 +108,7 @@ def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser,
     item.wait_for(state="detached")
     fact.refresh_from_db()
     assert fact.status == "deleted"
-    assert fact.versions.order_by("pk").last().actor == "api account ann"
+    assert fact.versions.order_by("pk").last().actor == "ann"
     assert fact.versions.order_by("pk").last().cause == EntryVersion.Cause.OWNER  # forgotten on the page
     space = MemorySpace.objects.get(user__external_id="alice")
     assert fact.pk not in [i.id for i in retrieve(space, "What is my cat called?").user_knowledge]
@@ -116,7 +116,7 @@ def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser,
     browser.click("#danger-panel summary")
     browser.click("#delete-space")
     browser.wait_for_url(f"{live_server.url}/")
-    assert "Delete all of alice with helper's memory?" in browser.dialogs[-1]
+    assert "Delete all of Alice with helper's memory?" in browser.dialogs[-1]
     assert "No memory yet" in browser.locator("main").inner_text()
     assert not MemorySpace.objects.filter(user__external_id="alice").exists()
     assert not Page.objects.filter(space__user__external_id="alice").exists()

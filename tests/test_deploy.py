@@ -196,8 +196,8 @@ def test_under_asgi_a_streamed_reply_holds_no_server_worker_and_a_hang_up_stores
     other requests are still answered, because the stream waits asynchronously. A client that hangs up
     stops the model at its next word, and nothing is stored; a stream read to the end stores its turn."""
     from bench.fake_llm_server import reply
-    from memory_engine.interfaces.api.tokens import token_create
     from memory_engine.models import MemoryUser, Page
+    from memory_engine.services.tokens import token_create
     from tests.memory_helpers import nothing_extracted
 
     get_user_model().objects.create_user("sam", password="pw-sam-123456")
@@ -241,9 +241,9 @@ def test_under_asgi_the_memory_feed_pushes_changes_and_a_restart_does_not_wait_f
     """The production server (one uvicorn worker) holds an open memory feed without a thread: a change
     made by another process reaches it at once, other requests are answered meanwhile, and SIGTERM ends
     the stream instead of waiting out its lifetime."""
-    from memory_engine.interfaces.api.tokens import token_create
     from memory_engine.interfaces.memoryos import MemoryOS
     from memory_engine.models import MemoryUser
+    from memory_engine.services.tokens import token_create
 
     settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "inline"}
     memory = MemoryOS()

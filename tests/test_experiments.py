@@ -140,6 +140,31 @@ def test_the_comparison_shows_each_sides_items_their_overlap_and_recall(source):
     assert result["source"]["llm_calls"] == runs > 0 and result["experiment"]["llm_calls"] == 0
 
 
+def test_a_comparison_says_when_either_side_is_still_being_built(source):
+    """Compare once ran on a half-built source and an unstarted replay and reported recall 0.437 against
+    0.000 with no word of it: each unfinished import or replay is now named, with how far it got."""
+    experiment = experiment_create(source=source, name="done", parameters={})
+    probes = [Probe("What is my cat called?", ("D1:1",), "single-hop")]
+    assert compare(source, experiment.space, probes)["warnings"] == []
+
+    turns = [{"user_input": f"Turn {n}.", "agent_response": "Noted.", "timestamp": None} for n in range(215)]
+    importing = import_create(space=source, turns=turns, source="LoCoMo conv-26")
+    ImportJob.objects.filter(pk=importing.pk).update(status=ImportJob.Status.RUNNING, done=120)
+    import_create(space=experiment.space, turns=turns, source="replay of alice")  # queued, not started
+    result = compare(source, experiment.space, probes)
+    assert result["warnings"] == [
+        "The source's LoCoMo conv-26 is not finished: 120 of 215 turns stored. "
+        "Its figures will change; compare again when it ends.",
+        "The experiment's replay of alice has not started: 0 of 215 turns stored. "
+        "Its figures will change; compare again when it ends.",
+    ]
+    assert result["source"]["unfinished"] == [
+        {"source": "LoCoMo conv-26", "status": "running", "done": 120, "total": 215}
+    ]
+    ImportJob.objects.update(status=ImportJob.Status.SUCCEEDED)
+    assert compare(source, experiment.space, probes)["warnings"] == []
+
+
 def test_the_same_parameters_rank_the_same_items_on_both_sides(source):
     experiment = experiment_create(source=source, name="same", parameters={"heat_threshold": 1000.0})
     result = compare(source, experiment.space, [Probe("Should the curry be spicy?")], k=3)

@@ -13,8 +13,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
+from memory_engine.services.tokens import token_create
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 from tests.processes import ROOT, mcp_http_server
 

@@ -11,9 +11,9 @@ from django.utils.html import escape
 
 from bench.fake_llm_server import status
 from memory_engine.engine import long_term
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.word_diff import word_diff
-from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page
+from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page, ParameterChange
+from memory_engine.services.tokens import token_create
 from playground import settings as project_settings
 from playground.databases import database_from_url
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
@@ -142,7 +142,9 @@ def test_the_entry_history_shows_each_version_as_a_diff_and_reverts_to_one(admin
     long_term.entry_delete(entry=entry, actor="api token x")
     page = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
     assert "<del>nurse</del>" in page and "<ins>night &lt;b&gt;nurse&lt;/b&gt;</ins>" in page
-    assert page.count('class="version"') == 3 and "api token x" in page and "#1" in page  # the source page
+    assert page.count('class="version') == 3 and "api token x" in page and "#1" in page  # the source page
+    # The status where it changed (created active, edited: unchanged, deleted), and which version is now.
+    assert page.count("unchanged") == 1 and page.count("· current") == 1
     first = entry.versions.order_by("at", "pk").first()
     revert = reverse("admin:memory_engine_longtermentry_revert", args=[entry.pk, first.pk])
     assert admin_client.get(revert).status_code == 403  # changes only by POST
@@ -153,6 +155,42 @@ def test_the_entry_history_shows_each_version_as_a_diff_and_reverts_to_one(admin
     assert (last.before, last.after, last.cause) == (None, "nurse", "admin")
     found = memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False)
     assert [i.text for i in found.profile] == ["occupation: nurse"]
+
+
+def test_deleting_an_entry_in_the_admin_says_it_is_marked_deleted_and_its_history_kept(admin_client, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    page = admin_client.get(reverse("admin:memory_engine_longtermentry_delete", args=[entry.pk])).content.decode()
+    assert "marked deleted" in page and "history" in page
+    assert "related items will be deleted" not in page and "Entry version" not in page
+    changelist = reverse("admin:memory_engine_longtermentry_changelist")
+    chosen = admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk]})
+    assert "marked deleted" in chosen.content.decode() and "related items" not in chosen.content.decode()
+    admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk], "post": "yes"})
+    entry.refresh_from_db()
+    assert entry.status == "deleted" and entry.versions.count() == 2
+
+
+def test_records_the_engine_writes_cannot_be_added_or_changed_in_the_admin(admin_client, filled):
+    for name in ("heatevent", "consolidationrun", "parameterchange"):
+        listed = admin_client.get(reverse(f"admin:memory_engine_{name}_changelist")).content.decode()
+        assert reverse(f"admin:memory_engine_{name}_add") not in listed
+        assert admin_client.get(reverse(f"admin:memory_engine_{name}_add")).status_code == 403
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    page = admin_client.get(reverse("admin:memory_engine_longtermentry_change", args=[entry.pk])).content.decode()
+    assert 'name="versions-MAX_NUM_FORMS" value="0"' in page  # the inline offers no row to add
+
+
+def test_the_admin_heat_timeline_has_the_threshold_as_it_was_at_each_time(admin_client, filled):
+    space = filled
+    url = reverse("admin:memory_engine_memoryspace_change", args=[space.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: form.initial.get(name, "") for name in form.fields} | {"heat_threshold": "3.0"}
+    data = {name: value for name, value in data.items() if value is not None}
+    assert admin_client.post(url, data).status_code == 302
+    heat = admin_client.get(reverse("admin:memory_engine_memoryspace_heat", args=[space.pk])).context["heat"]
+    assert heat["threshold"] == 3.0
+    assert [(c["before"], c["after"]) for c in heat["threshold_changes"]] == [(3.5, 3.0)]
+    assert ParameterChange.objects.get().actor == "admin admin"
 
 
 def test_a_word_diff_escapes_what_it_shows():

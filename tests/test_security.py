@@ -31,7 +31,6 @@ from memory_engine.beyond.export import space_export
 from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces import signin
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.conversation import turn_add
@@ -47,6 +46,7 @@ from memory_engine.models import (
     OwnerChange,
     Page,
 )
+from memory_engine.services.tokens import token_create
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for

@@ -10,8 +10,8 @@ import httpx2
 import pytest
 
 from bench.fake_llm_server import reply, status
-from memory_engine.interfaces.api.tokens import token_create
 from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession, Page
+from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 

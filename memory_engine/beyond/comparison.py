@@ -18,7 +18,15 @@ from memory_engine import inputs
 from memory_engine.beyond.export import space_counts
 from memory_engine.engine.retriever import Item, retrieve
 from memory_engine.errors import InputTooLarge, MemoryInputError
-from memory_engine.models import ConsolidationRun, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import (
+    ConsolidationRun,
+    HeatEvent,
+    ImportJob,
+    LongTermEntry,
+    MemorySpace,
+    MidTermSession,
+    Page,
+)
 
 PROBE_DEPTH = 25  # how deep each side is ranked for a probe, whatever its top-k: enough for recall@25
 MAX_PROBES = 200  # two retrievals each
@@ -115,7 +123,28 @@ def side_summary(space: MemorySpace) -> dict:
         "sessions_ever": MidTermSession.objects.filter(space=space).count(),
         "runs_failed": ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.FAILED).count(),
         **runs,
+        "unfinished": unfinished_imports(space),
     }
+
+
+def unfinished_imports(space: MemorySpace) -> list[dict]:
+    """The imports and replays into the space that have not finished: {"source", "status", "done", "total"},
+    oldest first. A side with one is still being built, and what it holds is not yet comparable."""
+    jobs = ImportJob.objects.filter(space=space, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
+    return list(jobs.order_by("created_at", "pk").values("source", "status", "done", "total"))
+
+
+def unfinished_warnings(sides: dict[str, dict]) -> list[str]:
+    """A sentence per unfinished import or replay of the compared sides (their side_summary)."""
+    warnings = []
+    for name, summary in sides.items():
+        for job in summary["unfinished"]:
+            state = "has not started" if job["status"] == ImportJob.Status.QUEUED else "is not finished"
+            warnings.append(
+                f"The {name}'s {job['source']} {state}: {job['done']} of {job['total']} turns stored. "
+                "Its figures will change; compare again when it ends."
+            )
+    return warnings
 
 
 def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
@@ -176,9 +205,10 @@ def probes_check(probes: Sequence[Probe], k: int) -> None:
 
 
 def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *, k: int = 10) -> dict:
-    """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "probes",
-    "recall"}. A probe's items are each side's first k; "shared" marks an item the other side's first k
-    hold too, and "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
+    """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "warnings",
+    "probes", "recall"}; "warnings" says which side was still being built (an import or replay unfinished).
+    A probe's items are each side's first k; "shared" marks an item the other side's first k hold too, and
+    "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
     (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
     probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
     or a question over MAX_PROBE_CHARS; before any retrieval."""
@@ -196,10 +226,11 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
         results.append(result)
     scored = [r for r in results if r["evidence"]]
     recall = {name: (sum(r[name]["recall"] for r in scored) / len(scored) if scored else None) for name in sides}
+    summaries = {name: side_summary(space) for name, space in sides.items()}
     return {
         "k": k,
-        "source": side_summary(source),
-        "experiment": side_summary(shadow),
+        **summaries,
+        "warnings": unfinished_warnings(summaries),
         "probes": results,
         "recall": {**recall, "questions": len(scored)},
     }

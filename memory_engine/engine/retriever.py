@@ -339,6 +339,29 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[
     )
 
 
+def items_now(space: MemorySpace, refs: list[tuple[str, int, float]]) -> tuple[list[Item], int]:
+    """The items `refs` name ((kind, id, score), as a reply recorded what it used), as the memory holds
+    them now, in their order; and how many are gone (a page deleted, an entry forgotten or superseded since),
+    which are left out. Three queries."""
+    page_ids = [pk for kind, pk, _ in refs if kind in ("page", "short_term")]
+    entry_ids = [pk for kind, pk, _ in refs if kind not in ("page", "short_term")]
+    pages = {page.pk: page for page in Page.objects.filter(space=space, pk__in=page_ids).defer("embedding")}
+    entries = {
+        entry.pk: entry
+        for entry in LongTermEntry.objects.filter(
+            space=space, pk__in=entry_ids, status=LongTermEntry.Status.ACTIVE
+        ).defer("embedding")
+    }
+    sources = _source_pages(list(entries))
+    items = []
+    for kind, pk, score in refs:
+        if kind in ("page", "short_term") and pk in pages:
+            items.append(_page_item(pages[pk], kind, score, {}))
+        elif pk in entries:
+            items.append(_entry_item(entries[pk], score, {}, sources.get(pk, [])))
+    return items, len(refs) - len(items)
+
+
 def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, list[Item]]:
     """Keep items in order while they fit the budget; returns kept, tokens used, the items left out."""
     kept, used, cut = [], 0, []

@@ -68,6 +68,7 @@ class RunCounts:
 
 @dataclass
 class ConsolidationReport(RunCounts):
+    model: str = ""  # the model asked, when one was (what its tokens cost depends on it)
     sessions_created: int = 0
     sessions_merged: int = 0
     items_rejected: list[str] = field(default_factory=list)
@@ -80,6 +81,7 @@ class ConsolidationReport(RunCounts):
     def add(self, other: "ConsolidationReport") -> "ConsolidationReport":
         """This report with `other`'s work added (a second pass of the same job)."""
         self.add_counts(other)
+        self.model = other.model or self.model
         self.sessions_created += other.sessions_created
         self.sessions_merged += other.sessions_merged
         self.items_rejected += other.items_rejected
@@ -311,6 +313,7 @@ def promote_session(
                 report.llm_calls += used.calls
                 report.prompt_tokens += used.prompt_tokens
                 report.completion_tokens += used.completion_tokens
+                report.model = llm.model
             extraction = long_term.validate_extraction(data, batch)
         report.items_rejected += extraction.rejected
         vectors = embedder.encode([f.fact for f in extraction.facts])

@@ -10,7 +10,6 @@ from django.utils.html import format_html
 
 from memory_engine import inputs
 from memory_engine.errors import InvalidParameter, MemoryInputError
-from memory_engine.interfaces.api.tokens import token_revoke
 from memory_engine.interfaces.signin import AdminSignInForm
 from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import (
@@ -27,6 +26,7 @@ from memory_engine.models import (
     MidTermSession,
     OwnerChange,
     Page,
+    ParameterChange,
 )
 from memory_engine.services import curation
 from memory_engine.services.consolidation import request_retry
@@ -38,6 +38,7 @@ from memory_engine.services.spaces import (
     space_sizes,
     user_memory_delete,
 )
+from memory_engine.services.tokens import token_revoke
 from memory_engine.services.transfer import user_export
 
 Cause = EntryVersion.Cause
@@ -178,7 +179,7 @@ class MemorySpaceAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         changed = {name: form.cleaned_data[name] for name in form.changed_data if name in SPACE_PARAMETERS}
-        space_parameters_set(obj, changed)
+        space_parameters_set(obj, changed, actor=_actor(request))
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.heat_timeline_view)
@@ -198,11 +199,16 @@ class MemorySpaceAdmin(admin.ModelAdmin):
             {"session": session, "at": at.isoformat(), "heat": heat, "cause": cause}
             for session, at, heat, cause in reversed(newest.values_list("session_id", "at", "heat", "cause"))
         ]
+        changes = ParameterChange.objects.filter(space=space, name="heat_threshold").order_by("at", "pk")
+        threshold_changes = [
+            {"at": at.isoformat(), "before": before, "after": after}
+            for at, before, after in changes.values_list("at", "before", "after")
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": f"Heat timeline: {space}",
             "space": space,
-            "heat": {"points": points, "threshold": space.heat_threshold},
+            "heat": {"points": points, "threshold": space.heat_threshold, "threshold_changes": threshold_changes},
         }
         return TemplateResponse(request, "admin/memory_engine/heat_timeline.html", context)
 
@@ -317,11 +323,16 @@ class MidTermSessionAdmin(admin.ModelAdmin):
 
 
 class EntryVersionInline(admin.TabularInline):
+    """An entry's versions, as recorded: written by the engine's services only."""
+
     model = EntryVersion
     extra = 0
     can_delete = False
     readonly_fields = ["at", "cause", "actor", "before", "after", "status_after"]
     exclude = ["source_pages"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class EntryForm(forms.ModelForm):
@@ -378,8 +389,12 @@ class LongTermEntryAdmin(admin.ModelAdmin):
         entry = get_object_or_404(LongTermEntry.objects.select_related("space__user", "space__assistant"), pk=entry_id)
         if not self.has_view_permission(request, entry):
             raise PermissionDenied
-        versions = entry.versions.prefetch_related("source_pages").order_by("at", "pk")
-        rows = [(version, word_diff(version.before, version.after)) for version in versions]
+        versions = list(entry.versions.prefetch_related("source_pages").order_by("at", "pk"))
+        rows = []
+        for number, version in enumerate(versions):
+            # The status where it changed, not "active" on every edit; the last version is the entry now.
+            changed = number == 0 or version.status_after != versions[number - 1].status_after
+            rows.append((version, word_diff(version.before, version.after), changed, number == len(versions) - 1))
         context = {
             **self.admin_site.each_context(request),
             "title": f"History of {entry.kind} entry {entry.pk}",
@@ -427,14 +442,32 @@ def _actor(request) -> str:
     return f"admin {request.user.get_username()}"
 
 
+class RecordAdmin(admin.ModelAdmin):
+    """Records the engine writes as things happen: read here, never added or changed by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(HeatEvent)
-class HeatEventAdmin(admin.ModelAdmin):
+class HeatEventAdmin(RecordAdmin):
     list_display = ["at", "session", "cause", "heat", "n_visit", "l_interaction", "recency"]
     list_filter = ["cause"]
 
 
+@admin.register(ParameterChange)
+class ParameterChangeAdmin(RecordAdmin):
+    list_display = ["at", "space", "name", "before", "after", "actor"]
+    list_filter = ["name"]
+    list_select_related = ["space__user", "space__assistant"]
+    search_fields = ["space__user__external_id", "actor"]
+
+
 @admin.register(ConsolidationRun)
-class ConsolidationRunAdmin(admin.ModelAdmin):
+class ConsolidationRunAdmin(RecordAdmin):
     list_display = ["started_at", "space", "kind", "status", "attempts", "pages_moved", "llm_calls", "duration_ms"]
     list_filter = ["status", "kind"]
     search_fields = ["error", "task_id", "space__user__external_id"]

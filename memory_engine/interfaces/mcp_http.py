@@ -14,10 +14,11 @@ from mcp.server.mcpserver import MCPServer
 from rest_framework.throttling import SimpleRateThrottle
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory_engine.interfaces.api.tokens import secret_from_header, token_for_secret
+from memory_engine.interfaces.api.tokens import secret_from_header
 from memory_engine.interfaces.health import PATH as HEALTH_PATH
 from memory_engine.interfaces.health import health_report
 from memory_engine.interfaces.mcp_server import run_orm
+from memory_engine.services.tokens import token_for_secret
 
 
 class CallerThrottle(SimpleRateThrottle):

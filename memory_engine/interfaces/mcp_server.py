@@ -28,12 +28,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError
-from memory_engine.interfaces.api.tokens import token_for_secret
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.services import curation
 from memory_engine.services.conversation import retrieve, turn_add
 from memory_engine.services.curation import entry_dict, version_dict
 from memory_engine.services.spaces import assistant_create, space_get, user_create
+from memory_engine.services.tokens import token_for_secret
 from memory_engine.services.transfer import user_export
 
 Kind = LongTermEntry.Kind

@@ -1,5 +1,6 @@
-"""The playground's pages: sign up, the list of one's memory spaces, and the chat page. The chat page is
-a shell: its script talks to the REST API (memory_engine/interfaces/api/) with the signed-in session."""
+"""The playground's pages: sign up, the list of one's memory spaces, one's API tokens, and the chat page.
+The chat page is a shell: its script talks to the REST API (memory_engine/interfaces/api/) with the
+signed-in session."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -13,7 +14,8 @@ from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
-from memory_engine.models import SPACE_PARAMETERS, Experiment, MemorySpace, Page
+from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, Experiment, MemorySpace, Page
+from memory_engine.services import tokens as api_tokens
 from memory_engine.services.space_llm import weak_model
 from memory_engine.services.spaces import assistant_create, owned_user_create, space_get
 from memory_engine.services.transfer import locomo_sample_ids
@@ -70,6 +72,56 @@ def space_create(request):
     return redirect("chat", user_id=user.external_id, assistant_id=assistant_id)
 
 
+@login_required
+def tokens(request):
+    """The account's API tokens, for programs that use its memory users through the REST API or the MCP
+    server: made here (the secret shown once, on the answer to the form), listed, revoked."""
+    made = None
+    status = 200
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "revoke":
+                revoked = api_tokens.account_token_revoke(request.user, token_id=request.POST.get("token", ""))
+                messages.success(request, f"Revoked {revoked.prefix}…: it no longer works.")
+                return redirect("tokens")
+            made = api_tokens.account_token_create(
+                request.user,
+                user_id=request.POST.get("user_id", ""),
+                name=request.POST.get("name", ""),
+                expires_in_days=request.POST.get("expires_in_days", ""),
+            )
+            status = 201
+        except MemoryInputError as exc:
+            messages.error(request, str(exc))
+            status = 400
+    context = {
+        "made": made,
+        "tokens": [(token, api_tokens.token_state(token)) for token in api_tokens.account_tokens(request.user)],
+        "memory_users": request.user.memory_users.order_by("external_id"),
+    }
+    return render(request, "memory_engine/tokens.html", context, status=status)
+
+
+# The number inputs of the parameters the pages offer (the eviction policy is not offered), with the bounds
+# inputs.space_parameters checks.
+PARAMETER_INPUTS = {
+    "stm_capacity": {"min": 1, "step": 1},
+    "mtm_capacity": {"min": 1, "step": 1},
+    "knowledge_capacity": {"min": 1, "step": 1},
+    "merge_theta": {"step": "any"},
+    "heat_threshold": {"step": "any"},
+    "heat_alpha": {"step": "any"},
+    "heat_beta": {"step": "any"},
+    "heat_gamma": {"step": "any"},
+    "recency_mu_seconds": {"min": 1, "step": "any"},
+    "top_pages": {"min": 1, "max": 100, "step": 1},
+    "top_knowledge": {"min": 1, "max": 100, "step": 1},
+    "context_token_budget": {"min": 1, "max": 100000, "step": 1},
+    "lexical_weight": {"min": 0, "max": 1, "step": "any"},
+    "chain_weight": {"min": 0, "max": 1, "step": "any"},
+}
+
+
 def _own_space(request, user_id: str, assistant_id: str) -> MemorySpace:
     space = (
         MemorySpace.objects.select_related("user", "assistant")
@@ -84,7 +136,15 @@ def _own_space(request, user_id: str, assistant_id: str) -> MemorySpace:
 @login_required
 def chat(request, user_id: str, assistant_id: str):
     space = _own_space(request, user_id, assistant_id)
-    context = {"space": space, "locomo_samples": locomo_sample_ids(), "offline": weak_model(space)}
+    parameters = [
+        (name, PARAMETER_LABELS[name], PARAMETER_INPUTS[name]) for name in SPACE_PARAMETERS if name in PARAMETER_INPUTS
+    ]
+    context = {
+        "space": space,
+        "locomo_samples": locomo_sample_ids(),
+        "offline": weak_model(space),
+        "parameters": parameters,
+    }
     return render(request, "memory_engine/chat.html", context)
 
 
@@ -92,7 +152,9 @@ def chat(request, user_id: str, assistant_id: str):
 def lab(request, user_id: str, assistant_id: str):
     """The space's experiments: fork it with other parameters, watch the replays, open a comparison."""
     space = _own_space(request, user_id, assistant_id)
-    parameters = [(name, getattr(space, name)) for name in SPACE_PARAMETERS if name != "eviction_policy"]
+    parameters = [
+        (name, PARAMETER_LABELS[name], getattr(space, name)) for name in SPACE_PARAMETERS if name in PARAMETER_INPUTS
+    ]
     return render(request, "memory_engine/lab.html", {"space": space, "parameters": parameters})
 
 
@@ -103,5 +165,10 @@ def experiment(request, user_id: str, assistant_id: str, experiment_id: int):
     found = Experiment.objects.filter(source=space, pk=experiment_id).first()
     if found is None:
         raise Http404("no such experiment of yours")
-    context = {"space": space, "experiment": found, "locomo_samples": locomo_sample_ids()}
+    context = {
+        "space": space,
+        "experiment": found,
+        "locomo_samples": locomo_sample_ids(),
+        "parameter_labels": PARAMETER_LABELS,
+    }
     return render(request, "memory_engine/experiment.html", context)

@@ -294,6 +294,7 @@ def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, start
     for name in updater.RunCounts.names():  # what a run records of its report
         setattr(run, name, getattr(run, name) + getattr(report, name))
     run.items_rejected += len(report.items_rejected)
+    run.model = report.model or run.model
     run.duration_ms += int((time.monotonic() - started) * 1000)
     run.finished_at = timezone.now()
     outcome = Outcome.DONE

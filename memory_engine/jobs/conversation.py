@@ -5,6 +5,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from memory_engine import inputs
+from memory_engine.beyond.replies import reply_record
 from memory_engine.engine import generator
 from memory_engine.engine.retriever import record_hits, retrieve
 from memory_engine.engine.short_term import page_store
@@ -85,6 +86,13 @@ def reply(
         consolidate=consolidate,
         reply_withheld=withheld,
         reply_source=answer.source,
+    )
+    reply_record(
+        page=page,
+        retrieval=retrieval,
+        model=llm.model,
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
     )
     return generator.Response(
         text=answer.text,

@@ -85,7 +85,10 @@ def ingest_turn(
         if with_store is not None:
             with_store(page)
     stored = time.perf_counter()
-    _, run = run_consolidation(ConsolidationRequest(space.pk, llm=llm, promotion=promotion, retry_now=retry_now))
+    request = ConsolidationRequest(
+        space.pk, kind=ConsolidationRun.Kind.IMPORT, llm=llm, promotion=promotion, retry_now=retry_now
+    )
+    _, run = run_consolidation(request)
     done = time.perf_counter()
     counters.turns += 1
     counters.count(run)

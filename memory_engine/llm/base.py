@@ -145,6 +145,7 @@ class LLM(ABC):
     """
 
     name: str = "abstract"
+    model: str = ""  # the model's name at its provider (what its tokens cost depends on)
     # True for a model too small to paraphrase reliably (the bundled 135M one): it is then never asked
     # about the person (engine/recall.py answers from their words), nor asked to promote (the updater
     # keeps their own statements), and its replies never become memory (Page.ReplySource.WEAK_MODEL).

@@ -17,6 +17,7 @@ from memory_engine.models import (
     MemorySpace,
     MemoryUser,
     OwnerChange,
+    ParameterChange,
     external_id_validator,
     memory_user_id_validator,
 )
@@ -120,17 +121,26 @@ def space_get(*, user_id: str, assistant_id: str, create: bool = True) -> Memory
         return MemorySpace.objects.get(user=user, assistant=assistant)
 
 
-def space_parameters_set(space: MemorySpace, values: dict) -> MemorySpace:
+def space_parameters_set(space: MemorySpace, values: dict, *, actor: str = "") -> MemorySpace:
     """Change some of a space's parameters, checked (inputs.space_parameters; InvalidParameter names
     the first bad one, and then nothing changes). Only those columns are written, under the space's
     lock, so what a chat turn or a worker wrote to the row meanwhile (page numbers, vector version,
-    lease) stays. Returns the space as now stored; the next consolidation applies the new values."""
+    lease) stays; each value that changed is recorded (ParameterChange, with `actor`). Returns the space
+    as now stored; the next consolidation applies the new values."""
     checked = inputs.space_parameters(values)
     with space_write(space.pk) as write:
+        changes = [
+            ParameterChange(
+                space=write.space, name=name, before=getattr(write.space, name), after=value, actor=actor[:150]
+            )
+            for name, value in checked.items()
+            if getattr(write.space, name) != value
+        ]
         for name, value in checked.items():
             setattr(write.space, name, value)
         if checked:
             write.space.save(update_fields=list(checked))
+        ParameterChange.objects.bulk_create(changes)
     return write.space
 
 

@@ -3,5 +3,6 @@
   "use strict";
 
   const heat = JSON.parse(document.getElementById("heat-data").textContent);
-  window.MemoryCharts.heatTimeline(document.getElementById("heat-chart"), heat.points, heat.threshold, { height: 360 });
+  window.MemoryCharts.heatTimeline(document.getElementById("heat-chart"), heat.points, heat.threshold,
+    { height: 360, thresholdChanges: heat.threshold_changes });
 })();

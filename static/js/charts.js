@@ -11,14 +11,15 @@
     { cause: "evicted", label: "evicted ✕", color: "#e03131" }];
 
   // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
-  // thresholds: [{label, color, value}].
+  // thresholds: [{label, color, value}], or {label, color, valueAt(x), xs} for one that changed (at xs).
   // options: {xLabel, time (x is seconds since 1970), height}. Returns the chart's element.
   function heatChart(container, lines, thresholds, options = {}) {
     const figure = el("figure", "heat-chart");
     const plot = el("div", "heat-plot");
     figure.append(plot);
     container.replaceChildren(figure);  // placed first, so that its width is the one the page gives it
-    const xs = [...new Set(lines.flatMap((line) => line.points.map((p) => p.x)))].sort((a, b) => a - b);
+    const changedAt = thresholds.flatMap((t) => t.xs || []);
+    const xs = [...new Set([...lines.flatMap((line) => line.points.map((p) => p.x)), ...changedAt])].sort((a, b) => a - b);
     const index = new Map(xs.map((x, i) => [x, i]));
     const data = [xs];
     const series = [{ label: options.xLabel || "x" }];
@@ -33,16 +34,21 @@
         spanGaps: !line.marks, paths, points: { show: true, size: line.marks ? 9 : 4, fill: line.marks ? line.color : undefined } });
     }
     for (const t of thresholds) {
-      data.push(xs.map(() => t.value));
-      series.push({ label: t.label, stroke: t.color, width: 1, dash: [6, 4], points: { show: false } });
+      data.push(xs.map((x) => (t.valueAt ? t.valueAt(x) : t.value)));
+      series.push({ label: t.label, stroke: t.color, width: 1, dash: [6, 4], points: { show: false },
+        paths: t.valueAt && window.uPlot && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined });
     }
     const table = pointsTable(lines, options);
     const drawn = typeof window.uPlot === "function" && xs.length > 0;
     if (drawn) {
       const height = options.height || 260;
       const widthNow = () => Math.max(320, plot.clientWidth || 640);
+      // The axes in the page's own text colour, so that they read in dark mode as in light.
+      const ink = window.getComputedStyle(container).color || "#333";
+      const faint = "rgba(134, 142, 150, 0.3)";
+      const axis = (label) => ({ label, stroke: ink, grid: { stroke: faint, width: 1 }, ticks: { stroke: faint, width: 1 } });
       const chart = new window.uPlot({ width: widthNow(), height, series, scales: { x: { time: !!options.time } },
-        axes: [{ label: options.xLabel }, { label: "heat" }], legend: { live: false } }, data, plot);
+        axes: [axis(options.xLabel), axis("heat")], legend: { live: false } }, data, plot);
       // The page's layout may change after the chart is drawn (a sidebar opening, a narrower window). A
       // chart redrawn in the same place (the chat page's, at each memory change) stops its old observer.
       if (window.ResizeObserver) {
@@ -98,14 +104,25 @@
       .filter((line) => line.points.length);
   }
 
+  // The promotion threshold as it was at each time: `changes` are its recorded changes ({at, before,
+  // after}, oldest first; none: it was always `now`).
+  function thresholdOverTime(now, changes) {
+    const steps = changes.map((c) => ({ x: Date.parse(c.at) / 1000, after: c.after }));
+    const first = changes.length ? changes[0].before : now;
+    const valueAt = (x) => steps.reduce((value, step) => (step.x <= x ? step.after : value), first);
+    const label = changes.length ? `promotion threshold (as it was; now ${now})` : `promotion threshold ${now}`;
+    return { label, color: "#868e96", valueAt, xs: steps.map((step) => step.x) };
+  }
+
   // A space's heat timeline, as the chat page and the admin show it: points ({session_id, at, heat,
   // cause}, `at` an ISO time) drawn as the hottest sessions' lines with promotions and evictions marked,
-  // and the promotion threshold.
+  // and the promotion threshold as it was at each time (`thresholdChanges`, ParameterChange rows).
   function heatTimeline(container, points, threshold, options = {}) {
     const timed = points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 }));
     const lines = [...sessionLines(timed, { colors: PALETTE }), ...eventMarks(timed)];
-    return heatChart(container, lines, [{ label: `promotion threshold ${threshold}`, color: "#868e96", value: threshold }],
-      { xLabel: "time", time: true, ...options });
+    const { thresholdChanges = [], ...chartOptions } = options;
+    return heatChart(container, lines, [thresholdOverTime(threshold, thresholdChanges)],
+      { xLabel: "time", time: true, ...chartOptions });
   }
 
   window.MemoryCharts = { heatChart, sessionLines, heatTimeline };

@@ -104,12 +104,18 @@
     return tr;
   }
 
+  const LABELS = JSON.parse(document.getElementById("parameter-labels")?.textContent || "{}");
+
+  function parameterName(name) {
+    return LABELS[name] ? `${LABELS[name]} (${name})` : name;
+  }
+
   async function watchReplay() {
     const x = await call(`experiments/${experiment}/`);
     const running = progress($("replay-bar"), $("replay-status"), x.replay, "replay", x.restore);
     const names = Object.keys(x.changed);
     $("changed").replaceChildren(row(["parameter", "source", "experiment"], true),
-      ...(names.length ? names.map((n) => row([n, x.changed[n][0], x.changed[n][1]])) : [row(["none", "", ""])]));
+      ...(names.length ? names.map((n) => row([parameterName(n), x.changed[n][0], x.changed[n][1]])) : [row(["none", "", ""])]));
     const jobs = await call("imports/?page_size=1");
     const job = jobs.results[0];
     const sourceRunning = job ? progress($("source-bar"), $("source-status"), job, `source: ${job.source}`) : false;
@@ -185,6 +191,9 @@
       });
       $("probe-status").textContent = `${c.probes.length} questions`;
       showSides(c);
+      // A side still being built (an import or a replay unfinished) makes figures that will change.
+      $("compare-warnings").replaceChildren(...c.warnings.map((warning) => el("p", null, warning)));
+      $("compare-warnings").hidden = !c.warnings.length;
       $("recall").textContent = c.recall.questions
         ? `recall@${c.k} over ${c.recall.questions} questions with evidence: source ${recallText(c.recall.source)} · ` +
           `experiment ${recallText(c.recall.experiment)}`

@@ -20,10 +20,12 @@ from memory_engine.models import (
     MemoryUser,
     MidTermSession,
     Page,
+    ParameterChange,
 )
 from memory_engine.services.consolidation import RunCounts, has_pending_work
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
+from memory_engine.services.usage import used_counts
 
 
 class EngineTextField(serializers.CharField):
@@ -202,7 +204,24 @@ class MemoryUserOut(serializers.ModelSerializer):
         return sorted(space.assistant.external_id for space in user.spaces.all())
 
 
+class ReplyRecordOut(serializers.Serializer):
+    model = serializers.CharField(help_text="The model that wrote the reply.")
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    memory_tokens = serializers.IntegerField(help_text="Tokens of memory in the prompt.")
+    token_budget = serializers.IntegerField()
+    used = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="How many items of each kind the prompt held: short_term, pages, profile, knowledge.",
+    )
+
+
 class PageOut(serializers.ModelSerializer):
+    reply = serializers.SerializerMethodField(
+        help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
+        "gives the items); null for a turn given whole."
+    )
+
     class Meta:
         model = Page
         fields = [
@@ -218,13 +237,37 @@ class PageOut(serializers.ModelSerializer):
             "analyzed",
             "reply_withheld",
             "reply_source",
+            "reply",
         ]
+
+    @extend_schema_field(ReplyRecordOut(allow_null=True))
+    def get_reply(self, page) -> dict | None:
+        record = getattr(page, "reply_record", None)
+        if record is None:
+            return None
+        return {
+            "model": record.model,
+            "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+            "memory_tokens": record.memory_tokens,
+            "token_budget": record.token_budget,
+            "used": used_counts(record),
+        }
 
 
 class HeatEventOut(serializers.ModelSerializer):
     class Meta:
         model = HeatEvent
         fields = ["id", "session", "at", "cause", "heat", "n_visit", "l_interaction", "recency"]
+
+
+class ParameterChangeOut(serializers.ModelSerializer):
+    before = serializers.JSONField(help_text="The value before (a number; the eviction policy's a string).")
+    after = serializers.JSONField(help_text="The value set.")
+
+    class Meta:
+        model = ParameterChange
+        fields = ["id", "at", "name", "before", "after", "actor"]
 
 
 class SessionOut(serializers.ModelSerializer):
@@ -349,6 +392,44 @@ class RetrievalOut(serializers.Serializer):
     cut = RetrievedItemOut(many=True, help_text="The items the token budget left out, in the order it tried them.")
 
 
+class UsedOut(RetrievalOut):
+    """What a stored reply used, read from the memory as it is now (no sessions or cut items: not kept)."""
+
+    gone = serializers.IntegerField(help_text="Items it used that were deleted or forgotten since: left out.")
+
+
+class UsageKindOut(serializers.Serializer):
+    calls = serializers.IntegerField(help_text="LLM calls (for replies: replies).")
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.FloatField(allow_null=True, help_text="At MEMORYOS_LLM_PRICES; null: a model has no price.")
+
+
+class UsageDayOut(serializers.Serializer):
+    day = serializers.DateField()
+    replies = UsageKindOut()
+    consolidation = UsageKindOut(help_text="Consolidation after chat turns.")
+    imports = UsageKindOut(help_text="Consolidation during imports.")
+    experiments = UsageKindOut(help_text="Consolidation of the experiments' replays.")
+
+
+class UsageTotalsOut(serializers.Serializer):
+    replies = UsageKindOut()
+    consolidation = UsageKindOut()
+    imports = UsageKindOut()
+    experiments = UsageKindOut()
+
+
+class UsageOut(serializers.Serializer):
+    days = UsageDayOut(many=True, help_text="Oldest first, today (UTC) last.")
+    totals = UsageTotalsOut()
+    prices = serializers.DictField(
+        child=serializers.ListField(child=serializers.FloatField()),
+        help_text="model -> [price per million prompt tokens, per million completion tokens]",
+    )
+    unpriced_models = serializers.ListField(child=serializers.CharField())
+
+
 class PromptPartOut(serializers.Serializer):
     name = serializers.CharField(help_text="A section of the system message, 'earlier turn' or 'the message'.")
     role = serializers.CharField()
@@ -428,6 +509,13 @@ class ProbeOut(serializers.Serializer):
     overlap = serializers.IntegerField(help_text="Items both sides' first k hold.")
 
 
+class UnfinishedImportOut(serializers.Serializer):
+    source = serializers.CharField(help_text="What is imported: a transcript, a LoCoMo sample, a replay of a space.")
+    status = serializers.ChoiceField(choices=["queued", "running"])
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
 class SideSummaryOut(serializers.Serializer):
     turns = serializers.IntegerField()
     tiers = serializers.DictField(child=serializers.IntegerField())
@@ -441,6 +529,9 @@ class SideSummaryOut(serializers.Serializer):
     completion_tokens = serializers.IntegerField()
     pages_moved = serializers.IntegerField()
     items_stored = serializers.IntegerField()
+    unfinished = UnfinishedImportOut(
+        many=True, help_text="Imports and replays into this side not yet finished: it is still being built."
+    )
 
 
 class SidesOut(serializers.Serializer):
@@ -486,6 +577,9 @@ class ComparisonOut(serializers.Serializer):
     k = serializers.IntegerField()
     source = SideSummaryOut()
     experiment = SideSummaryOut()
+    warnings = serializers.ListField(
+        child=serializers.CharField(), help_text="Sentences saying which side was unfinished when compared."
+    )
     probes = ProbeOut(many=True)
     recall = serializers.DictField(help_text="Mean recall@k per side over the probes with evidence, and how many.")
 

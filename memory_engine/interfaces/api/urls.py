@@ -11,7 +11,11 @@ experiment = space + "experiments/<int:experiment_id>/"
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(url_name="api-schema", template_name="memory_engine/api_docs.html"),
+        name="api-docs",
+    ),
     path("v1/users/", views.UsersView.as_view(), name="api-users"),
     path("v1/users/<str:user_id>/", views.UserView.as_view(), name="api-user"),
     path("v1/users/<str:user_id>/export/", views.UserExportView.as_view(), name="api-user-export"),
@@ -20,6 +24,8 @@ urlpatterns = [
     path(space + "restore/", views.RestoreView.as_view(), name="api-space-restore"),
     path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
     path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
+    path(space + "turns/<int:page_id>/used/", views.TurnUsedView.as_view(), name="api-turn-used"),
+    path(space + "usage/", views.UsageView.as_view(), name="api-usage"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
     path(space + "events/", views.MemoryEventsView.as_view(), name="api-events"),
     path(space + "llm/", views.SpaceLLMView.as_view(), name="api-space-llm"),
@@ -29,6 +35,7 @@ urlpatterns = [
     path(space + "inspect/", views.InspectView.as_view(), name="api-inspect"),
     path(space + "sessions/", views.SessionsView.as_view(), name="api-sessions"),
     path(space + "heat/", views.HeatView.as_view(), name="api-heat"),
+    path(space + "parameters/history/", views.ParameterChangesView.as_view(), name="api-parameter-changes"),
     path(space + "runs/", views.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", views.ImportsView.as_view(), name="api-imports"),
     path(space + "imports/<int:job_id>/", views.ImportView.as_view(), name="api-import"),

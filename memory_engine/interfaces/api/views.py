@@ -27,6 +27,7 @@ from memory_engine.interfaces.api.reply_stream import ReplyStream
 from memory_engine.interfaces.api.sse import EventStreamRenderer, event_stream, give_connections_back
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
 from memory_engine.models import (
+    SPACE_PARAMETERS,
     BackgroundJob,
     ConsolidationRun,
     EntryVersion,
@@ -38,8 +39,10 @@ from memory_engine.models import (
     MemoryUser,
     MidTermSession,
     Page,
+    ParameterChange,
+    ReplyRecord,
 )
-from memory_engine.services import curation
+from memory_engine.services import curation, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
 from memory_engine.services.lab import (
     Probe,
@@ -116,8 +119,10 @@ class MemoryApiView(APIView):
             raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
 
     def actor(self) -> str:
+        """Who made a change, for its history: a program by its token, a person by their account's name
+        (the chat page calls the API with its signed-in session)."""
         token = getattr(self.request.user, "token", None)
-        return f"api token {token.prefix}" if token is not None else f"api account {self.request.user}"
+        return f"api token {token.prefix}" if token is not None else self.request.user.get_username()
 
     def cause(self) -> str:
         """Why an entry changed, for its history: a program's token is the API; a signed-in account is the
@@ -205,7 +210,7 @@ class SpaceView(MemoryApiView):
         space = space_for(request, user_id, assistant_id)
         serializer = s.SpaceParametersIn(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        return Response(s.SpaceOut(space_parameters_set(space, serializer.validated_data)).data)
+        return Response(s.SpaceOut(space_parameters_set(space, serializer.validated_data, actor=self.actor())).data)
 
     @extend_schema(responses={204: None}, summary="Delete all the memory of one space")
     def delete(self, request, user_id, assistant_id):
@@ -254,6 +259,7 @@ class TurnsView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id):
         pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
+        pages = pages.select_related("reply_record")
         pages = pages.order_by("-seq" if request.query_params.get("newest") in ("1", "true") else "seq")
         pages = _filtered(request, pages, "tier", Page.Tier.values)
         return self.page_of(pages, s.PageOut)
@@ -277,6 +283,35 @@ class TurnView(MemoryApiView):
     def get(self, request, user_id, assistant_id, page_id):
         page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
         return Response(s.PageOut(page).data)
+
+
+class TurnUsedView(MemoryApiView):
+    @extend_schema(
+        responses=s.UsedOut,
+        summary='What a stored reply used (its "What it used"), as the memory holds those items now',
+    )
+    def get(self, request, user_id, assistant_id, page_id):
+        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        record = ReplyRecord.objects.filter(page=page).select_related("page__space").first()
+        if record is None:
+            raise Http404("this turn was not written by the space's chat: nothing recorded of what it used")
+        return Response(usage.used_now(record))
+
+
+class UsageView(MemoryApiView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("days", int, description=f"how many days, today included (1-{usage.MAX_DAYS}; 30)")
+        ],
+        responses=s.UsageOut,
+        summary="The space's LLM usage day by day: replies, consolidation, imports, experiments; tokens and cost",
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        days = request.query_params.get("days", "30")
+        if not days.isdecimal() or not 1 <= int(days) <= usage.MAX_DAYS:
+            raise ValidationError({"days": [f"a whole number from 1 to {usage.MAX_DAYS}"]})
+        return Response(usage.space_usage(space, days=int(days), prices=settings.MEMORYOS["LLM_PRICES"]))
 
 
 def _chat_body(response) -> dict:
@@ -493,6 +528,18 @@ class SessionsView(MemoryApiView):
         sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
         sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
         return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+
+
+class ParameterChangesView(MemoryApiView):
+    @extend_schema(
+        parameters=[*PAGING, OpenApiParameter("name", str, enum=list(SPACE_PARAMETERS))],
+        responses=s.paginated(s.ParameterChangeOut),
+        summary="Changes to the space's parameters, oldest first: what it was set to, when, and by whom",
+    )
+    def get(self, request, user_id, assistant_id):
+        changes = ParameterChange.objects.filter(space=space_for(request, user_id, assistant_id))
+        changes = _filtered(request, changes, "name", SPACE_PARAMETERS)
+        return self.page_of(changes.order_by("at", "pk"), s.ParameterChangeOut)
 
 
 class HeatView(MemoryApiView):

@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from memory_engine.errors import MemoryInputError
-from memory_engine.interfaces.api.tokens import token_create, token_revoke
 from memory_engine.models import ApiToken, MemoryUser
 from memory_engine.services.spaces import user_create, user_take_over
+from memory_engine.services.tokens import token_create, token_revoke
 
 
 class Command(BaseCommand):

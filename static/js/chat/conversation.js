@@ -37,13 +37,19 @@
     return line;
   }
 
-  function usedPanel(retrieval) {
-    const details = el("details", "used");
+  // "What it used" under a reply: counts and tokens in its summary, the items inside. `usage` is the
+  // model's tokens ({prompt_tokens, completion_tokens}); a reply shown again after a reload reads its items
+  // when opened (`load`), as the memory holds them now.
+  function usedSummary(counts, memoryTokens, usage) {
+    const model = usage && (usage.prompt_tokens || usage.completion_tokens)
+      ? ` · the model read ${usage.prompt_tokens} tokens and wrote ${usage.completion_tokens}` : "";
+    return `What it used: ${counts.pages} pages, ${counts.profile} profile, ${counts.knowledge} knowledge, ` +
+      `${counts.short_term} recent turns · ${memoryTokens} tokens of memory${model}`;
+  }
+
+  function usedList(retrieval) {
     const items = [...retrieval.pages, ...retrieval.profile, ...retrieval.user_knowledge, ...retrieval.assistant_knowledge,
       ...retrieval.short_term];
-    details.append(el("summary", null, `What it used: ${retrieval.pages.length} pages, ${retrieval.profile.length} profile, ` +
-      `${retrieval.user_knowledge.length + retrieval.assistant_knowledge.length} knowledge, ` +
-      `${retrieval.short_term.length} recent turns · ${retrieval.tokens_used} tokens`));
     const list = el("ol", "used-list");
     for (const item of items) {
       const row = el("li", `used-item kind-${item.kind}`);
@@ -52,9 +58,39 @@
       row.append(el("div", "used-text", item.text), provenance(item));
       list.append(row);
     }
-    details.append(list, chat.inspectLink(retrieval.query));
+    return list;
+  }
+
+  function usedPanel(retrieval, usage) {
+    const details = el("details", "used");
+    const counts = { pages: retrieval.pages.length, profile: retrieval.profile.length, short_term: retrieval.short_term.length,
+      knowledge: retrieval.user_knowledge.length + retrieval.assistant_knowledge.length };
+    details.append(el("summary", null, usedSummary(counts, retrieval.tokens_used, usage)), usedList(retrieval),
+      chat.inspectLink(retrieval.query));
     details.addEventListener("toggle", () => {
       if (details.open) details.scrollIntoView({ block: "nearest" });
+    });
+    return details;
+  }
+
+  function storedUsedPanel(turn) {
+    const details = el("details", "used");
+    details.append(el("summary", null, usedSummary(turn.reply.used, turn.reply.memory_tokens, turn.reply)));
+    let loaded = false;
+    details.addEventListener("toggle", async () => {
+      if (!details.open || loaded) return;
+      loaded = true;
+      const waiting = el("p", "muted", "loading…");
+      details.append(waiting);
+      try {
+        const retrieval = await call(`turns/${turn.id}/used/`);
+        const gone = retrieval.gone ? [el("p", "muted", `${retrieval.gone} of them deleted or forgotten since.`)] : [];
+        waiting.replaceWith(usedList(retrieval), ...gone);
+      } catch (error) {
+        waiting.replaceWith(el("p", "error", error.message));
+        loaded = false;
+      }
+      details.scrollIntoView({ block: "nearest" });
     });
     return details;
   }
@@ -109,9 +145,17 @@
       if (turn.agent_response) markSource(bubble("assistant", turn.agent_response, turn.id), turn.reply_source, []);
       if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
       if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
+        if (turn.reply) $("messages").lastElementChild.append(storedUsedPanel(turn));
         $("messages").lastElementChild.append(chat.inspectLink(turn.user_input));
       }
     }
+    scrollToEnd();
+  }
+
+  // The conversation opens at its end, its last note ("Stopped", "not kept") in view.
+  function scrollToEnd() {
+    const last = $("messages").lastElementChild;
+    if (last) last.scrollIntoView({ block: "end" });
   }
 
   // The reply streams in word by word. "Stop" (or Escape) ends it: the server stops the model at its next
@@ -141,7 +185,7 @@
     } else {
       markSource(pending, answer.page.reply_source, answer.quoted || []);
     }
-    pending.append(usedPanel(answer.retrieval));
+    pending.append(usedPanel(answer.retrieval, answer.usage));
     pending.scrollIntoView({ block: "end" });
     markTurn(asked, answer.page.id);
     markTurn(pending, answer.page.id);
@@ -202,7 +246,7 @@
     if (replying) replying.abort();
   }
 
-  Object.assign(chat, { loadHistory });
+  Object.assign(chat, { loadHistory, scrollToEnd });
 
   $("ask").addEventListener("submit", send);
   $("messages").addEventListener("click", showSource);

@@ -20,25 +20,26 @@
 
   const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
 
-  // heatOf: session id -> its heat, for the sessions the retrieval ranked.
+  // heatOf: session id -> its heat, for the sessions the retrieval ranked. The text comes third, so that it
+  // is in view in a narrow column; the parts of the score share one cell.
   function scoreRow(item, where, heatOf) {
     const row = el("tr", `inspected ${where.replace(" ", "-")}`);
     const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
-    row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "num", score));
-    for (const [name] of SCORE_NAMES) {
+    const parts = el("td", "parts");
+    for (const [name, label] of SCORE_NAMES) {
       const value = item.scores[name];
-      row.append(el("td", "num", value === undefined ? "" : value.toFixed(3)));
+      if (value !== undefined) parts.append(el("div", null, `${label} ${value.toFixed(3)}`));
     }
     const heat = item.provenance && heatOf.get(item.provenance.session_id);
-    row.append(el("td", "num", heat === undefined ? "" : heat.toFixed(2)));
-    row.append(el("td", "num", item.tokens), el("td", "text", item.text));
+    row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "text", item.text),
+      el("td", "num", score), parts, el("td", "num", heat === undefined ? "" : heat.toFixed(2)), el("td", "num", item.tokens));
     return row;
   }
 
   function showInspection(x) {
     const r = x.retrieval;
     const head = el("tr");
-    const columns = ["kind", "prompt", "score", ...SCORE_NAMES.map(([, label]) => label), "session heat", "tokens", "text"];
+    const columns = ["kind", "prompt", "text", "score", "of which", "session heat", "tokens"];
     for (const name of columns) head.append(el("th", null, name));
     const table = el("table", "inspection-table");
     table.append(head);
@@ -96,8 +97,9 @@
     for (let number = Math.max(1, last - 3); number <= last; number++) {
       points.push(...(number === 1 ? first : await call(`heat/?page_size=500&page=${number}`)).results);
     }
-    const space = await call("");
-    window.MemoryCharts.heatTimeline($("heat-chart"), points, space.parameters.heat_threshold, { height: 220 });
+    const [space, changes] = await Promise.all([call(""), call("parameters/history/?name=heat_threshold&page_size=500")]);
+    window.MemoryCharts.heatTimeline($("heat-chart"), points, space.parameters.heat_threshold,
+      { height: 220, thresholdChanges: changes.results });
   }
 
   Object.assign(chat, { inspectLink, showHeatTimeline });

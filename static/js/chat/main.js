@@ -2,7 +2,8 @@
 (function (chat) {
   "use strict";
   if (!chat) return;
-  chat.loadHistory().then(chat.refresh).then(chat.openFeed).catch((error) => {
+  // The memory panel drawn may move the page: the conversation is shown at its end again.
+  chat.loadHistory().then(chat.refresh).then(chat.scrollToEnd).then(chat.openFeed).catch((error) => {
     chat.showError(error.message);
   });
 })(window.ChatPage);

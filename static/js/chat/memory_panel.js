@@ -27,7 +27,7 @@
       call("sessions/?status=active&page_size=20"),
     ]);
     const threshold = lastSpace.parameters.heat_threshold;
-    fill($("short-term"), short.results.map((t) => el("li", null, `#${t.seq} ${t.user_input || t.agent_response}`)), "empty");
+    fill($("short-term"), short.results.map((t) => el("li", null, `#${t.seq} ${t.user_input || t.agent_response}`)), "no turns yet");
     const hottest = Math.max(threshold, ...sessions.results.map((s) => s.heat));
     fill($("sessions"), sessions.results.map((s) => {
       const item = el("li", "session");
@@ -71,11 +71,50 @@
     return runs.results;
   }
 
+  // --- What the space costs --------------------------------------------------------------------------
+
+  const USAGE_KINDS = [["replies", "replies"], ["consolidation", "consolidation"], ["imports", "imports"],
+    ["experiments", "experiments"]];
+
+  function money(value) {
+    return value === null ? "no price" : value < 0.01 && value > 0 ? `${value.toFixed(4)}` : value.toFixed(2);
+  }
+
+  function usageCell(kind) {
+    const tokens = kind.prompt_tokens + kind.completion_tokens;
+    return kind.calls ? `${kind.calls} · ${tokens} tokens · ${money(kind.cost)}` : "—";
+  }
+
+  // The last 14 days, the days with any use only, and their totals; what a cost is in: the operator's prices.
+  async function showUsage() {
+    if (!$("usage-panel").open) return;
+    const usage = await call("usage/?days=14");
+    const table = el("table", "usage");
+    const head = el("tr");
+    for (const name of ["day", ...USAGE_KINDS.map(([, label]) => label)]) head.append(el("th", null, name));
+    table.append(head);
+    const used = usage.days.filter((day) => USAGE_KINDS.some(([kind]) => day[kind].calls));
+    for (const day of used) {
+      const row = el("tr");
+      row.append(el("td", null, day.day), ...USAGE_KINDS.map(([kind]) => el("td", null, usageCell(day[kind]))));
+      table.append(row);
+    }
+    const total = el("tr", "total");
+    total.append(el("th", null, "14 days"), ...USAGE_KINDS.map(([kind]) => el("th", null, usageCell(usage.totals[kind]))));
+    table.append(total);
+    const notes = [el("p", "muted", "Calls (replies, or LLM calls), tokens read and written, and the cost at the " +
+      "prices the operator set (MEMORYOS_LLM_PRICES, per million tokens); the bundled offline model is free.")];
+    if (usage.unpriced_models.length) notes.push(el("p", "muted", `No price set for: ${usage.unpriced_models.join(", ")}.`));
+    $("usage").replaceChildren(...(used.length ? [table] : [el("p", "muted", "No LLM use in the last 14 days.")]), ...notes);
+  }
+
+  $("usage-panel").addEventListener("toggle", () => showUsage().catch((error) => showError(error.message)));
+
   // Everything, after this page changed something (a reply, an edit, new parameters).
   async function refresh() {
     const [space, runs] = await Promise.all([call(""), showRuns()]);
     showSpace(space, runs);
-    await Promise.all([showTiers(), showEntries()]);
+    await Promise.all([showTiers(), showEntries(), showUsage()]);
   }
 
   // --- An entry's history ------------------------------------------------------------------------
@@ -97,16 +136,22 @@
       button.setAttribute("aria-expanded", "true");
       try {
         const versions = await call(path);
-        for (const v of versions.results || versions) {
-          const li = el("li", "version");
-          li.append(el("div", "muted", `${v.at.slice(0, 16).replace("T", " ")} · ${v.cause} · ${v.actor} · ${v.status_after}`));
+        const rows = versions.results || versions;
+        let before;
+        rows.forEach((v, i) => {
+          // The status where it changed (not "active" on every edit), and which version is the entry now.
+          const status = v.status_after !== before ? ` · ${v.status_after}` : "";
+          const current = i === rows.length - 1 && !versions.next ? " · current" : "";
+          before = v.status_after;
+          const li = el("li", current ? "version current" : "version");
+          li.append(el("div", "muted", `${v.at.slice(0, 16).replace("T", " ")} · ${v.cause} · ${v.actor}${status}${current}`));
           const words = el("div", "diff");
           for (const [kind, run] of v.changes) {  // the admin's word diff, from the API
             words.append(kind === "same" ? document.createTextNode(run) : el(kind, null, run), " ");
           }
           li.append(words);
           list.append(li);
-        }
+        });
       } catch (error) {
         list.append(el("li", "error", error.message));
       }

@@ -19,7 +19,7 @@
   }
 
   function fill(list, nodes, empty) {
-    list.replaceChildren(...(nodes.length ? nodes : [el("li", "muted", empty)]));
+    list.replaceChildren(...(nodes.length ? nodes : [el("li", "muted empty", empty)]));  // no number: not an item
   }
 
   function turnLink(pageId, seq) {

@@ -1,0 +1,124 @@
+"""The first of the two commands, `scripts/play`, as a newcomer runs it: on other ports than the usual, and
+stopped with Ctrl-C while its worker waits on the LLM."""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from bench.fake_llm_server import held
+from memory_engine.models import ConsolidationRun, Page
+from tests.memory_helpers import CAT_TALK, add_turns, extraction
+from tests.processes import ROOT, database_url, free_port, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def promotion_calls(fake_llm) -> int:
+    return sum("response_format" in request for request in list(fake_llm.requests))
+
+
+def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15_s(
+    memory, hot_space, fake_llm, broker, settings, tmp_path
+):
+    """Ctrl-C reaches the terminal's process group: the web server and the script. The worker, in its
+    own group, is asked to stop and given PLAYGROUND_STOP_SECONDS (5) to finish its task; a promotion held
+    by the LLM does not finish, and is killed with its pool. Nothing stored is lost: the session waits,
+    still to be promoted, for the next worker's sweep."""
+    gate = threading.Event()  # never set: the LLM never answers
+    fake_llm.responder = lambda request: held(gate, extraction())
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "celery"}
+    address = f"127.0.0.1:{free_port()}"
+    env = {
+        **os.environ,
+        "PLAYGROUND_ADDR": address,
+        "REDIS_PORT": str(broker.port),  # scripts/services finds this Redis up; the broker URL follows
+        "DATABASE_URL": database_url(),
+        "MEMORYOS_INDEX_DIR": str(tmp_path / "indexes"),
+        "MEMORYOS_WARM_UP": "0",
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": fake_llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "test-key",
+        "MEMORYOS_LLM_TIMEOUT_SECONDS": "600",
+        "MEMORYOS_CONSOLIDATION_LEASE_SECONDS": "600",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    log = (tmp_path / "play.log").open("w")
+    # A session of its own, as a terminal gives the command it runs: Ctrl-C is SIGINT to its group.
+    play = subprocess.Popen(
+        ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        wait_for(
+            lambda: answers(f"http://{address}/healthz"),
+            progress=lambda: (tmp_path / "play.log").stat().st_size,
+            what="the playground's web server",
+        )
+        add_turns(memory, [*CAT_TALK, ("ok", "ok")])
+        wait_for(
+            lambda: promotion_calls(fake_llm),
+            progress=lambda: (tmp_path / "play.log").stat().st_size,
+            what="the worker to ask the LLM for a promotion",
+        )
+        assert ConsolidationRun.objects.filter(status="running").exists()
+        worker_group = worker_process_group(play.pid)
+
+        asked = time.monotonic()
+        os.killpg(play.pid, signal.SIGINT)
+        play.wait(timeout=120)
+        took = time.monotonic() - asked
+    finally:
+        if play.poll() is None:
+            os.killpg(play.pid, signal.SIGKILL)
+        log.close()
+    output = (tmp_path / "play.log").read_text()
+    assert took <= 15, f"scripts/play took {took:.1f} s to stop:\n{output[-3000:]}"
+    assert "did not end within 5 s" in output
+    # Killed processes finish exiting on their own time; none may live on.
+    wait_for(
+        lambda: not group_members(worker_group), progress=lambda: 0, what="the worker's processes to exit", stall=60
+    )
+    assert not answers(f"http://{address}/healthz")
+    # The session is where it was: stored, in mid-term, not yet promoted (the sweep takes it up again).
+    assert Page.objects.filter(space=hot_space).count() == 4
+    assert Page.objects.filter(space=hot_space, tier="mid", analyzed=False).exists()
+
+
+def answers(url: str) -> bool:
+    try:
+        return httpx2.get(url, timeout=5).status_code == 200
+    except httpx2.HTTPError:
+        return False
+
+
+def worker_process_group(script_pid: int) -> int:
+    """The process group of the script's Celery worker (the script's child that leads a group)."""
+    children = subprocess.run(
+        ["ps", "-o", "pid=,pgid=,args=", "--ppid", str(script_pid)], capture_output=True, text=True
+    )
+    for line in children.stdout.splitlines():
+        pid, pgid, args = line.split(None, 2)
+        if "celery" in args and pid == pgid:
+            return int(pgid)
+    raise AssertionError(f"no worker among the script's children:\n{children.stdout}")
+
+
+def group_members(pgid: int) -> list[str]:
+    """The live processes of a process group (a zombie, killed and waiting to be reaped, is not alive)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            members.append(stat.parent.name)
+    return members
