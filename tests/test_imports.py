@@ -3,6 +3,7 @@ consolidation, progress on record, and a retry that goes on from where it stoppe
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
 from bench.fake_llm_server import status
 from memory_engine.errors import MemoryInputError
@@ -108,3 +109,21 @@ def test_a_failed_promotion_in_an_import_is_tried_again_at_the_next_turn_not_aft
     failed = runs.filter(status=ConsolidationRun.Status.FAILED).first()
     assert failed is not None and failed.llm_calls == 0
     assert runs.filter(pk__gt=failed.pk, status=ConsolidationRun.Status.SUCCEEDED, llm_calls__gt=0).exists()
+
+
+def test_an_import_says_what_it_is_doing_waiting_behind_another_storing_or_consolidating(alice, alice_space):
+    first = import_create(space=alice_space, turns=transcript_turns(TRANSCRIPT), source="LoCoMo conv-26")
+    second = import_create(space=alice_space, turns=transcript_turns(TRANSCRIPT), source="transcript")
+
+    def activity(job):
+        return alice.get(URL + f"{job.pk}/").data["activity"]
+
+    assert activity(first) == "waiting for a worker"
+    assert activity(second) == "waiting behind LoCoMo conv-26 (0 / 3 turns)"
+    ImportJob.objects.filter(pk=first.pk).update(status=ImportJob.Status.RUNNING, done=1)
+    assert activity(first) == "storing turn 2 of 3"
+    assert activity(second) == "waiting behind LoCoMo conv-26 (1 / 3 turns)"
+    ConsolidationRun.objects.create(space=alice_space, kind="import", started_at=timezone.now())
+    assert activity(first).startswith("consolidating after turn 1, since ") and "LLM" in activity(first)
+    ImportJob.objects.filter(pk=first.pk).update(status=ImportJob.Status.SUCCEEDED, done=3)
+    assert activity(first) == "" and activity(second) == "waiting for a worker"

@@ -145,3 +145,15 @@ def test_prices_come_from_the_environment_and_a_bad_one_stops_the_process(monkey
         monkeypatch.setenv("X_PRICES", bad)
         with pytest.raises(ImproperlyConfigured, match="X_PRICES"):
             envprices("X_PRICES")
+
+
+def test_staff_see_a_spaces_usage_and_each_replys_record_in_the_admin(told, alice, fake_llm, admin_client):
+    from django.urls import reverse
+
+    ask(alice, fake_llm)
+    page = admin_client.get(reverse("admin:memory_engine_memoryspace_change", args=[told.pk])).content.decode()
+    usage = page[page.index('<table id="usage">') :]
+    assert "<td>replies</td><td>1</td><td>900</td><td>12</td><td>0.0019</td>" in usage.replace("\n", "")
+    listed = admin_client.get(reverse("admin:memory_engine_replyrecord_changelist"))
+    assert listed.context["cl"].result_count == 1
+    assert admin_client.get(reverse("admin:memory_engine_replyrecord_add")).status_code == 403

@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
@@ -6,7 +7,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from memory_engine import inputs
 from memory_engine.errors import InvalidParameter, MemoryInputError
@@ -27,8 +29,9 @@ from memory_engine.models import (
     OwnerChange,
     Page,
     ParameterChange,
+    ReplyRecord,
 )
-from memory_engine.services import curation
+from memory_engine.services import curation, usage
 from memory_engine.services.consolidation import request_retry
 from memory_engine.services.lab import experiment_delete
 from memory_engine.services.spaces import (
@@ -172,10 +175,32 @@ class MemorySpaceAdmin(admin.ModelAdmin):
         "consolidation_owner",
         "consolidation_lease_until",
         "timeline",
+        "usage_30_days",
     ]
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    @admin.display(description="LLM use, last 30 days")
+    def usage_30_days(self, space):
+        """Calls, tokens and cost by kind, as GET .../usage/ gives them (services/usage.py)."""
+        totals = usage.space_usage(space, days=30, prices=settings.MEMORYOS["LLM_PRICES"])["totals"]
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    kind,
+                    t["calls"],
+                    t["prompt_tokens"],
+                    t["completion_tokens"],
+                    "no price" if t["cost"] is None else f"{t['cost']:.4f}",
+                )
+                for kind, t in totals.items()
+            ),
+        )
+        head = "<tr><th>kind</th><th>calls</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>"
+        return format_html('<table id="usage">{}{}</table>', mark_safe(head), rows)
 
     def save_model(self, request, obj, form, change):
         changed = {name: form.cleaned_data[name] for name in form.changed_data if name in SPACE_PARAMETERS}
@@ -456,6 +481,14 @@ class RecordAdmin(admin.ModelAdmin):
 class HeatEventAdmin(RecordAdmin):
     list_display = ["at", "session", "cause", "heat", "n_visit", "l_interaction", "recency"]
     list_filter = ["cause"]
+
+
+@admin.register(ReplyRecord)
+class ReplyRecordAdmin(RecordAdmin):
+    list_display = ["at", "space", "page", "model", "prompt_tokens", "completion_tokens", "memory_tokens"]
+    list_filter = ["model"]
+    list_select_related = ["space__user", "space__assistant", "page"]
+    search_fields = ["space__user__external_id", "model"]
 
 
 @admin.register(ParameterChange)

@@ -15,7 +15,7 @@ from memory_engine import inputs
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.models import ImportedTurn, ImportJob, MemorySpace, Page
+from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, MemorySpace, Page
 from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
 
@@ -85,6 +85,36 @@ def room_for_bulk_work(space: MemorySpace) -> None:
         raise TooMuchBulkWork(
             f"at most {limit} imports and experiments' replays may be unfinished at once; wait for one to end"
         )
+
+
+def import_activity(job: ImportJob) -> str:
+    """What the job is doing, in a sentence for its page: waiting behind an earlier job of the same holder
+    (or for a worker), storing its next turn, or consolidating after one (a promotion asks the LLM, and may
+    take minutes); empty once it has ended."""
+    if job.status == ImportJob.Status.QUEUED:
+        ahead = (
+            unfinished_for(job.space)
+            .filter(Q(created_at__lt=job.created_at) | Q(created_at=job.created_at, pk__lt=job.pk))
+            .order_by("created_at", "pk")
+            .defer("turns")
+            .first()
+        )
+        if ahead is not None:
+            return f"waiting behind {ahead.source} ({ahead.done} / {ahead.total} turns)"
+        return "waiting for a worker"
+    if job.status != ImportJob.Status.RUNNING:
+        return ""
+    running = (
+        ConsolidationRun.objects.filter(space_id=job.space_id, status=ConsolidationRun.Status.RUNNING)
+        .order_by("-started_at")
+        .first()
+    )
+    if running is not None:
+        return (
+            f"consolidating after turn {job.done}, since {running.started_at:%H:%M:%S} UTC "
+            "(a session promoted is read by the LLM; a slow model takes minutes)"
+        )
+    return f"storing turn {min(job.done + 1, job.total)} of {job.total}"
 
 
 def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:

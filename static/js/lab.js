@@ -26,7 +26,8 @@
     }
     bar.max = Math.max(1, job.total);
     bar.value = job.done;
-    status.textContent = `${label}: ${job.done} / ${job.total} turns · ${job.status}${job.error ? ` · ${job.error}` : ""}`;
+    status.textContent = `${label}: ${job.done} / ${job.total} turns · ${job.status}${job.error ? ` · ${job.error}` : ""}` +
+      (job.activity ? ` · ${job.activity}` : "");  // what it is doing: waiting behind what, storing, consolidating
     return job.status === "queued" || job.status === "running";
   }
 

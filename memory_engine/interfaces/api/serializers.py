@@ -25,6 +25,7 @@ from memory_engine.models import (
 from memory_engine.services.consolidation import RunCounts, has_pending_work
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
+from memory_engine.services.transfer import import_activity
 from memory_engine.services.usage import used_counts
 
 
@@ -307,9 +308,16 @@ class ConsolidationRunOut(serializers.ModelSerializer):
 
 
 class ImportJobOut(serializers.ModelSerializer):
+    activity = serializers.SerializerMethodField(
+        help_text="What it is doing: waiting (behind what), storing a turn, or consolidating; empty once ended."
+    )
+
     class Meta:
         model = ImportJob
-        fields = ["id", "source", "total", "done", "status", "error", "created_at", "finished_at"]
+        fields = ["id", "source", "total", "done", "status", "activity", "error", "created_at", "finished_at"]
+
+    def get_activity(self, job) -> str:
+        return import_activity(job)
 
 
 class BackgroundJobOut(serializers.ModelSerializer):

@@ -21,7 +21,7 @@
     $("import-bar").max = job.total;
     $("import-bar").value = job.done;
     $("import-status").textContent = `${job.source}: ${job.done} / ${job.total} turns · ${job.status}` +
-      (job.error ? ` · ${job.error}` : "");
+      (job.error ? ` · ${job.error}` : "") + (job.activity ? ` · ${job.activity}` : "");
   }
 
   async function startImport(event) {
