@@ -44,6 +44,16 @@ def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(
     stored = Page.objects.filter(space__user__external_id="alice").order_by("-seq").first()
     assert (stored.user_input, stored.agent_response) == ("What is my cat called?", "Your cat is called Milo.")
 
+    # After a reload the reply keeps "What it used", read again when opened, with the model's tokens.
+    live_summary = used.locator("summary").inner_text()
+    browser.reload()
+    kept = browser.locator(".bubble.assistant details.used").last
+    kept.wait_for()
+    assert kept.locator("summary").inner_text() == live_summary and "tokens of memory" in live_summary
+    kept.locator("summary").click()
+    kept.locator(".used-item").first.wait_for()
+    assert "The user has a cat named Milo" in kept.inner_text()
+
 
 def test_what_it_used_links_to_the_turns_it_came_from(browser, live_server, ann, alice_space, memory, fake_llm):
     MemorySpace.objects.filter(pk=alice_space.pk).update(stm_capacity=40)  # no consolidation of the small talk

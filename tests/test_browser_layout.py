@@ -4,8 +4,10 @@ inspector's text in view beside its scores."""
 import pytest
 
 from memory_engine.jobs.experiments import experiment_create
-from memory_engine.models import MemorySpace
+from memory_engine.models import MemorySpace, MemoryUser
+from memory_engine.services.tokens import token_create
 from tests.conftest_browser import sign_in
+from tests.memory_helpers import add_turns, days_ago
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,10 +29,12 @@ def overflow(browser) -> list[str]:
     )
 
 
-def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_server, ann, screenshots):
+def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_server, ann, memory, screenshots):
     experiment = experiment_create(
         source=MemorySpace.objects.get(user__external_id="alice"), name="a much lower threshold", parameters={}
     )
+    add_turns(memory, [(f"Turn {n} of a long chat about my garden.", "Noted.") for n in range(12)], start=days_ago(1))
+    token_create(memory_user=MemoryUser.objects.get(external_id="alice"), name="my notebook")
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     pages = {
         "home": "/",
@@ -47,6 +51,9 @@ def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_s
                 browser.goto(f"{live_server.url}{path}")
                 if name == "chat":
                     browser.wait_for_selector("#profile dd .value")
+                    # The conversation opens at its end: the last turn in view, below a memory panel drawn late.
+                    last = browser.locator("#messages > li").last.bounding_box()
+                    assert last["y"] >= 0 and last["y"] + last["height"] <= 900 + 1, (scheme, width, last)
                     browser.click("#inspector-panel summary")
                     browser.fill("#inspect-query", "What is my cat called?")
                     browser.click("#inspect button[type=submit]")
@@ -54,9 +61,15 @@ def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_s
                     text.scroll_into_view_if_needed()
                     box = text.bounding_box()
                     assert box["x"] >= 0 and box["x"] + min(box["width"], 120) <= width, (scheme, width, box)
+                if name == "chat" and width == 1400:
+                    browser.click("#heat-panel summary")  # its axes in the page's own colour, dark or light
+                    browser.wait_for_selector("#heat-chart .uplot canvas")
+                    browser.locator("#heat-panel").screenshot(path=str(screenshots / f"heat-{scheme}.png"))
                 if name == "experiment":
                     browser.wait_for_selector("#replay-status >> text=succeeded")
                 wide = overflow(browser)
                 assert not wide, f"{name} at {width} px ({scheme}) is wider than the window: {wide}"
                 if scheme == "dark" and width == 390:
-                    browser.screenshot(path=str(screenshots / f"{name}-dark-phone.png"), full_page=True)
+                    browser.screenshot(path=str(screenshots / f"phone-dark-{name}.png"), full_page=True)
+                if (scheme, width, name) == ("light", 1400, "tokens"):
+                    browser.screenshot(path=str(screenshots / "tokens.png"))
