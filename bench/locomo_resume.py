@@ -83,6 +83,7 @@ def sample_from_dict(data: dict[str, Any]) -> SampleResult:
             **{
                 **q,
                 "turn_tokens": {m: {int(k): v for k, v in ks.items()} for m, ks in q["turn_tokens"].items()},
+                "curve": {m: {int(b): v for b, v in bs.items()} for m, bs in q.get("curve", {}).items()},
             }
         )
         for q in data["questions"]

@@ -27,10 +27,18 @@ from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
 from memory_engine.beyond.comparison import TurnIds, dialogue_ids, distinct_turns, ranked_items
-from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
+from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve, within_budget
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
-from memory_engine.jobs.locomo import LocomoPage, Turn, clean_evidence, iter_pages, iter_turns, load_samples
+from memory_engine.jobs.locomo import (
+    LocomoPage,
+    Turn,
+    clean_evidence,
+    iter_pages,
+    iter_turns,
+    load_samples,
+    turn_document,
+)
 from memory_engine.llm import LLM, LLMError
 from memory_engine.models import LongTermEntry, MemorySpace, Page
 from memory_engine.store import index
@@ -42,6 +50,9 @@ FULL_CONVERSATION = "full conversation"
 KS = (5, 10, 25)
 ANSWER_K = 10  # the baselines answer from their top 10 turns
 ASSISTANT_ID = "locomo-eval"
+# The curve: the evidence a prompt context shows against its tokens, at these budgets.
+BUDGETS = (250, 500, 1000, 1500, 2000, 3000, 4000)
+CURVE_DEPTH = 200  # pages and knowledge entries the memory reads for the curve: more than 4,000 tokens hold
 Progress = Callable[[str, int, int], None]  # (label, done, total)
 
 
@@ -58,6 +69,8 @@ class QuestionResult:
     memory_context_tokens: int  # the memory's whole default prompt context for this question
     answers: dict[str, str] = field(default_factory=dict)
     context_turns: list[str] = field(default_factory=list)  # the turns that context shows, in its order
+    # method -> budget -> [tokens its context used, evidence turns it showed] (see `curve_points`)
+    curve: dict[str, dict[int, list[int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -164,6 +177,43 @@ def context_turns(retrieval: Retrieval, turn_ids: TurnIds) -> list[str]:
     return distinct_turns(retrieval.items(), turn_ids)
 
 
+def fit_turns(ranked: list[str], tokens_of: dict[str, int], budget: int) -> tuple[int, list[str]]:
+    """The turns of a ranking a context of `budget` tokens shows, and the tokens they take: in order, a turn
+    that does not fit left out and a later, shorter one still taken (as the memory's context is packed).
+    Pure."""
+    shown, used = [], 0
+    for turn in ranked:
+        if used + tokens_of[turn] <= budget:
+            shown.append(turn)
+            used += tokens_of[turn]
+    return used, shown
+
+
+def curve_points(
+    deep: Retrieval,
+    rankings: dict[str, list[str]],
+    tokens_of: dict[str, int],
+    turn_ids: TurnIds,
+    evidence: list[str],
+    budgets: tuple[int, ...] = BUDGETS,
+) -> dict[str, dict[int, list[int]]]:
+    """For each budget, the tokens a context used and how many of `evidence`'s turns it showed: the
+    memory's context (`deep`, a retrieval read deep enough to fill the largest budget, packed as
+    `retrieve` packs it) and each plain ranking's first turns that fit. A turn costs its text as the
+    memory's page shows it ("Speaker: text"), so the token axes compare. Pure."""
+    wanted = set(evidence)
+    points: dict[str, dict[int, list[int]]] = {MEMORY: {}}
+    for budget in budgets:
+        packed = within_budget(deep, budget)
+        points[MEMORY][budget] = [packed.tokens_used, len(wanted & set(context_turns(packed, turn_ids)))]
+    for name, ranked in rankings.items():
+        points[name] = {}
+        for budget in budgets:
+            used, shown = fit_turns(ranked, tokens_of, budget)
+            points[name][budget] = [used, len(wanted & set(shown))]
+    return points
+
+
 def _turn_line(turn: Turn) -> str:
     return f"[{turn.session_datetime}] {turn.speaker}: {turn.text}"
 
@@ -253,7 +303,9 @@ def evaluate_sample(
     ingested = {turn for page in pages for turn in page.dia_ids}
     turns = [t for t in iter_turns(sample) if t.dia_id in ingested]
     text_of = {t.dia_id: _turn_line(t) for t in turns}
+    tokens_of = {t.dia_id: estimate_tokens(turn_document(t)) for t in turns}
     rankers: list[TurnRanker] = [LastTurns(turns), BM25Turns(turns), DenseTurns(turns)]
+    curve_rankers = {ranker.name: ranker for ranker in rankers if not isinstance(ranker, LastTurns)}
     turn_ids = dialogue_ids(space)
     depth = max(ks)
     full_context = _fit_tail([text_of[t.dia_id] for t in turns], full_context_tokens)
@@ -266,17 +318,28 @@ def evaluate_sample(
         ranked = {ranker.name: ranker.rank(question, depth) for ranker in rankers}
         ranked[MEMORY] = memory_ranking(space, question, turn_ids, depth)
         default = retrieve(space, question, count_hits=False)
+        deep = retrieve(
+            space,
+            question,
+            count_hits=False,
+            top_pages=CURVE_DEPTH,
+            top_knowledge=CURVE_DEPTH,
+            token_budget=max(BUDGETS),
+        )
+        evidence = clean_evidence(qa.get("evidence", []), ingested)
+        plain = {name: ranker.rank(question, len(turns)) for name, ranker in curve_rankers.items()}
         result = QuestionResult(
             sample_id=sample["sample_id"],
             number=number,
             category=int(qa["category"]),
             question=question,
             answer=str(qa.get("answer", "")),  # some answers are integers; category 5 usually has none
-            evidence=clean_evidence(qa.get("evidence", []), ingested),
+            evidence=evidence,
             ranked={name: r[:depth] for name, r in ranked.items()},
             turn_tokens={name: _tokens_of_first(r, text_of, ks) for name, r in ranked.items()},
             memory_context_tokens=default.tokens_used,
             context_turns=context_turns(default, turn_ids),
+            curve=curve_points(deep, plain, tokens_of, turn_ids, evidence),
         )
         if answer and llm is not None and number in to_answer:
             contexts = {

@@ -53,6 +53,7 @@ def summarise(samples: list[SampleResult], ks: tuple[int, ...]) -> dict[str, Any
             "recall": _mean([len(set(q.evidence) & set(q.context_turns)) / len(set(q.evidence)) for q in chosen]),
             "turns": _mean([len(q.context_turns) for q in chosen]),
         }
+    out["curve"] = curve_summary(questions)
     for method in answered_methods:
         out["answers"][method] = {}
         for group, categories in GROUPS:
@@ -63,6 +64,51 @@ def summarise(samples: list[SampleResult], ks: tuple[int, ...]) -> dict[str, Any
                 "bleu1": _mean([bleu1(q.answers[method], q.answer) for q in chosen if q.category != 5]),
             }
     return out
+
+
+def curve_summary(questions: list) -> dict[str, dict[int, dict[str, float | None]]]:
+    """method -> budget -> the context's mean tokens and the share of the evidence it showed, per category
+    group (1-4 and each of them), over the questions with evidence."""
+    out: dict[str, dict[int, dict[str, float | None]]] = {}
+    with_curve = [q for q in questions if q.curve and q.evidence]
+    for method, by_budget in (with_curve[0].curve if with_curve else {}).items():
+        out[method] = {}
+        for budget in by_budget:
+            point: dict[str, float | None] = {
+                "tokens": _mean([q.curve[method][budget][0] for q in with_curve if q.category in (1, 2, 3, 4)])
+            }
+            for group, categories in GROUPS:
+                chosen = [q for q in with_curve if q.category in categories]
+                point[group] = _mean([q.curve[method][budget][1] / len(set(q.evidence)) for q in chosen])
+            out[method][budget] = point
+    return out
+
+
+def curve_markdown(curve: dict) -> list[str]:
+    """The curve as a table: a row a budget, each method's evidence shown (1-4) and its mean tokens."""
+    if not curve:
+        return []
+    methods = list(curve)
+    lines = [
+        "## Evidence in the context against its tokens (categories 1-4)",
+        "",
+        "The share of a question's evidence turns its prompt context shows, and the tokens that context "
+        "takes (mean), at each budget: the memory's context packed as a chat's is (short-term, profile, "
+        "pages, knowledge), the plain retrievers' first turns that fit.",
+        "",
+        "| budget | " + " | ".join(methods) + " |",
+        "| --- |" + " --- |" * len(methods),
+    ]
+    for budget in curve[methods[0]]:
+        cells = [f"{_cell(curve[m][budget]['1-4 all'])} ({curve[m][budget]['tokens']:.0f} tok)" for m in methods]
+        lines.append(f"| {budget} | " + " | ".join(cells) + " |")
+    groups = [g for g, _ in GROUPS if not g.startswith("5")]
+    lines += ["", "By category, the memory's context:", ""]
+    lines += ["| budget | " + " | ".join(groups) + " |", "| --- |" + " --- |" * len(groups)]
+    memory = curve.get(MEMORY, {})
+    for budget, point in memory.items():
+        lines.append(f"| {budget} | " + " | ".join(_cell(point[g]) for g in groups) + " |")
+    return [*lines, ""]
 
 
 def machine() -> dict[str, str]:
@@ -128,6 +174,7 @@ def markdown(summary: dict[str, Any], samples: list[SampleResult], ks: tuple[int
         + " |",
         "",
     ]
+    lines += curve_markdown(summary.get("curve", {}))
     if summary["answers"]:
         lines += ["## Answers: LoCoMo F1 (category 5: share answered 'not mentioned') and BLEU-1", ""]
         lines += ["| method | " + " | ".join(groups) + " |", "| --- |" + " --- |" * len(groups)]
@@ -184,6 +231,35 @@ def write_chart(path: Path, summary: dict, k: int = 10) -> None:
     ax.set_title(f"LoCoMo evidence recall@{k}: memory vs plain retrievers")
     ax.legend(loc="upper left", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_curve_chart(path: Path, curve: dict) -> None:
+    """Evidence shown (categories 1-4) against the context's mean tokens, a line a method, a point a budget."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    for method, by_budget in curve.items():
+        points = sorted((p["tokens"] or 0.0, p["1-4 all"] or 0.0) for p in by_budget.values())
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            marker="o",
+            label=method,
+            linewidth=2.5 if method == MEMORY else 1.5,
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("context tokens (mean; budgets 250 to 4,000)")
+    ax.set_ylabel("share of the evidence shown")
+    ax.set_ylim(0, 1)
+    ax.set_title("LoCoMo: evidence in the context against its size")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns
 from bench.fake_llm_server import reply
-from bench.locomo_run import spread
+from bench.locomo_run import BUDGETS, fit_turns, spread
 from bench.metrics import (
     answer_f1,
     bleu1,
@@ -17,7 +17,8 @@ from bench.metrics import (
     normalize_answer,
     token_f1,
 )
-from memory_engine.jobs.locomo import iter_turns
+from memory_engine.engine.retriever import estimate_tokens
+from memory_engine.jobs.locomo import iter_turns, turn_document
 from memory_engine.models import Page
 from tests.memory_helpers import nothing_extracted
 
@@ -124,9 +125,10 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
     out, result = _run(locomo_file, tmp_path, "--no-llm")
 
-    assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png", "samples"}
+    assert {p.name for p in out.iterdir()} == {"locomo.json", "locomo.md", "locomo.png", "locomo-curve.png", "samples"}
     assert [p.name for p in (out / "samples").iterdir()] == ["conv-t1.json"]
     assert (out / "locomo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "locomo-curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     sample = result["samples"][0]
     assert sample["pages"] == 5 and sample["dialogue_turns"] == 10 and sample["ingest"]["turns"] == 5
     assert sample["ingest"]["pages_moved"] == 3 and sample["ingest"]["llm_calls"] == 0
@@ -151,6 +153,28 @@ def test_the_evaluation_ranks_every_question_with_every_method_and_writes_its_re
     in_context = result["summary"]["context_recall"]
     assert in_context["4 single-hop"]["recall"] == 1.0 and in_context["4 single-hop"]["turns"] == 10.0
     assert "| evidence recall in the context | " in table
+
+    # The curve: each method's context at each budget, never over it; the tiny conversation fits 250 tokens.
+    assert set(dog["curve"]) == {"MemoryOS", "BM25 turns", "dense MiniLM turns"}
+    for by_budget in dog["curve"].values():
+        assert [int(b) for b in by_budget] == list(BUDGETS)
+        assert all(tokens <= int(budget) for budget, (tokens, _) in by_budget.items())
+        assert by_budget["250"][1] == 1  # Pepper's turn shown
+    document = {t.dia_id: turn_document(t) for t in iter_turns(SAMPLE)}
+    # BM25 shows the turns sharing a word with the question, each costing its "Speaker: text"
+    assert dog["curve"]["BM25 turns"]["250"][0] == sum(
+        estimate_tokens(document[t]) for t in dog["ranked"]["BM25 turns"]
+    )
+    curve = result["summary"]["curve"]
+    assert curve["MemoryOS"]["1500"]["1-4 all"] == 1.0
+    assert "## Evidence in the context against its tokens" in table
+
+
+def test_a_context_of_plain_turns_takes_them_in_order_while_they_fit():
+    tokens = {"a": 5, "b": 10, "c": 3, "d": 2}
+    assert fit_turns(["a", "b", "c", "d"], tokens, 9) == (8, ["a", "c"])  # b left out, c still fits
+    assert fit_turns(["a", "b", "c", "d"], tokens, 100) == (20, ["a", "b", "c", "d"])
+    assert fit_turns(["b"], tokens, 9) == (0, [])
 
 
 @pytest.mark.django_db(transaction=True)

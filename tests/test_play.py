@@ -79,6 +79,7 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
             os.killpg(play.pid, signal.SIGKILL)
         log.close()
     output = (tmp_path / "play.log").read_text()
+    print(f"scripts/play ended {took:.1f} s after SIGINT")
     assert took <= 15, f"scripts/play took {took:.1f} s to stop:\n{output[-3000:]}"
     assert "did not end within 5 s" in output
     # Killed processes finish exiting on their own time; none may live on.

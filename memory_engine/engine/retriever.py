@@ -374,6 +374,28 @@ def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, list[Ite
     return kept, used, cut
 
 
+def within_budget(found: Retrieval, budget: int) -> Retrieval:
+    """What of `found` a prompt of `budget` tokens shows, as a new Retrieval. Pure.
+
+    The budget is spent in this order: short-term (newest first), profile, mid-term pages, user
+    knowledge, assistant knowledge; an item that does not fit is left out (in `cut`) and a later, shorter
+    one may still fit. `retrieve` assembles its context with it, and the LoCoMo curve reads one deep
+    retrieval at several budgets with it."""
+    result = Retrieval(query=found.query, sessions=found.sessions, token_budget=budget)
+    left = budget
+    newest_first, used, cut = _fit(found.short_term[::-1], left)
+    result.short_term = newest_first[::-1]
+    left -= used
+    result.cut += cut
+    for name in ("profile", "pages", "user_knowledge", "assistant_knowledge"):
+        kept, used, cut = _fit(getattr(found, name), left)
+        setattr(result, name, kept)
+        left -= used
+        result.cut += cut
+    result.tokens_used = budget - left
+    return result
+
+
 def retrieve(
     space: MemorySpace,
     query: str,
@@ -387,8 +409,8 @@ def retrieve(
 ) -> Retrieval:
     """Everything the memory holds for `query`, within the token budget.
 
-    The budget is spent in this order: short-term (newest first), profile, mid-term pages, user
-    knowledge, assistant knowledge; what does not fit is dropped and counted. Pages come before knowledge
+    The budget is spent as `within_budget` says: short-term (newest first), profile, mid-term pages,
+    user knowledge, assistant knowledge; what does not fit is dropped and counted. Pages come before knowledge
     because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
     knowledge first left out pages that held the evidence (docs/benchmarks.md). With `count_hits`, the
     sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
@@ -420,22 +442,9 @@ def retrieve(
         profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
         short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
 
-    left = budget
-    newest_first, used, cut = _fit(short[::-1], left)
-    result.short_term = newest_first[::-1]
-    left -= used
-    result.cut += cut
-    for name, items in (
-        ("profile", profile),
-        ("pages", pages),
-        ("user_knowledge", user_knowledge),
-        ("assistant_knowledge", assistant_knowledge),
-    ):
-        kept, used, cut = _fit(items, left)
-        setattr(result, name, kept)
-        left -= used
-        result.cut += cut
-    result.tokens_used = budget - left
+    result.short_term, result.profile, result.pages = short, profile, pages
+    result.user_knowledge, result.assistant_knowledge = user_knowledge, assistant_knowledge
+    result = within_budget(result, budget)
 
     if count_hits:
         with stage("hits"):

@@ -4,8 +4,9 @@
     manage.py evaluate_locomo --samples conv-26 --answer --answer-limit 50
     manage.py evaluate_locomo --limit-pages 40 --limit-questions 30 --no-llm   # a quick smoke run
 
-Writes <out>/locomo.json (every question, every ranking), <out>/locomo.md (the tables) and
-<out>/locomo.png (recall@10 per category and method), and prints the markdown. Deterministic given its
+Writes <out>/locomo.json (every question, every ranking), <out>/locomo.md (the tables),
+<out>/locomo.png (recall@10 per category and method) and <out>/locomo-curve.png (the evidence a context
+shows against its tokens, budgets 250 to 4,000), and prints the markdown. Deterministic given its
 arguments: retrieval during the questions does not count hits, and the LLM answers at temperature 0.
 
 Each conversation's results are written as soon as it is done (<out>/samples/), and the running recall is
@@ -142,8 +143,9 @@ class Command(BaseCommand):
         (folder / "locomo.md").write_text(text, encoding="utf-8")
         report.write_json(folder / "locomo.json", summary, results, meta)
         report.write_chart(folder / "locomo.png", summary)
+        report.write_curve_chart(folder / "locomo-curve.png", summary["curve"])
         self.stdout.write(text)
-        self.stdout.write(f"wrote {folder / 'locomo.md'}, {folder / 'locomo.json'}, {folder / 'locomo.png'}")
+        self.stdout.write(f"wrote {folder / 'locomo.md'}, {folder / 'locomo.json'}, {folder}/locomo*.png")
 
 
 def running_recall(results: list[SampleResult], k: int = 10) -> str:
