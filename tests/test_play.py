@@ -72,7 +72,11 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
 
         asked = time.monotonic()
         os.killpg(play.pid, signal.SIGINT)
-        play.wait(timeout=120)
+        try:
+            play.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            output = (tmp_path / "play.log").read_text()[-3000:]
+            pytest.fail(f"scripts/play runs 120 s after Ctrl-C:\n{processes_of(play.pid, worker_group)}\n{output}")
         took = time.monotonic() - asked
     finally:
         if play.poll() is None:
@@ -109,6 +113,16 @@ def worker_process_group(script_pid: int) -> int:
         if "celery" in args and pid == pgid:
             return int(pgid)
     raise AssertionError(f"no worker among the script's children:\n{children.stdout}")
+
+
+def processes_of(session: int, worker_group: int) -> str:
+    """The processes of the script's session and of the worker's group, with what each is waiting in."""
+    listing = subprocess.run(
+        ["ps", "-eo", "pid,ppid,pgid,sid,stat,wchan:24,etime,args"], capture_output=True, text=True
+    )
+    lines = listing.stdout.splitlines()
+    wanted = [line for line in lines[1:] if line.split()[3] == str(session) or line.split()[2] == str(worker_group)]
+    return "\n".join([lines[0], *wanted])
 
 
 def group_members(pgid: int) -> list[str]:
