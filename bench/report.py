@@ -254,6 +254,9 @@ def write_curve_chart(path: Path, curve: dict) -> None:
             linewidth=2.5 if method == MEMORY else 1.5,
         )
     ax.set_xscale("log")
+    budgets = sorted({int(b) for by_budget in curve.values() for b in by_budget})
+    ax.set_xticks(budgets, [f"{b:,}" for b in budgets])
+    ax.minorticks_off()
     ax.set_xlabel("context tokens (mean; budgets 250 to 4,000)")
     ax.set_ylabel("share of the evidence shown")
     ax.set_ylim(0, 1)
