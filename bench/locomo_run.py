@@ -26,8 +26,15 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
-from memory_engine.beyond.comparison import TurnIds, dialogue_ids, distinct_turns, ranked_items
-from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve, within_budget
+from memory_engine.beyond.comparison import (
+    CURVE_BUDGETS,
+    TurnIds,
+    dialogue_ids,
+    distinct_turns,
+    evidence_curve,
+    ranked_items,
+)
+from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
 from memory_engine.jobs.locomo import (
@@ -50,9 +57,7 @@ FULL_CONVERSATION = "full conversation"
 KS = (5, 10, 25)
 ANSWER_K = 10  # the baselines answer from their top 10 turns
 ASSISTANT_ID = "locomo-eval"
-# The curve: the evidence a prompt context shows against its tokens, at these budgets.
-BUDGETS = (250, 500, 1000, 1500, 2000, 3000, 4000)
-CURVE_DEPTH = 200  # pages and knowledge entries the memory reads for the curve: more than 4,000 tokens hold
+BUDGETS = CURVE_BUDGETS  # the curve: the evidence a prompt context shows against its tokens
 Progress = Callable[[str, int, int], None]  # (label, done, total)
 
 
@@ -69,7 +74,7 @@ class QuestionResult:
     memory_context_tokens: int  # the memory's whole default prompt context for this question
     answers: dict[str, str] = field(default_factory=dict)
     context_turns: list[str] = field(default_factory=list)  # the turns that context shows, in its order
-    # method -> budget -> [tokens its context used, evidence turns it showed] (see `curve_points`)
+    # method -> budget -> [tokens its context used, evidence turns it showed] (evidence_curve, plain_curve)
     curve: dict[str, dict[int, list[int]]] = field(default_factory=dict)
 
 
@@ -189,29 +194,18 @@ def fit_turns(ranked: list[str], tokens_of: dict[str, int], budget: int) -> tupl
     return used, shown
 
 
-def curve_points(
-    deep: Retrieval,
-    rankings: dict[str, list[str]],
-    tokens_of: dict[str, int],
-    turn_ids: TurnIds,
-    evidence: list[str],
-    budgets: tuple[int, ...] = BUDGETS,
-) -> dict[str, dict[int, list[int]]]:
-    """For each budget, the tokens a context used and how many of `evidence`'s turns it showed: the
-    memory's context (`deep`, a retrieval read deep enough to fill the largest budget, packed as
-    `retrieve` packs it) and each plain ranking's first turns that fit. A turn costs its text as the
-    memory's page shows it ("Speaker: text"), so the token axes compare. Pure."""
+def plain_curve(
+    ranked: list[str], tokens_of: dict[str, int], evidence: list[str], budgets: tuple[int, ...] = BUDGETS
+) -> dict[int, list[int]]:
+    """budget -> [tokens, evidence turns shown] of a plain ranking's first turns that fit (fit_turns), in
+    the form of comparison.evidence_curve's. A turn costs its text as the memory's page shows it ("Speaker:
+    text"), so the token axes compare. Pure."""
     wanted = set(evidence)
-    points: dict[str, dict[int, list[int]]] = {MEMORY: {}}
+    curve = {}
     for budget in budgets:
-        packed = within_budget(deep, budget)
-        points[MEMORY][budget] = [packed.tokens_used, len(wanted & set(context_turns(packed, turn_ids)))]
-    for name, ranked in rankings.items():
-        points[name] = {}
-        for budget in budgets:
-            used, shown = fit_turns(ranked, tokens_of, budget)
-            points[name][budget] = [used, len(wanted & set(shown))]
-    return points
+        used, shown = fit_turns(ranked, tokens_of, budget)
+        curve[budget] = [used, len(wanted & set(shown))]
+    return curve
 
 
 def _turn_line(turn: Turn) -> str:
@@ -318,16 +312,10 @@ def evaluate_sample(
         ranked = {ranker.name: ranker.rank(question, depth) for ranker in rankers}
         ranked[MEMORY] = memory_ranking(space, question, turn_ids, depth)
         default = retrieve(space, question, count_hits=False)
-        deep = retrieve(
-            space,
-            question,
-            count_hits=False,
-            top_pages=CURVE_DEPTH,
-            top_knowledge=CURVE_DEPTH,
-            token_budget=max(BUDGETS),
-        )
         evidence = clean_evidence(qa.get("evidence", []), ingested)
-        plain = {name: ranker.rank(question, len(turns)) for name, ranker in curve_rankers.items()}
+        curve = {MEMORY: evidence_curve(space, question, evidence, turn_ids)}
+        for name, ranker in curve_rankers.items():
+            curve[name] = plain_curve(ranker.rank(question, len(turns)), tokens_of, evidence)
         result = QuestionResult(
             sample_id=sample["sample_id"],
             number=number,
@@ -339,7 +327,7 @@ def evaluate_sample(
             turn_tokens={name: _tokens_of_first(r, text_of, ks) for name, r in ranked.items()},
             memory_context_tokens=default.tokens_used,
             context_turns=context_turns(default, turn_ids),
-            curve=curve_points(deep, plain, tokens_of, turn_ids, evidence),
+            curve=curve,
         )
         if answer and llm is not None and number in to_answer:
             contexts = {

@@ -146,9 +146,17 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     browser.click("#probe button[type=submit]")
     browser.wait_for_selector("#recall >> text=recall@10 over 150 questions", timeout=300_000)
     probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in locomo_probes("conv-26")]
-    expected = compare(experiment.source, experiment.space, probes, k=10)["recall"]
+    compared = compare(experiment.source, experiment.space, probes, k=10)
+    expected = compared["recall"]
     recall = browser.locator("#recall").inner_text()
     assert f"source {expected['source']:.3f}" in recall and f"experiment {expected['experiment']:.3f}" in recall
+    # The curve of the evidence each side's context shows, a row a budget: 1,500 tokens, the default.
+    at_1500 = browser.locator("#curve tr[data-budget='1500'] td").all_inner_texts()
+    assert [text.split(" ")[0] for text in at_1500] == [
+        f"{next(p for p in compared['curve'][side] if p['budget'] == 1500)['evidence']:.3f}"
+        for side in ("source", "experiment")
+    ]
+    assert browser.locator("#curve tr[data-budget]").count() == 7
     assert browser.locator("#probes > li.probe-result").count() == 150
     first = browser.locator("#probes > li.probe-result").first
     assert (

@@ -5,12 +5,15 @@ import pytest
 from django.db.models import Sum
 
 from memory_engine.beyond.comparison import (
+    CURVE_BUDGETS,
     Probe,
     compare,
     dialogue_ids,
     distinct_turns,
+    evidence_curve,
     evidence_recall,
     heat_by_turn,
+    mean_curve,
     ranked_items,
 )
 from memory_engine.errors import ExperimentConflict, InputTooLarge, InvalidParameter, MemoryInputError
@@ -138,6 +141,16 @@ def test_the_comparison_shows_each_sides_items_their_overlap_and_recall(source):
     assert result["experiment"]["tiers"]["short_term_pages"] == len(TALK)
     runs = ConsolidationRun.objects.filter(space=source).aggregate(n=Sum("llm_calls"))["n"]
     assert result["source"]["llm_calls"] == runs > 0 and result["experiment"]["llm_calls"] == 0
+    # The curve counts the whole prompt context, short-term too: the experiment ranks nothing, yet its
+    # short-term pages show the evidence once the budget holds them all.
+    for side in ("source", "experiment"):
+        points = result["curve"][side]
+        assert [p["budget"] for p in points] == list(CURVE_BUDGETS)
+        assert all(p["tokens"] <= p["budget"] for p in points)
+        assert points[-1]["evidence"] == 1.0
+    assert result["curve"]["source"] == mean_curve(
+        [(evidence_curve(source, "What is my cat called?", evidence, dialogue_ids(source)), 2)]
+    )
 
 
 def test_a_comparison_says_when_either_side_is_still_being_built(source):
@@ -172,6 +185,7 @@ def test_the_same_parameters_rank_the_same_items_on_both_sides(source):
     pages = [item for item in probe["source"]["items"] if item["kind"] == "page"]
     assert pages and all(item["shared"] for item in pages)
     assert probe["overlap"] >= len(pages) and probe["source"]["recall"] is None and result["recall"]["questions"] == 0
+    assert result["curve"] == {"source": [], "experiment": []}  # no probe with evidence
 
 
 def test_heat_by_turn_places_each_point_at_the_turns_stored_when_it_changed(source):

@@ -5,7 +5,8 @@ and tokens, and its heat timeline by turn (a point's x is how many turns the spa
 heat changed, so two replays that ran at different times line up). For each probe question: the items
 each side ranks (read-only: no heat), which of them the other side ranks too, and, where the question's
 evidence is known (the dialogue-turn ids a LoCoMo import keeps in each page's meta), recall@k per side,
-scored as the LoCoMo evaluation scores the memory (bench/locomo_run.py uses the same functions).
+scored as the LoCoMo evaluation scores the memory (bench/locomo_run.py uses the same functions), and the
+curve of the evidence a side's prompt context shows against its tokens (evidence_curve).
 """
 
 from bisect import bisect_right
@@ -16,7 +17,7 @@ from django.db.models import Max, Sum
 
 from memory_engine import inputs
 from memory_engine.beyond.export import space_counts
-from memory_engine.engine.retriever import Item, retrieve
+from memory_engine.engine.retriever import Item, retrieve, within_budget
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.models import (
     ConsolidationRun,
@@ -35,6 +36,11 @@ MAX_PROBES = 200  # two retrievals each
 MAX_PROBE_ITEMS = 2000  # questions x k (the default LoCoMo comparison: 200 x 10)
 MAX_PROBE_CHARS = 500
 ITEM_TEXT_CHARS = 400  # an item's text in the answer, cut with an ellipsis (the inspector shows it whole)
+
+# The curve: prompt contexts of these sizes (tokens), filled from one retrieval this deep (pages and
+# knowledge entries: more than 4,000 tokens hold).
+CURVE_BUDGETS = (250, 500, 1000, 1500, 2000, 3000, 4000)
+CURVE_DEPTH = 200
 
 TurnIds = dict[int, tuple[str | None, str | None]]
 
@@ -84,6 +90,38 @@ def ranked_items(space: MemorySpace, question: str, depth: int) -> list[Item]:
     budget and no hit counted."""
     found = retrieve(space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, count_hits=False)
     return sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
+
+
+def evidence_curve(
+    space: MemorySpace, question: str, evidence: Sequence[str], turn_ids: TurnIds, budgets=CURVE_BUDGETS
+) -> dict[int, list[int]]:
+    """budget -> [the tokens the space's prompt context for `question` takes, how many of `evidence`'s
+    turns it shows]: the context packed as a chat's is (short-term, profile, pages, knowledge;
+    retriever.within_budget), filled with as many pages and entries as fit. One retrieval; no hit counted."""
+    deep = retrieve(
+        space, question, top_pages=CURVE_DEPTH, top_knowledge=CURVE_DEPTH, token_budget=max(budgets), count_hits=False
+    )
+    wanted = set(evidence)
+    curve = {}
+    for budget in budgets:
+        packed = within_budget(deep, budget)
+        curve[budget] = [packed.tokens_used, len(wanted & set(distinct_turns(packed.items(), turn_ids)))]
+    return curve
+
+
+def mean_curve(curves: Sequence[tuple[dict[int, list[int]], int]]) -> list[dict]:
+    """[{"budget", "tokens", "evidence"}]: the mean tokens and share of the evidence shown at each budget,
+    over (curve, evidence count) pairs; [] for none. Pure."""
+    if not curves:
+        return []
+    return [
+        {
+            "budget": budget,
+            "tokens": round(sum(curve[budget][0] for curve, _ in curves) / len(curves), 1),
+            "evidence": round(sum(curve[budget][1] / wanted for curve, wanted in curves) / len(curves), 4),
+        }
+        for budget in curves[0][0]
+    ]
 
 
 def evidence_recall(evidence: Sequence[str], ranked_turns: Sequence[str], k: int) -> float:
@@ -206,10 +244,12 @@ def probes_check(probes: Sequence[Probe], k: int) -> None:
 
 def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *, k: int = 10) -> dict:
     """The two spaces side by side (see the module docstring): {"k", "source", "experiment", "warnings",
-    "probes", "recall"}; "warnings" says which side was still being built (an import or replay unfinished).
+    "probes", "recall", "curve"}; "warnings" says which side was still being built (an import or replay
+    unfinished).
     A probe's items are each side's first k; "shared" marks an item the other side's first k hold too, and
     "overlap" counts them. "recall" is the mean recall@k over the probes with evidence
-    (None for a side when no probe has any). Changes nothing. Raises MemoryInputError for a bad k, no
+    (None for a side when no probe has any); "curve" is each side's mean_curve over those probes.
+    Changes nothing. Raises MemoryInputError for a bad k, no
     probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
     or a question over MAX_PROBE_CHARS; before any retrieval."""
     probes_check(probes, k)
@@ -226,6 +266,16 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
         results.append(result)
     scored = [r for r in results if r["evidence"]]
     recall = {name: (sum(r[name]["recall"] for r in scored) / len(scored) if scored else None) for name in sides}
+    with_evidence = [probe for probe in probes if probe.evidence]
+    curve = {
+        name: mean_curve(
+            [
+                (evidence_curve(space, p.question, p.evidence, turn_ids[name]), len(set(p.evidence)))
+                for p in with_evidence
+            ]
+        )
+        for name, space in sides.items()
+    }
     summaries = {name: side_summary(space) for name, space in sides.items()}
     return {
         "k": k,
@@ -233,4 +283,5 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
         "warnings": unfinished_warnings(summaries),
         "probes": results,
         "recall": {**recall, "questions": len(scored)},
+        "curve": curve,
     }

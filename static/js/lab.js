@@ -177,6 +177,26 @@
     return value === null || value === undefined ? "—" : value.toFixed(3);
   }
 
+  // The evidence each side's prompt context shows at each budget (issue 37's curve): a row a budget.
+  function showCurve(curve) {
+    const table = $("curve");
+    table.hidden = !curve.source.length;
+    if (table.hidden) return;
+    const head = el("tr");
+    head.append(el("th", null, "context budget"), el("th", null, "source: evidence shown (tokens)"),
+      el("th", null, "experiment: evidence shown (tokens)"));
+    const rows = curve.source.map((point, i) => {
+      const row = el("tr");
+      row.dataset.budget = point.budget;
+      row.append(el("th", null, `${point.budget.toLocaleString("en")} tokens`));
+      for (const side of [point, curve.experiment[i]]) {
+        row.append(el("td", null, `${side.evidence.toFixed(3)} (${Math.round(side.tokens).toLocaleString("en")})`));
+      }
+      return row;
+    });
+    table.replaceChildren(el("caption", null, "Evidence in the prompt context against its size, over the questions with evidence"), head, ...rows);
+  }
+
   async function probe(event) {
     event.preventDefault();
     const form = $("probe");
@@ -199,6 +219,7 @@
         ? `recall@${c.k} over ${c.recall.questions} questions with evidence: source ${recallText(c.recall.source)} · ` +
           `experiment ${recallText(c.recall.experiment)}`
         : "No evidence is known for these questions: compare the items.";
+      showCurve(c.curve);
       // Where the two memories differ first: the largest gap in recall, then the least overlap.
       const gap = (p) => Math.abs((p.source.recall ?? 0) - (p.experiment.recall ?? 0));
       const ordered = [...c.probes].sort((a, b) => gap(b) - gap(a) || a.overlap - b.overlap);

@@ -581,6 +581,17 @@ class ExperimentDetailOut(ExperimentOut):
         return {"source": side_summary(experiment.source), "experiment": side_summary(experiment.space)}
 
 
+class CurvePointOut(serializers.Serializer):
+    budget = serializers.IntegerField(help_text="The prompt context's budget, in tokens.")
+    tokens = serializers.FloatField(help_text="The tokens the context took (mean over the probes).")
+    evidence = serializers.FloatField(help_text="The share of a probe's evidence turns the context showed (mean).")
+
+
+class CurveOut(serializers.Serializer):
+    source = CurvePointOut(many=True)
+    experiment = CurvePointOut(many=True)
+
+
 class ComparisonOut(serializers.Serializer):
     k = serializers.IntegerField()
     source = SideSummaryOut()
@@ -590,6 +601,10 @@ class ComparisonOut(serializers.Serializer):
     )
     probes = ProbeOut(many=True)
     recall = serializers.DictField(help_text="Mean recall@k per side over the probes with evidence, and how many.")
+    curve = CurveOut(
+        help_text="Each side's evidence shown against its prompt context's tokens, at budgets from 250 to 4,000, "
+        "over the probes with evidence (empty lists when none has any)."
+    )
 
 
 class HeatPointOut(serializers.Serializer):
