@@ -51,10 +51,17 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
     }
     env.pop("CELERY_BROKER_URL", None)
     log = (tmp_path / "play.log").open("w")
-    # A session of its own, as a terminal gives the command it runs: Ctrl-C is SIGINT to its group.
-    play = subprocess.Popen(
-        ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    # A session of its own, as a terminal gives the command it runs: Ctrl-C is SIGINT to its group. And
+    # SIGINT at its default, as a terminal's command has it: a suite started in the background (`nohup
+    # .ci/run &`) runs with SIGINT ignored, which a child inherits and bash cannot trap (two busy runs
+    # failed so). A signal a process catches is at its default after exec; one it ignores stays ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        play = subprocess.Popen(
+            ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         wait_for(
             lambda: answers(f"http://{address}/healthz"),
