@@ -376,6 +376,8 @@ MEMORYOS = {
     "TOP_PAGES": envint("MEMORYOS_TOP_PAGES", 10),
     "TOP_KNOWLEDGE": envint("MEMORYOS_TOP_KNOWLEDGE", 10),
     "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 1500),
+    # The pages ranked after the top ones that fill what the budget leaves after the knowledge (0: none).
+    "FILL_PAGES": envint("MEMORYOS_FILL_PAGES", 20),
     # Page ranking (retriever.py): the share of BM25 against the cosine in a page's match, the share of
     # each neighbouring page's match added to it, whether the names of the two people talking are
     # left out of the query, and whether the dates a query names are searched for among the days pages

@@ -4,6 +4,7 @@ import threading
 import time
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
@@ -80,6 +81,22 @@ def test_when_the_budget_is_short_pages_said_are_kept_before_knowledge_made_of_t
     assert [i.id for i in short.pages] == [i.id for i in full.pages]
     assert short.user_knowledge == [] and short.assistant_knowledge == []
     assert short.dropped == len(full.user_knowledge) + len(full.assistant_knowledge)
+
+
+def test_what_the_budget_leaves_is_filled_with_the_pages_ranked_next_never_in_place_of_knowledge(memory, filled):
+    ask = {"user_id": "alice", "assistant_id": "helper", "query": "Lisbon hotel", "count_hits": False}
+    top_only = memory.retrieve(**ask, top_pages=1, fill_pages=0)
+    filled_up = memory.retrieve(**ask, top_pages=1)
+    ranked = memory.retrieve(**ask, top_pages=30, fill_pages=0, token_budget=10**6)
+    assert len(top_only.pages) == 1 and top_only.user_knowledge
+    assert 1 < len(filled_up.pages) <= 1 + settings.MEMORYOS["FILL_PAGES"]
+    assert [i.id for i in filled_up.pages] == [i.id for i in ranked.pages[: len(filled_up.pages)]]
+    assert [i.id for i in filled_up.user_knowledge] == [i.id for i in top_only.user_knowledge]
+    assert top_only.tokens_used < filled_up.tokens_used <= filled_up.token_budget
+    assert filled_up.dropped == top_only.dropped == 0  # a page that does not fit the rest is not "cut"
+    # A budget the knowledge fills leaves nothing to fill: the same context as without filling.
+    tight = memory.retrieve(**ask, top_pages=1, token_budget=top_only.tokens_used)
+    assert [(i.kind, i.id) for i in tight.items()] == [(i.kind, i.id) for i in top_only.items()]
 
 
 def test_hits_make_the_sessions_used_hotter_and_are_recorded(memory, filled):
@@ -162,7 +179,9 @@ def test_the_spaces_own_retrieval_parameters_rank_and_budget_its_memory(memory, 
     as_set = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
     assert as_set.token_budget == 1500 and len(as_set.pages) > 1
     space_parameters_set(filled, {"top_pages": 1, "context_token_budget": 300, "lexical_weight": 0.0})
-    tuned = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
+    tuned = memory.retrieve(
+        user_id="alice", assistant_id="helper", query="pastel de nata", fill_pages=0, count_hits=False
+    )
     assert len(tuned.pages) == 1 and tuned.token_budget == 300
     top = tuned.pages[0]
     assert top.scores["match"] == pytest.approx(top.scores["dense"])  # the cosine alone: no share of BM25
@@ -187,7 +206,9 @@ def test_a_retrieval_costs_the_same_number_of_queries_however_many_sessions_it_h
 
     def queries_and_sessions(top_pages):
         with CaptureQueriesContext(connection) as captured:
-            result = memory.retrieve(user_id="alice", assistant_id="helper", query="Milo Lisbon", top_pages=top_pages)
+            result = memory.retrieve(
+                user_id="alice", assistant_id="helper", query="Milo Lisbon", top_pages=top_pages, fill_pages=0
+            )
         return len(captured), len({i.provenance["session_id"] for i in result.pages})
 
     queries_and_sessions(1)  # the indexes built

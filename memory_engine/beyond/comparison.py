@@ -88,7 +88,9 @@ def distinct_turns(items: Sequence[Item], turn_ids: TurnIds) -> list[str]:
 def ranked_items(space: MemorySpace, question: str, depth: int) -> list[Item]:
     """The pages and knowledge the space ranks for `question`, `depth` of each, best first, with no
     budget and no hit counted."""
-    found = retrieve(space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, count_hits=False)
+    found = retrieve(
+        space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, fill_pages=0, count_hits=False
+    )
     return sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
 
 
@@ -99,7 +101,13 @@ def evidence_curve(
     turns it shows]: the context packed as a chat's is (short-term, profile, pages, knowledge;
     retriever.within_budget), filled with as many pages and entries as fit. One retrieval; no hit counted."""
     deep = retrieve(
-        space, question, top_pages=CURVE_DEPTH, top_knowledge=CURVE_DEPTH, token_budget=max(budgets), count_hits=False
+        space,
+        question,
+        top_pages=CURVE_DEPTH,
+        top_knowledge=CURVE_DEPTH,
+        token_budget=max(budgets),
+        fill_pages=0,
+        count_hits=False,
     )
     wanted = set(evidence)
     curve = {}

@@ -642,7 +642,13 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
     if kind is None and not _asks_plainly(query):
         return None
     deep = retrieve(
-        space, query, top_pages=RECALL_PAGES, top_knowledge=RECALL_KNOWLEDGE, token_budget=10**6, count_hits=False
+        space,
+        query,
+        top_pages=RECALL_PAGES,
+        top_knowledge=RECALL_KNOWLEDGE,
+        token_budget=10**6,
+        fill_pages=0,
+        count_hits=False,
     )
     statements = statements_of(deep, query)
     if kind != MEMORY and names_someone_known(query, statements):

@@ -8,7 +8,10 @@
   a query names against the days a page was said and speaks of (dated_query, store/temporal.py);
 - long-term: the profile, and the top user and assistant knowledge, by the same match.
 
-The assembled context is capped by a token budget; every item carries its scores and provenance.
+The assembled context is capped by a token budget; every item carries its scores and provenance. What the
+budget leaves after the knowledge is filled with the pages ranked next (FILL_PAGES of them): on LoCoMo a
+context of 1,500 tokens showed 0.818 of the evidence with the top 10 pages alone, in 1,293 tokens, and
+0.837 filled, in about 1,480 (docs/benchmarks.md).
 Sessions whose pages are used, and knowledge entries used, are counted as hits: they get hotter.
 
 How the page ranking was chosen, measured on LoCoMo (docs/benchmarks.md): ranking pages only within the
@@ -111,6 +114,9 @@ class Retrieval:
     token_budget: int = 0
     tokens_used: int = 0
     cut: list[Item] = field(default_factory=list)  # the items the budget left out, in the order it tried them
+    # The pages ranked after `pages`, best first: what the budget leaves after the knowledge is filled with
+    # them (within_budget). Not part of the context until then; those that do not fit are not `cut`.
+    filler: list[Item] = field(default_factory=list)
 
     @property
     def dropped(self) -> int:
@@ -379,8 +385,9 @@ def within_budget(found: Retrieval, budget: int) -> Retrieval:
 
     The budget is spent in this order: short-term (newest first), profile, mid-term pages, user
     knowledge, assistant knowledge; an item that does not fit is left out (in `cut`) and a later, shorter
-    one may still fit. `retrieve` assembles its context with it, and the LoCoMo curve reads one deep
-    retrieval at several budgets with it."""
+    one may still fit. What is left is filled with `found.filler`'s pages, in their order, after the
+    pages: they never take the place of knowledge. `retrieve` assembles its context with it, and the
+    LoCoMo curve reads one deep retrieval at several budgets with it."""
     result = Retrieval(query=found.query, sessions=found.sessions, token_budget=budget)
     left = budget
     newest_first, used, cut = _fit(found.short_term[::-1], left)
@@ -392,6 +399,9 @@ def within_budget(found: Retrieval, budget: int) -> Retrieval:
         setattr(result, name, kept)
         left -= used
         result.cut += cut
+    filled, used, _ = _fit(found.filler, left)
+    result.pages = [*result.pages, *filled]
+    left -= used
     result.tokens_used = budget - left
     return result
 
@@ -404,13 +414,15 @@ def retrieve(
     top_pages: int | None = None,
     top_knowledge: int | None = None,
     token_budget: int | None = None,
+    fill_pages: int | None = None,
     count_hits: bool = True,
     now: datetime | None = None,
 ) -> Retrieval:
     """Everything the memory holds for `query`, within the token budget.
 
     The budget is spent as `within_budget` says: short-term (newest first), profile, mid-term pages,
-    user knowledge, assistant knowledge; what does not fit is dropped and counted. Pages come before knowledge
+    user knowledge, assistant knowledge; what does not fit is dropped and counted, and what is left is filled
+    with the `fill_pages` pages ranked next (settings FILL_PAGES; 0: none). Pages come before knowledge
     because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
     knowledge first left out pages that held the evidence (docs/benchmarks.md). With `count_hits`, the
     sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
@@ -423,6 +435,7 @@ def retrieve(
     top_pages = space.top_pages if top_pages is None else top_pages
     top_knowledge = space.top_knowledge if top_knowledge is None else top_knowledge
     budget = space.context_token_budget if token_budget is None else token_budget
+    fill_pages = cfg["FILL_PAGES"] if fill_pages is None else fill_pages
     now = now or timezone.now()
 
     names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []
@@ -435,14 +448,16 @@ def retrieve(
         with stage("versions"):
             read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-        pages = _search_pages(space, dated_query(topic) if cfg["RETRIEVAL_DATES"] else topic, query_vector, top_pages)
+        page_query = dated_query(topic) if cfg["RETRIEVAL_DATES"] else topic
+        ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):
         profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
         short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
 
-    result.short_term, result.profile, result.pages = short, profile, pages
+    result.short_term, result.profile = short, profile
+    result.pages, result.filler = ranked_pages[:top_pages], ranked_pages[top_pages:]
     result.user_knowledge, result.assistant_knowledge = user_knowledge, assistant_knowledge
     result = within_budget(result, budget)
 

@@ -125,7 +125,7 @@ def _retrieve_memory(space, query, relationship_with_user, style_hint, max_resul
     try:
         relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
         style_hint = inputs.hint(style_hint, "style_hint")
-        found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results)
+        found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
     except MemoryInputError as exc:
         raise ToolError(str(exc)) from None
     items = found.as_dict()
