@@ -1,0 +1,134 @@
+"""What every format is read into: conversations of messages, and facts; and how messages become turns."""
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.conf import settings
+
+from memory_engine.errors import MemoryInputError
+
+USER, ASSISTANT = "user", "assistant"
+CUT_MARK = " [...]"
+
+
+class FormatError(MemoryInputError):
+    """A file that is not what its format says: `where` names the place ("conversation 3 ('Trip'),
+    message 5"), and the message says what was expected there."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # USER or ASSISTANT; other roles (system, tool) are skipped by the readers
+    text: str
+    time: datetime | None
+    key: str  # the message's id in its source, or its place there
+
+
+@dataclass
+class Conversation:
+    key: str  # the conversation's id in its source, or its place in the file
+    title: str
+    created: datetime | None
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def last(self) -> datetime | None:
+        times = [m.time for m in self.messages if m.time] or ([self.created] if self.created else [])
+        return max(times) if times else None
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    text: str
+    time: datetime | None
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a page stores: the person's message and the replies after it (either may be empty, not both)."""
+
+    user_input: str
+    agent_response: str
+    time: datetime | None
+    keys: tuple[str, ...]  # the messages' keys, in order: what makes a re-import store nothing twice
+    cut: bool  # a side was longer than MAX_TURN_CHARS and was shortened
+
+
+def titled(title: object, number: int) -> tuple[str, str]:
+    """A conversation's title (or "") and how errors name it: "conversation 3 ('Trip to Lisbon')"."""
+    title = title if isinstance(title, str) else ""
+    return title, f"conversation {number} ({title[:40]!r})" if title else f"conversation {number}"
+
+
+def when(value: object, where: str) -> datetime | None:
+    """A time as sources give it: seconds since 1970 (a number), or ISO 8601 (a string; "Z" and no offset
+    are read as UTC). None for none. Raises FormatError for anything else."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, int | float) or type(value).__name__ == "Decimal":
+            seconds = float(value)
+            if not math.isfinite(seconds):
+                raise ValueError
+            found = datetime.fromtimestamp(seconds, UTC)
+        elif isinstance(value, str):
+            found = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            if found.tzinfo is None:
+                found = found.replace(tzinfo=UTC)
+        else:
+            raise ValueError
+    except (ValueError, OverflowError, OSError):
+        raise FormatError(f"a time is seconds since 1970 or an ISO 8601 date, not {str(value)[:40]!r}", where) from None
+    if not 1900 <= found.year <= 9000:
+        raise FormatError(f"the time {found.isoformat()} is outside the years 1900-9000", where)
+    return found
+
+
+def clip(text: str) -> tuple[str, bool]:
+    """`text` within MAX_TURN_CHARS, and whether it had to be shortened (marked with CUT_MARK)."""
+    limit = settings.MEMORYOS["MAX_TURN_CHARS"]
+    if len(text) <= limit:
+        return text, False
+    return text[: limit - len(CUT_MARK)].rstrip() + CUT_MARK, True
+
+
+def turns_of(messages: Iterable[Message]) -> list[Turn]:
+    """The turns of a conversation: each message of the person with the assistant's replies after it
+    (several replies joined); the person's messages in a row are joined too, and a reply with no message
+    before it (an assistant's greeting) is a turn of its own. A turn's time is its first message's."""
+    turns: list[Turn] = []
+    said: list[Message] = []
+    replies: list[Message] = []
+
+    def close() -> None:
+        if not said and not replies:
+            return
+        user_input, user_cut = clip("\n\n".join(m.text for m in said))
+        agent_response, agent_cut = clip("\n\n".join(m.text for m in replies))
+        first = (said or replies)[0]
+        keys = tuple(m.key for m in (*said, *replies))
+        turns.append(Turn(user_input, agent_response, first.time, keys, user_cut or agent_cut))
+        said.clear()
+        replies.clear()
+
+    for message in messages:
+        if not message.text.strip():
+            continue
+        if message.role == USER:
+            if replies:
+                close()
+            said.append(message)
+        else:
+            replies.append(message)
+    close()
+    return turns

@@ -1,0 +1,159 @@
+"""Reading other assistants' exports and memory systems' facts (memory_engine/formats): each format
+recognised from its content, read as a stream, checked whole, and refused with where it differs."""
+
+import json
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memory_engine import formats
+from memory_engine.formats import FormatError, recognise, records, scan, turns_of
+from memory_engine.formats.common import CUT_MARK
+
+DATA = Path(__file__).parent / "data" / "imports"
+
+
+def conversations(path) -> list:
+    return list(records(path))
+
+
+def said(conversation) -> list[tuple[str, str]]:
+    return [(t.user_input, t.agent_response) for t in turns_of(conversation.messages)]
+
+
+def test_a_chatgpt_export_follows_the_branch_last_seen_and_keeps_only_what_was_said():
+    pets, dinner, empty = conversations(DATA / "chatgpt-conversations.json")
+    assert recognise(DATA / "chatgpt-conversations.json").format == formats.CHATGPT
+    assert (pets.key, pets.title, dinner.key, empty.messages) == ("c-pets", "Pets and plans", "c-dinner", [])
+    # The edited first message's old branch (Rex) and the regenerated answer are left behind; the system
+    # message, the custom instructions, the tool call and its output are not what was said.
+    assert said(pets) == [
+        ("I have a cat called Pepper, she is three", "Pepper is a lovely name for a cat!"),
+        ("Here is her photo\n[image]", "What a cute cat."),
+        ("We are moving to Lisbon in June", "Lisbon in June sounds wonderful."),
+    ]
+    turns = turns_of(pets.messages)
+    assert turns[0].time == datetime(2024, 5, 1, 10, 0, 20, tzinfo=UTC)  # the message's own time
+    assert turns[2].time == datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+    assert turns[0].keys == ("m-u1", "m-a1")
+    # No current_node: the last child at each step, so the later edit of the last message.
+    assert said(dinner) == [
+        ("What should I cook tonight?", "Try a mushroom risotto."),
+        ("I am allergic to mushrooms", ""),
+    ]
+
+
+def test_a_chatgpt_zip_is_read_through_the_conversations_json_inside_it(tmp_path):
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.write(DATA / "chatgpt-conversations.json", "export-2024/conversations.json")
+        zipped.writestr("export-2024/chat.html", "<html></html>")
+    listed = scan(archive)
+    assert listed.format == formats.CHATGPT and listed.label == "a ChatGPT export"
+    assert [(c.key, c.title, c.turns) for c in listed.conversations] == [
+        ("c-pets", "Pets and plans", 3),
+        ("c-dinner", "Dinner", 2),
+        ("c-empty", "Empty chat", 0),
+    ]
+    assert listed.conversations[0].created == datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
+    assert listed.conversations[0].last == datetime(2024, 5, 1, 12, 0, 10, tzinfo=UTC)
+    without = tmp_path / "other.zip"
+    with zipfile.ZipFile(without, "w") as zipped:
+        zipped.writestr("user.json", "{}")
+    with pytest.raises(FormatError, match="no conversations.json"):
+        scan(without)
+
+
+def test_a_claude_export_reads_text_blocks_and_names_attachments():
+    garden, empty = conversations(DATA / "claude-conversations.json")
+    assert recognise(DATA / "claude-conversations.json").format == formats.CLAUDE
+    assert said(garden) == [
+        ("My tomatoes are a variety called Sungold", "Sungold is a sweet cherry tomato."),
+        ("Here is my planting plan\n[file: plan.txt]\n[file: bed.jpg]", "A good plan."),
+    ]
+    assert turns_of(garden.messages)[1].time == datetime(2024, 6, 1, 8, 5, tzinfo=UTC)
+    assert empty.messages == [] and empty.title == ""
+
+
+def test_plain_messages_one_a_line_or_one_conversation_a_file():
+    first, work = conversations(DATA / "messages.jsonl")
+    assert recognise(DATA / "messages.jsonl").layout == "lines"
+    assert said(first) == [("My sister Ana lives in Porto", "Porto is beautiful.")]
+    assert turns_of(first.messages)[0].time == datetime(2024, 7, 1, 7, 0, tzinfo=UTC)  # +02:00 kept
+    assert (work.key, work.title) == ("conv-b", "Work")
+    assert said(work) == [("I start at the bakery on Monday\n[image_url]", "Good luck at the bakery!")]
+    assert turns_of(work.messages)[0].time == datetime.fromtimestamp(1720000000, UTC)
+    (one,) = conversations(DATA / "messages-one.json")
+    assert recognise(DATA / "messages-one.json").one_conversation
+    assert said(one) == [("I play the cello", "Wonderful instrument."), ("And my teacher is called Ines", "")]
+    assert turns_of(one.messages)[0].time is None  # no time given: the import's own
+
+
+def test_memories_of_another_system_are_facts_not_turns():
+    listed = scan(DATA / "mem0-memories.json")
+    assert (listed.format, listed.facts, listed.conversations) == (formats.MEMORIES, 2, [])
+    vegetarian, cat = records(DATA / "mem0-memories.json")
+    assert (vegetarian.key, vegetarian.text, cat.text) == ("f-1", "Is vegetarian", "Has a cat named Pepper")
+    assert vegetarian.metadata == {"source": "chat", "categories": ["food"], "user_id": "maria"}
+    assert cat.time == datetime(2024, 4, 2, 18, 0, tzinfo=UTC)  # updated_at, when it was last true
+
+
+def test_a_long_message_is_shortened_and_counted(tmp_path, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "MAX_TURN_CHARS": 40}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps([{"role": "user", "content": "word " * 30}, {"role": "assistant", "content": "ok"}]))
+    listed = scan(path)
+    assert listed.cut == 1 and listed.turns == 1
+    (turn,) = turns_of(next(records(path)).messages)
+    assert len(turn.user_input) <= 40 and turn.user_input.endswith(CUT_MARK) and turn.cut
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"hello there", "the file is not JSON"),
+        (b"", "the file is not JSON"),
+        (b"[]", "the file holds nothing"),
+        (b'[{"title": "x"}]', "none of the formats read here"),
+        (b'[{"mapping": {}}, {"chat_messages": []}]', "item 2: not a ChatGPT export like the first"),
+        (b'[{"mapping": {"a": {"id": "a", "parent": "b", "children": []}}, "current_node": "a"}]', "conversation 1"),
+        (
+            b'[{"title": "Trip", "mapping": {"a": {"id": "a", "message": {"id": "m", "author": {"role": "user"}, '
+            b'"create_time": "yesterday", "content": {"content_type": "text", "parts": ["hi"]}}, "parent": null}}, '
+            b'"current_node": "a"}]',
+            "conversation 1 ('Trip'), message 'a': a time is seconds since 1970",
+        ),
+        (b'[{"chat_messages": [{"sender": "robot", "text": "hi"}]}]', "conversation 1, message 1: a message's sender"),
+        (b'[[{"role": "user", "content": "a"}], [{"role": "narrator", "content": "b"}]]', "conversation 2, message 1"),
+        (b'[{"role": "user", "content": "a"}, {"rol": "user"}]', "message 2"),
+        (b'{"results": [{"memory": "a"}, {"memory": ""}]}', "memory 2: a memory's text is empty"),
+        (b'[{"mapping": {}}, ', "the JSON is broken"),
+        (b'[{"mapping": {}, "id": "x"}, {"mapping": {}, "id": "x"}]', "conversation 2: its id 'x'"),
+    ],
+)
+def test_a_file_that_is_not_what_it_seems_is_refused_saying_where(tmp_path, content, expected):
+    path = tmp_path / "upload.json"
+    path.write_bytes(content)
+    with pytest.raises(FormatError) as refused:
+        scan(path)
+    assert expected in str(refused.value)
+
+
+def test_a_large_export_is_read_as_a_stream_one_conversation_at_a_time(tmp_path):
+    """ijson yields each conversation as it is parsed: the first arrives before the file is read through,
+    so a file larger than memory is never held whole."""
+    path = tmp_path / "big.json"
+    one = json.loads((DATA / "chatgpt-conversations.json").read_text())[0]
+    with path.open("w") as out:
+        out.write("[")
+        for n in range(400):
+            out.write(("," if n else "") + json.dumps(one | {"id": f"c{n}", "conversation_id": f"c{n}"}))
+        out.write("]")
+    with formats.opened(path) as stream:
+        items = formats.ijson.items(stream, "item", use_float=True)
+        next(items)
+        assert stream.tell() < path.stat().st_size / 10  # read a buffer, not the file
+    listed = scan(path)
+    assert len(listed.conversations) == 400 and listed.turns == 1200
