@@ -407,6 +407,7 @@ class EntryVersion(models.Model):
         OWNER = "owner", "owner edit"  # the space's owner, on the chat page (a signed-in session)
         API = "api", "API"
         LIBRARY = "library", "library call"
+        IMPORTED = "imported", "imported from another memory system"
 
     entry = models.ForeignKey(LongTermEntry, on_delete=models.CASCADE, related_name="versions")
     # None, not "", means "no value": before an entry existed, after it was deleted.
@@ -513,15 +514,41 @@ class WorkerJob(models.Model):
         ordering = ["-created_at", "-pk"]
 
 
+class ImportUpload(models.Model):
+    """A file a person brought to import (another assistant's export, chat messages, a memory system's
+    facts: memory_engine/formats), kept under MEMORYOS_IMPORT_DIR while it is chosen from and imported.
+    It was checked whole when it arrived; `listing` is what it holds (formats.scan)."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="uploads")
+    name = models.CharField(max_length=200, help_text="The file's own name.")
+    path = models.CharField(max_length=300, help_text="Where it is kept, under MEMORYOS_IMPORT_DIR.")
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    format = models.CharField(max_length=20)
+    listing = models.JSONField(
+        help_text="{conversations: [{key, title, created, last, messages, turns}], facts, turns, cut}"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.format}) for space {self.space_id}"
+
+
 class ImportJob(WorkerJob):
     """A conversation being imported into a space, turn by turn, with progress. The turns wait in
-    `turns`; `done` says how many are stored, so a job taken over after a crash goes on from there."""
+    `turns`, or in an upload's file (the conversations `chosen` from it); `done` says how many are
+    stored, so a job taken over after a crash goes on from there."""
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="imports")
     source = models.CharField(max_length=200, help_text="Where the turns came from, e.g. 'LoCoMo conv-26'.")
     turns = models.JSONField(help_text="[{user_input, agent_response, timestamp, meta?, reply_withheld?}], in order.")
+    upload = models.ForeignKey(ImportUpload, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs")
+    chosen = models.JSONField(
+        null=True, blank=True, help_text="The upload's conversations to import (keys); all when empty."
+    )
     total = models.PositiveIntegerField()
     done = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0, help_text="Turns and facts an earlier import had stored.")
 
     def __str__(self) -> str:
         return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"
@@ -540,6 +567,21 @@ class ImportedTurn(models.Model):
 
     def __str__(self) -> str:
         return f"turn {self.number} of import {self.job_id}"
+
+
+class ImportedKey(models.Model):
+    """A turn or fact of an imported source that the space holds (a hash of the format, the conversation's
+    id and its messages' ids): written with what it stored, under a unique key, so that importing the
+    same file again stores nothing twice."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space", "key"], name="imported_once_a_space")]
+
+    def __str__(self) -> str:
+        return f"{self.key[:12]} in space {self.space_id}"
 
 
 class BackgroundJob(WorkerJob):

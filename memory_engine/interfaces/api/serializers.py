@@ -15,6 +15,7 @@ from memory_engine.models import (
     Experiment,
     HeatEvent,
     ImportJob,
+    ImportUpload,
     LongTermEntry,
     MemorySpace,
     MemoryUser,
@@ -25,7 +26,7 @@ from memory_engine.models import (
 from memory_engine.services.consolidation import RunCounts, has_pending_work
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
-from memory_engine.services.transfer import import_activity
+from memory_engine.services.transfer import FORMAT_LABELS, import_activity
 from memory_engine.services.usage import used_counts
 
 
@@ -126,11 +127,46 @@ class ImportIn(serializers.Serializer):
         child=serializers.DictField(), required=False, help_text="[{user_input, agent_response, timestamp?}]"
     )
     locomo_sample = serializers.CharField(required=False, help_text="A sample of the bundled LoCoMo dev split.")
+    upload = serializers.IntegerField(required=False, help_text="A file brought to import (POST .../imports/files/).")
+    conversations = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        max_length=100_000,
+        help_text="The upload's conversations to import, by key (default: all).",
+    )
 
     def validate(self, attrs):
-        if ("transcript" in attrs) == ("locomo_sample" in attrs):
-            raise serializers.ValidationError("give either a transcript or a locomo_sample")
+        if sum(name in attrs for name in ("transcript", "locomo_sample", "upload")) != 1:
+            raise serializers.ValidationError("give either a transcript, a locomo_sample or an upload")
+        if "conversations" in attrs and "upload" not in attrs:
+            raise serializers.ValidationError("conversations are chosen from an upload")
         return attrs
+
+
+class ListedConversationOut(serializers.Serializer):
+    key = serializers.CharField(help_text="The conversation's id in the file: what `conversations` names.")
+    title = serializers.CharField()
+    created = serializers.DateTimeField(allow_null=True)
+    last = serializers.DateTimeField(allow_null=True, help_text="Its last message's time.")
+    messages = serializers.IntegerField()
+    turns = serializers.IntegerField(help_text="The turns it makes: a message of the person and the replies after it.")
+
+
+class ImportUploadOut(serializers.ModelSerializer):
+    """A file brought to import, checked whole: its format and what it holds, to choose from."""
+
+    label = serializers.SerializerMethodField()
+    conversations = ListedConversationOut(many=True, source="listing.conversations")
+    facts = serializers.IntegerField(source="listing.facts", help_text="Memories to store as knowledge.")
+    turns = serializers.IntegerField(source="listing.turns")
+    cut = serializers.IntegerField(source="listing.cut", help_text="Turns with a message shortened to the limit.")
+
+    class Meta:
+        model = ImportUpload
+        fields = ["id", "name", "size", "format", "label", "conversations", "facts", "turns", "cut", "created_at"]
+
+    def get_label(self, upload) -> str:
+        return FORMAT_LABELS[upload.format]
 
 
 @extend_schema_field(
@@ -314,7 +350,18 @@ class ImportJobOut(serializers.ModelSerializer):
 
     class Meta:
         model = ImportJob
-        fields = ["id", "source", "total", "done", "status", "activity", "error", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "source",
+            "total",
+            "done",
+            "skipped",
+            "status",
+            "activity",
+            "error",
+            "created_at",
+            "finished_at",
+        ]
 
     def get_activity(self, job) -> str:
         return import_activity(job)

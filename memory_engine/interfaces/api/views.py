@@ -34,6 +34,7 @@ from memory_engine.models import (
     Experiment,
     HeatEvent,
     ImportJob,
+    ImportUpload,
     LongTermEntry,
     MemorySpace,
     MemoryUser,
@@ -75,6 +76,8 @@ from memory_engine.services.transfer import (
     restore_start,
     space_export,
     transcript_turns,
+    upload_import_start,
+    upload_save,
     user_export,
 )
 
@@ -114,9 +117,12 @@ class MemoryApiView(APIView):
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
-        limit = getattr(settings, self.body_limit_setting)
+        limit = self.body_limit()
         if length > limit:
             raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
+
+    def body_limit(self) -> int:
+        return getattr(settings, self.body_limit_setting)
 
     def actor(self) -> str:
         """Who made a change, for its history: a program by its token, a person by their account's name
@@ -581,12 +587,46 @@ class ImportsView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.ImportIn)
         space = space_for(request, user_id, assistant_id, create=True)
+        if "upload" in data:
+            upload = _row_in(space, ImportUpload.objects.all(), data["upload"])
+            job = upload_import_start(upload=upload, chosen=data.get("conversations"))
+            return Response(s.ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
         if "transcript" in data:
             turns, source = transcript_turns(data["transcript"]), "transcript"
         else:
             turns, source = locomo_turns(data["locomo_sample"]), f"LoCoMo {data['locomo_sample']}"
         job = import_start(space=space, turns=turns, source=source)
         return Response(s.ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class UploadsView(MemoryApiView):
+    """A file to import, sent as the request's body (not a form): read a chunk at a time to disk, never
+    held whole, and checked whole before the answer."""
+
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+
+    def body_limit(self) -> int:
+        return settings.MEMORYOS["MAX_IMPORT_BYTES"]
+
+    @extend_schema(
+        request={"application/octet-stream": {"type": "string", "format": "binary"}},
+        parameters=[OpenApiParameter("name", str, description="The file's name, as the person knows it.")],
+        responses={201: s.ImportUploadOut},
+        summary="Bring a file to import (a ChatGPT or Claude export, chat messages, memories): checked and listed",
+    )
+    def post(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id, create=True)
+        body = request.stream
+        chunks = iter(lambda: body.read(1 << 16), b"") if body is not None else iter(())
+        upload = upload_save(space=space, chunks=chunks, name=request.query_params.get("name", ""))
+        return Response(s.ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
+
+
+class UploadView(MemoryApiView):
+    @extend_schema(responses=s.ImportUploadOut, summary="A file brought to import, and what it holds")
+    def get(self, request, user_id, assistant_id, upload_id):
+        upload = _row_in(space_for(request, user_id, assistant_id), ImportUpload.objects.all(), upload_id)
+        return Response(s.ImportUploadOut(upload).data)
 
 
 class ImportView(MemoryApiView):

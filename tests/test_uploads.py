@@ -1,0 +1,156 @@
+"""Bringing a file to import through REST: checked whole and listed, the chosen conversations stored turn by
+turn with their own times, facts stored as knowledge with where they came from, nothing stored twice, and a
+bad file refused with where it differs, nothing kept."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+
+from memory_engine.jobs.imports import import_run
+from memory_engine.models import EntryVersion, ImportedKey, ImportedTurn, ImportJob, ImportUpload, LongTermEntry, Page
+from tests.api_helpers import client_for
+from tests.memory_helpers import nothing_extracted
+
+DATA = Path(__file__).parent / "data" / "imports"
+SPACE = "/api/v1/users/alice/spaces/helper/"
+
+
+@pytest.fixture
+def alice(memory, fake_llm, settings, tmp_path):
+    cache.clear()
+    fake_llm.responder = nothing_extracted
+    settings.MEMORYOS = {**settings.MEMORYOS, "IMPORT_DIR": tmp_path / "imports"}
+    return client_for("alice")
+
+
+def upload(client, name: str, content: bytes | None = None, space: str = SPACE):
+    body = content if content is not None else (DATA / name).read_bytes()
+    return client.post(f"{space}imports/files/?name={name}", body, content_type="application/octet-stream")
+
+
+def kept_files(settings) -> list[Path]:
+    folder = Path(settings.MEMORYOS["IMPORT_DIR"])
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+def test_a_chatgpt_export_is_listed_and_the_chosen_conversation_stored_with_its_own_times(alice, alice_space):
+    listed = upload(alice, "chatgpt-conversations.json")
+    assert listed.status_code == 201, listed.data
+    assert (listed.data["format"], listed.data["label"], listed.data["turns"]) == ("chatgpt", "a ChatGPT export", 5)
+    assert [(c["key"], c["title"], c["turns"]) for c in listed.data["conversations"]] == [
+        ("c-pets", "Pets and plans", 3),
+        ("c-dinner", "Dinner", 2),
+        ("c-empty", "Empty chat", 0),
+    ]
+    assert alice.get(f"{SPACE}imports/files/{listed.data['id']}/").data["conversations"][1]["key"] == "c-dinner"
+    job = alice.post(f"{SPACE}imports/", {"upload": listed.data["id"], "conversations": ["c-pets"]}, format="json")
+    assert job.status_code == 202
+    assert (job.data["status"], job.data["done"], job.data["total"]) == ("succeeded", 3, 3)  # inline here
+    assert job.data["source"] == "chatgpt-conversations.json (a ChatGPT export)"
+    pages = list(Page.objects.filter(space=alice_space).order_by("seq"))
+    assert [p.user_input for p in pages] == [
+        "I have a cat called Pepper, she is three",
+        "Here is her photo\n[image]",
+        "We are moving to Lisbon in June",
+    ]
+    assert pages[0].timestamp == datetime(2024, 5, 1, 10, 0, 20, tzinfo=UTC)  # when it was said, not now
+    assert pages[0].meta["imported"] == {"format": "chatgpt", "conversation": "c-pets", "title": "Pets and plans"}
+
+
+def test_the_same_file_imported_again_stores_nothing_twice(alice, alice_space):
+    first = upload(alice, "chatgpt-conversations.json").data["id"]
+    alice.post(f"{SPACE}imports/", {"upload": first}, format="json")
+    assert Page.objects.filter(space=alice_space).count() == 5
+    again = upload(alice, "chatgpt-conversations.json").data["id"]
+    job = alice.post(f"{SPACE}imports/", {"upload": again}, format="json")
+    assert (job.data["status"], job.data["done"], job.data["skipped"]) == ("succeeded", 5, 5)
+    assert Page.objects.filter(space=alice_space).count() == 5
+
+
+def test_claude_and_plain_messages_are_imported_whole(alice, alice_space):
+    for name, turns in (("claude-conversations.json", 2), ("messages.jsonl", 2), ("messages-one.json", 2)):
+        listed = upload(alice, name)
+        assert listed.status_code == 201 and listed.data["turns"] == turns
+        job = alice.post(f"{SPACE}imports/", {"upload": listed.data["id"]}, format="json")
+        assert (job.data["status"], job.data["done"]) == ("succeeded", turns)
+    said = list(Page.objects.filter(space=alice_space).order_by("seq").values_list("user_input", flat=True))
+    assert said[0] == "My tomatoes are a variety called Sungold" and "I play the cello" in said
+
+
+def test_memories_become_knowledge_that_says_where_it_came_from(alice, alice_space):
+    listed = upload(alice, "mem0-memories.json")
+    assert (listed.data["format"], listed.data["facts"], listed.data["conversations"]) == ("memories", 2, [])
+    job = alice.post(f"{SPACE}imports/", {"upload": listed.data["id"]}, format="json")
+    assert (job.data["status"], job.data["done"]) == ("succeeded", 2)
+    assert not Page.objects.filter(space=alice_space).exists()  # facts, not turns
+    entries = LongTermEntry.objects.filter(space=alice_space, kind=LongTermEntry.Kind.USER_KNOWLEDGE)
+    assert sorted(e.value for e in entries) == ["Has a cat named Pepper", "Is vegetarian"]
+    history = EntryVersion.objects.get(entry__value="Has a cat named Pepper")
+    assert history.cause == EntryVersion.Cause.IMPORTED
+    assert history.actor == "mem0-memories.json (memories of another memory system), memory f-2"
+    assert history.at == datetime(2024, 4, 2, 18, 0, tzinfo=UTC)
+    again = upload(alice, "mem0-memories.json").data["id"]
+    job = alice.post(f"{SPACE}imports/", {"upload": again}, format="json")
+    assert (job.data["done"], job.data["skipped"], entries.count()) == (2, 2, 2)
+
+
+def test_an_interrupted_file_import_goes_on_from_where_it_stopped(alice, alice_space):
+    listed = upload(alice, "chatgpt-conversations.json").data["id"]
+    job = ImportJob.objects.get(pk=alice.post(f"{SPACE}imports/", {"upload": listed}, format="json").data["id"])
+    job.status, job.done = "running", 2  # as if the worker died after the second turn, and it was sent again
+    job.save()
+    for page in Page.objects.filter(space=alice_space, seq__gt=2):
+        ImportedTurn.objects.filter(page=page).delete()
+        page.delete()
+    for key in list(ImportedKey.objects.filter(space=alice_space).order_by("pk"))[2:]:
+        key.delete()
+    import_run(job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.done, job.skipped) == ("succeeded", 5, 0)
+    assert Page.objects.filter(space=alice_space).count() == 5
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "message"),
+    [
+        (b"", 400, "the file is empty"),
+        (b"name,age\nAna,3\n", 400, "the file is not JSON"),
+        (b'[{"chat_messages": [{"sender": "robot"}]}]', 400, "conversation 1, message 1: a message's sender"),
+        (b'[{"mapping": {}, "title": "x"}]', 400, "with nothing to import in it"),
+        (b'[{"conversation": {}, "qa": [], "sample_id": "x"}]', 400, "LoCoMo samples are imported by their sample id"),
+        (b"[" + b'{"role": "user", "content": "hi"},' * 40 + b"]", 413, "the limit is 1000"),
+    ],
+)
+def test_a_bad_file_is_refused_saying_where_and_nothing_is_kept(alice, settings, content, status, message):
+    settings.MEMORYOS = {**settings.MEMORYOS, "MAX_IMPORT_BYTES": 1000}
+    answer = upload(alice, "upload.json", content)
+    assert answer.status_code == status and message in str(answer.data)
+    assert not ImportUpload.objects.exists() and kept_files(settings) == []
+
+
+def test_a_body_with_no_length_is_cut_off_at_the_limit_as_it_streams(alice, alice_space, settings):
+    from memory_engine.errors import InputTooLarge
+    from memory_engine.services.transfer import upload_save
+
+    settings.MEMORYOS = {**settings.MEMORYOS, "MAX_IMPORT_BYTES": 1000}
+    endless = (b'{"role": "user", "content": "hi"},' for _ in range(10**9))
+    with pytest.raises(InputTooLarge, match="at most 1,000 bytes"):
+        upload_save(space=alice_space, chunks=endless, name="endless.json")
+    assert not ImportUpload.objects.exists() and kept_files(settings) == []
+
+
+def test_a_choice_the_file_does_not_hold_and_another_users_upload_are_refused(alice, alice_space, bob_space):
+    listed = upload(alice, "chatgpt-conversations.json").data["id"]
+    unknown = alice.post(f"{SPACE}imports/", {"upload": listed, "conversations": ["c-none"]}, format="json")
+    assert unknown.status_code == 400 and "no conversation 'c-none'" in str(unknown.data)
+    empty = alice.post(f"{SPACE}imports/", {"upload": listed, "conversations": ["c-empty"]}, format="json")
+    assert empty.status_code == 400 and "no turn to import" in str(empty.data)
+    loose = alice.post(f"{SPACE}imports/", {"conversations": ["c-pets"], "locomo_sample": "conv-26"}, format="json")
+    assert loose.status_code == 400 and "chosen from an upload" in str(loose.data)
+    bob = client_for("bob")
+    bobs = upload(bob, "chatgpt-conversations.json", space="/api/v1/users/bob/spaces/helper/").data["id"]
+    assert alice.post(f"{SPACE}imports/", {"upload": bobs}, format="json").status_code == 404
+    assert alice.get(f"{SPACE}imports/files/{bobs}/").status_code == 404
+    assert not ImportJob.objects.exists() and not Page.objects.exists()
