@@ -106,6 +106,9 @@ def test_the_compose_file_runs_only_the_entrypoint_these_tests_ran():
             assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
     for name in ("redis", "db"):
         assert "healthcheck" in services[name], name
+    # A file brought to import is written by a web process and read by a worker: one volume for both.
+    imports = app["web"]["environment"]["MEMORYOS_IMPORT_DIR"]
+    assert {f"imports:{imports}"} <= set(app["web"]["volumes"]) & set(app["worker"]["volumes"])
 
 
 def path_without(tmp_path: Path, prefixes: tuple[str, ...]) -> str:
