@@ -5,6 +5,7 @@ Screenshots go to the test's temporary folder; to refresh the ones in the README
 `SCREENSHOTS_DIR=docs/screenshots scripts/test tests/test_browser.py`."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,8 @@ from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Memor
 from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
+
+DATA = Path(__file__).parent / "data" / "imports"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -258,18 +261,52 @@ def test_an_import_fills_the_tiers_in_a_worker_with_progress(
     )
     browser.set_input_files("input[name=transcript]", str(transcript))
     browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-file >> text=transcript.json: a transcript, 1 conversations, 10 turns")
+    browser.click("#import-choice button[type=submit]")
     browser.wait_for_function(
         "document.querySelector('#import-status').textContent.includes('succeeded')", timeout=600_000
     )
-    states = browser.evaluate("window.importStates")
+    states = [state for state in browser.evaluate("window.importStates") if "turns ·" in state]
     # The request returned before the work; the job then says what it waits for.
-    assert states[0].startswith("transcript: 0 / 10 turns · queued")
-    assert states[-1] == "transcript: 10 / 10 turns · succeeded"
+    assert states[0].startswith("transcript.json (a transcript): 0 / 10 turns · queued")
+    assert states[-1] == "transcript.json (a transcript): 10 / 10 turns · succeeded"
     browser.wait_for_function("Number(document.querySelector('#counts dd:nth-of-type(2)').textContent) > 3")
     browser.wait_for_selector("#messages .bubble.user >> text=We talked about gardening, part 9.")
     browser.locator("#import-progress").scroll_into_view_if_needed()
     browser.screenshot(path=str(screenshots / "import.png"), full_page=True)
     assert Page.objects.filter(space__user__external_id="alice", user_input__startswith="We talked").count() == 10
+
+
+def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_found_in_the_memory(
+    browser, live_server, ann, fake_llm, start_worker, screenshots, tmp_path
+):
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("ok")
+    start_worker()
+    export = json.loads((DATA / "chatgpt-conversations.json").read_text())
+    work = json.loads(json.dumps(export[1])) | {"id": "c-work", "conversation_id": "c-work", "title": "Work"}
+    work["mapping"]["s1"]["message"]["content"]["parts"] = ["I work night shifts at the harbour"]
+    export.append(work)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(export))
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#messages .bubble.user")
+    browser.click("#import-panel summary")
+    browser.set_input_files("input[name=transcript]", str(path))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-file >> text=a ChatGPT export, 4 conversations, 7 turns")
+    titles = browser.locator("#import-conversations li").all_inner_texts()
+    assert [t.split()[0] for t in titles] == ["Pets", "Dinner", "Empty", "Work"] and "3 turns" in titles[0]
+    browser.uncheck("#import-conversations input[value=c-work]")
+    browser.locator("#import-choice").scroll_into_view_if_needed()
+    browser.screenshot(path=str(screenshots / "import-choice.png"), full_page=True)
+    browser.click("#import-choice button[type=submit]")
+    browser.wait_for_function(
+        "document.querySelector('#import-status').textContent.includes('5 / 5 turns · succeeded')", timeout=600_000
+    )
+    browser.wait_for_selector("#short-term >> text=I am allergic to mushrooms", timeout=120_000)
+    stored = Page.objects.filter(space__user__external_id="alice", meta__imported__format="chatgpt")
+    assert stored.count() == 5 and not stored.filter(user_input__contains="harbour").exists()
 
 
 def test_a_reply_that_went_wrong_shows_as_withheld_and_is_not_kept(browser, live_server, ann, fake_llm):

@@ -99,6 +99,14 @@ def test_what_the_budget_leaves_is_filled_with_the_pages_ranked_next_never_in_pl
     assert [(i.kind, i.id) for i in tight.items()] == [(i.kind, i.id) for i in top_only.items()]
 
 
+def test_a_filler_page_is_shown_but_heats_nothing(memory, filled):
+    result = memory.retrieve(user_id="alice", assistant_id="helper", query="Lisbon hotel", top_pages=1)
+    top = result.pages[0].provenance["session_id"]
+    assert result.filled == len(result.pages) - 1 >= 1
+    assert {i.provenance["session_id"] for i in result.pages[1:]} - {top}  # a filler page of another session
+    assert set(MidTermSession.objects.filter(n_visit__gt=0).values_list("pk", flat=True)) == {top}
+
+
 def test_hits_make_the_sessions_used_hotter_and_are_recorded(memory, filled):
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="Lisbon conference hotel")
     used = {i.provenance["session_id"] for i in result.pages}

@@ -117,6 +117,7 @@ class Retrieval:
     # The pages ranked after `pages`, best first: what the budget leaves after the knowledge is filled with
     # them (within_budget). Not part of the context until then; those that do not fit are not `cut`.
     filler: list[Item] = field(default_factory=list)
+    filled: int = 0  # how many of `pages`, at their end, are filler: shown because there was room
 
     @property
     def dropped(self) -> int:
@@ -400,7 +401,7 @@ def within_budget(found: Retrieval, budget: int) -> Retrieval:
         left -= used
         result.cut += cut
     filled, used, _ = _fit(found.filler, left)
-    result.pages = [*result.pages, *filled]
+    result.pages, result.filled = [*result.pages, *filled], len(filled)
     left -= used
     result.tokens_used = budget - left
     return result
@@ -422,8 +423,9 @@ def retrieve(
 
     The budget is spent as `within_budget` says: short-term (newest first), profile, mid-term pages,
     user knowledge, assistant knowledge; what does not fit is dropped and counted, and what is left is filled
-    with the `fill_pages` pages ranked next (settings FILL_PAGES; 0: none). Pages come before knowledge
-    because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
+    with the `fill_pages` pages ranked next (settings FILL_PAGES; 0: none), which are shown but do not count
+    as hits: they are there because there was room, and heat stays what the ranked pages make it. Pages come
+    before knowledge because they are what was said and knowledge is what an LLM made of it: on LoCoMo, at 1,500 tokens,
     knowledge first left out pages that held the evidence (docs/benchmarks.md). With `count_hits`, the
     sessions of the pages used and the knowledge used get a visit (changes heat); otherwise read-only.
     The depths, the budget and the weights are the space's parameters unless given here.
@@ -476,7 +478,8 @@ def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = No
     write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
     (the database stays consistent), and a retrieval, which is on the request path, does not wait for
     an fsync."""
-    session_ids = sorted({item.provenance["session_id"] for item in result.pages})
+    matched = result.pages[: len(result.pages) - result.filled]  # a filler page is there for the room, not a hit
+    session_ids = sorted({item.provenance["session_id"] for item in matched})
     entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
     if not session_ids and not entry_ids:
         return

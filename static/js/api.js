@@ -10,13 +10,14 @@
     return node;
   }
 
-  // call(path, options) for the API below `api`; an error's message is the API's detail.
+  // call(path, options) for the API below `api` (options.contentType: the body's, JSON by default); an
+  // error's message is the API's detail.
   function caller(api, csrf) {
     return async function call(path, options = {}) {
       const response = await fetch(api + path, {
         credentials: "same-origin",
         ...options,
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+        headers: { "Content-Type": options.contentType || "application/json", Accept: "application/json", "X-CSRFToken": csrf },
       });
       const body = response.status === 204 ? null : await response.json().catch(() => null);
       if (!response.ok) {

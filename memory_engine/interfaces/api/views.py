@@ -22,7 +22,7 @@ from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
 from memory_engine.interfaces.api.errors import PayloadTooLarge, TooManyFeeds, exception_handler
 from memory_engine.interfaces.api.memory_feed import SpaceFeed, feed_slots
-from memory_engine.interfaces.api.parsers import UnicodeJSONParser
+from memory_engine.interfaces.api.parsers import RawBodyParser, UnicodeJSONParser
 from memory_engine.interfaces.api.reply_stream import ReplyStream
 from memory_engine.interfaces.api.sse import EventStreamRenderer, event_stream, give_connections_back
 from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
@@ -604,6 +604,7 @@ class UploadsView(MemoryApiView):
     held whole, and checked whole before the answer."""
 
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
+    parser_classes = [RawBodyParser]
 
     def body_limit(self) -> int:
         return settings.MEMORYOS["MAX_IMPORT_BYTES"]
@@ -616,8 +617,8 @@ class UploadsView(MemoryApiView):
     )
     def post(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id, create=True)
-        body = request.stream
-        chunks = iter(lambda: body.read(1 << 16), b"") if body is not None else iter(())
+        body = request.data  # the body's stream, unread (RawBodyParser); {} when there is none
+        chunks = iter(lambda: body.read(1 << 16), b"") if hasattr(body, "read") else iter(())
         upload = upload_save(space=space, chunks=chunks, name=request.query_params.get("name", ""))
         return Response(s.ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
 

@@ -1,9 +1,12 @@
-// Bringing history in: a transcript or a LoCoMo sample replayed turn by turn (its progress comes with the
-// feed), or a space's export restored.
+// Bringing history in: a file from elsewhere (another assistant's export, chat messages, memories, a
+// transcript) checked and listed by the server, its chosen conversations replayed turn by turn (the
+// progress comes with the feed); a LoCoMo sample; or a space's export restored.
 (function (chat) {
   "use strict";
   if (!chat) return;
   const { $, call } = chat;
+  const el = window.Playground.el;
+  const RESTORE_MAX_BYTES = 8 * 1024 * 1024;  // an export larger than this is no LoCoMo conversation's
 
   // --- Import ------------------------------------------------------------------------------------
 
@@ -21,43 +24,112 @@
     $("import-bar").max = job.total;
     $("import-bar").value = job.done;
     $("import-status").textContent = `${job.source}: ${job.done} / ${job.total} turns · ${job.status}` +
+      (job.skipped ? ` · ${job.skipped} stored before` : "") +
       (job.error ? ` · ${job.error}` : "") + (job.activity ? ` · ${job.activity}` : "");
+  }
+
+  function say(text) {
+    $("import-progress").hidden = false;
+    $("import-status").textContent = text;
+  }
+
+  // A space's export (a JSON object that is none of the formats a file is imported from): restored.
+  async function asExport(file) {
+    if (file.size > RESTORE_MAX_BYTES || !file.name.toLowerCase().endsWith(".json")) return null;
+    try {
+      const document = JSON.parse(await file.text());
+      const isExport = document && !Array.isArray(document) && typeof document === "object" &&
+        !("results" in document || "memories" in document || "messages" in document);
+      return isExport ? document : null;
+    } catch (error) {
+      return null;  // the server says what is wrong with it
+    }
+  }
+
+  async function restore(document) {
+    const job = await call("restore/", { method: "POST", body: JSON.stringify({ export: document }) });
+    const restored = await window.Playground.jobDone(call, job, (j) => say(`restoring the export · ${j.status}`));
+    say(`restored: ${restored.pages} turns, ${restored.sessions} sessions, ` +
+      `${restored.entries} entries with ${restored.versions} versions`);
+    $("messages").replaceChildren();
+    await chat.loadHistory();
+    chat.refresh();
+  }
+
+  // The file's conversations, to choose from: title, dates and turns, all chosen at first.
+  let uploaded = null;
+
+  function day(iso) {
+    return iso ? new Date(iso).toLocaleDateString() : "no date";
+  }
+
+  function showChoice(upload) {
+    uploaded = upload;
+    const what = upload.facts ? `${upload.facts} memories to store as knowledge` :
+      `${upload.conversations.length} conversations, ${upload.turns} turns`;
+    $("import-file").textContent = `${upload.name}: ${upload.label}, ${what}` +
+      (upload.cut ? ` (${upload.cut} long messages shortened)` : "");
+    const rows = upload.conversations.map((c) => {
+      const box = document.createElement("input");
+      Object.assign(box, { type: "checkbox", value: c.key, checked: c.turns > 0, disabled: c.turns === 0 });
+      const dates = `${day(c.created)}${c.last && day(c.last) !== day(c.created) ? ` – ${day(c.last)}` : ""}`;
+      const label = el("label");
+      label.append(box, ` ${c.title || "(untitled)"} `, el("span", "muted", `${dates} · ${c.turns} turns`));
+      const row = el("li");
+      row.append(label);
+      return row;
+    });
+    $("import-conversations").replaceChildren(...rows);
+    $("import-all").checked = true;
+    $("import-all").parentElement.hidden = upload.conversations.length < 2;
+    $("import-choice").hidden = false;
+  }
+
+  function chosen() {
+    return [...$("import-conversations").querySelectorAll("input:checked")].map((box) => box.value);
+  }
+
+  async function importChosen(event) {
+    event.preventDefault();
+    const body = { upload: uploaded.id };
+    if (uploaded.conversations.length) body.conversations = chosen();
+    try {
+      showImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
+      $("import-choice").hidden = true;
+    } catch (error) {
+      say(error.message);
+    }
   }
 
   async function startImport(event) {
     event.preventDefault();
     const form = $("import");
     const file = form.transcript.files[0];
-    let body;
+    $("import-choice").hidden = true;
     try {
-      body = file ? { transcript: JSON.parse(await file.text()) } : { locomo_sample: form.locomo_sample.value };
-    } catch (error) {
-      $("import-progress").hidden = false;
-      $("import-status").textContent = `not a JSON file: ${error.message}`;
-      return;
-    }
-    try {
-      if (body.transcript && !Array.isArray(body.transcript)) {  // a space's export: restored, not replayed
-        const job = await call("restore/", { method: "POST", body: JSON.stringify({ export: body.transcript }) });
-        $("import-progress").hidden = false;
-        const restored = await window.Playground.jobDone(call, job, (j) => {
-          $("import-status").textContent = `restoring the export · ${j.status}`;
-        });
-        $("import-status").textContent = `restored: ${restored.pages} turns, ${restored.sessions} sessions, ` +
-          `${restored.entries} entries with ${restored.versions} versions`;
-        $("messages").replaceChildren();
-        await chat.loadHistory();
-        chat.refresh();
+      if (!file) {
+        showImport(await call("imports/", { method: "POST", body: JSON.stringify({ locomo_sample: form.locomo_sample.value }) }));
         return;
       }
-      showImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
+      const document = await asExport(file);
+      if (document) {
+        await restore(document);
+        return;
+      }
+      say(`reading ${file.name} …`);
+      const path = `imports/files/?name=${encodeURIComponent(file.name)}`;
+      showChoice(await call(path, { method: "POST", body: file, contentType: "application/octet-stream" }));
+      say(`${file.name} checked: choose what to import`);
     } catch (error) {
-      $("import-progress").hidden = false;
-      $("import-status").textContent = error.message;
+      say(error.message);
     }
   }
 
   Object.assign(chat, { showImport });
 
   $("import").addEventListener("submit", startImport);
+  $("import-choice").addEventListener("submit", importChosen);
+  $("import-all").addEventListener("change", (event) => {
+    for (const box of $("import-conversations").querySelectorAll("input:not(:disabled)")) box.checked = event.target.checked;
+  });
 })(window.ChatPage);
