@@ -112,6 +112,20 @@ def test_an_interrupted_file_import_goes_on_from_where_it_stopped(alice, alice_s
     assert Page.objects.filter(space=alice_space).count() == 5
 
 
+def test_the_python_class_uploads_a_file_and_imports_the_conversations_chosen(alice, memory, alice_space, tmp_path):
+    from memory_engine.errors import MemoryInputError
+
+    upload = memory.upload_file(user_id="alice", assistant_id="helper", path=DATA / "claude-conversations.json")
+    assert (upload.format, [c["key"] for c in upload.listing["conversations"]]) == ("claude", ["k-1", "k-2"])
+    job = memory.import_upload(upload, conversations=["k-1"])
+    assert (job.status, job.done, job.total) == ("succeeded", 2, 2)
+    assert Page.objects.filter(space=alice_space, user_input__contains="Sungold").count() == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"chat_messages": "none"}]')
+    with pytest.raises(MemoryInputError, match="conversation 1: a Claude conversation is an object with a list"):
+        memory.upload_file(user_id="alice", assistant_id="helper", path=broken)
+
+
 @pytest.mark.parametrize(
     ("content", "status", "message"),
     [

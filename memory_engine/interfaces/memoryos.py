@@ -14,11 +14,14 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 """
 
 from datetime import datetime
+from pathlib import Path
 
 from memory_engine.models import (
     Assistant,
     ConsolidationRun,
     Experiment,
+    ImportJob,
+    ImportUpload,
     LongTermEntry,
     MemorySpace,
     MemoryUser,
@@ -30,7 +33,7 @@ from memory_engine.services.conversation import Inspection, Response, Retrieval,
 from memory_engine.services.lab import Probe, compare, experiment_create
 from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
 from memory_engine.services.spaces import assistant_create, space_get, user_create
-from memory_engine.services.transfer import space_restore
+from memory_engine.services.transfer import space_restore, upload_import_start, upload_save
 
 
 class MemoryOS:
@@ -102,6 +105,19 @@ class MemoryOS:
         space's `export` restored there (see jobs/experiments.py); the space itself is only read."""
         source = self.space(user_id=user_id, assistant_id=assistant_id)
         return experiment_create(source=source, name=name, parameters=parameters, export=export)
+
+    def upload_file(self, *, user_id: str, assistant_id: str, path: str | Path) -> ImportUpload:
+        """A file from elsewhere (a ChatGPT or Claude export, chat messages, memories, a transcript: see
+        memory_engine/formats) kept for import, checked whole: `.format` and `.listing` say what it holds.
+        Raises MemoryInputError (a ValueError) saying where a file differs from its format."""
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        with open(path, "rb") as file:
+            return upload_save(space=space, chunks=iter(lambda: file.read(1 << 16), b""), name=Path(path).name)
+
+    def import_upload(self, upload: ImportUpload, *, conversations: list[str] | None = None) -> ImportJob:
+        """Import the conversations chosen from an upload (by key; all when None) and its memories, turn by
+        turn with their own times; the job is finished on return when consolidation is inline."""
+        return upload_import_start(upload=upload, chosen=conversations)
 
     def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
         """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
