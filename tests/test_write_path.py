@@ -40,7 +40,7 @@ def form_errors(response) -> dict:
 
 def test_an_admin_edit_of_a_turns_words_is_what_retrieval_ranks_next(admin_client, talked):
     page = Page.objects.filter(space=talked, tier=Page.Tier.MID).order_by("seq").first()
-    before = retrieve(talked, "zeppelin barn Friedrichshafen", top_pages=1, count_hits=False)
+    before = retrieve(talked, "zeppelin barn Friedrichshafen", top_pages=1, fill_pages=0, count_hits=False)
     assert not any("zeppelin" in item.text for item in before.pages)
 
     answer = admin_post(admin_client, "page", page, user_input=ZEPPELIN)
@@ -48,7 +48,7 @@ def test_an_admin_edit_of_a_turns_words_is_what_retrieval_ranks_next(admin_clien
     assert answer.status_code == 302
     page.refresh_from_db()
     assert page.user_input == ZEPPELIN and page.vector_version == MemorySpace.objects.get(pk=talked.pk).vector_version
-    found = retrieve(talked, "zeppelin barn Friedrichshafen", top_pages=1, count_hits=False)
+    found = retrieve(talked, "zeppelin barn Friedrichshafen", top_pages=1, fill_pages=0, count_hits=False)
     assert [item.id for item in found.pages] == [page.pk]
     assert "zeppelin" in found.pages[0].text
     assert "zeppelin" in " ".join(page.keywords)

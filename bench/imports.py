@@ -1,0 +1,224 @@
+"""What importing a large file costs (issue 38): a generated ChatGPT export of each size, taken by the web
+process's part (the body streamed to disk, checked whole and listed: jobs/uploads.upload_save, as
+POST .../imports/files/ does) and by the worker's (the chosen conversations read again as a stream and
+stored turn by turn with consolidation: jobs/imports.import_run), each in a fresh process of its own, so
+that its peak memory is its own.
+
+The export is synthetic (bench/synthetic_chat.py's pages as messages, 20 messages a conversation, every
+fifth conversation with an edited message: a branch), written from its format's public description.
+The worker stores the first `store_turns` turns' conversations (every turn of a 50 MB export would take
+hours of consolidation on 2 cores) with the space's heat threshold out of reach, so no promotion calls the
+LLM: what is timed is reading, storing, embedding and consolidating into sessions.
+"""
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from bench.synthetic_chat import synthetic_pages
+
+MESSAGES_A_CONVERSATION = 20
+START = 1_700_000_000.0  # 2023-11-14, seconds since 1970
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _node(key: str, parent: str | None, children: list[str], role: str | None, text: str, at: float) -> dict:
+    message = None
+    if role:
+        message = {
+            "id": f"m-{key}",
+            "author": {"role": role, "name": None, "metadata": {}},
+            "create_time": at,
+            "update_time": None,
+            "content": {"content_type": "text", "parts": [text]},
+            "status": "finished_successfully",
+            "end_turn": True,
+            "weight": 1.0,
+            "metadata": {},
+            "recipient": "all",
+        }
+    return {"id": key, "message": message, "parent": parent, "children": children}
+
+
+def _conversation(number: int, pages: list, at: float) -> dict:
+    mapping = {f"c{number}-root": _node(f"c{number}-root", None, [], None, "", at)}
+    parent = f"c{number}-root"
+    for i, page in enumerate(pages):
+        for side, (role, text) in enumerate((("user", page.user_input), ("assistant", page.agent_response))):
+            key = f"c{number}-{2 * i + side}"
+            mapping[parent]["children"].append(key)
+            mapping[key] = _node(key, parent, [], role, text, at + 60 * (2 * i + side))
+            parent = key
+    if number % 5 == 0 and len(pages) > 1:  # an edited first message: its old branch left behind
+        old = f"c{number}-old"
+        mapping[old] = _node(old, f"c{number}-root", [], "user", "an earlier wording, edited since", at)
+        mapping[f"c{number}-root"]["children"].insert(0, old)
+    return {
+        "title": f"Synthetic conversation {number}",
+        "create_time": at,
+        "update_time": at + 60 * 2 * len(pages),
+        "mapping": mapping,
+        "current_node": parent,
+        "conversation_id": f"conv-{number}",
+        "id": f"conv-{number}",
+    }
+
+
+def write_export(path: Path, megabytes: float, seed: int = 11) -> dict:
+    """A ChatGPT export of about `megabytes` at `path`, written a conversation at a time; returns its
+    conversations, turns and bytes."""
+    target = int(megabytes * 1024 * 1024)
+    pages_each = MESSAGES_A_CONVERSATION // 2
+    pool = synthetic_pages(seed, 2000)
+    conversations = turns = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write("[")
+        while out.tell() < target:
+            first = (conversations * pages_each) % (len(pool) - pages_each)
+            chunk = pool[first : first + pages_each]
+            out.write(
+                ("," if conversations else "")
+                + json.dumps(_conversation(conversations, chunk, START + 3600 * conversations))
+            )
+            conversations += 1
+            turns += len(chunk)
+        out.write("]")
+    return {"conversations": conversations, "turns": turns, "bytes": path.stat().st_size}
+
+
+def rss_mib() -> float:
+    """This process's resident memory now (Linux: /proc/self/statm, in pages)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 1024 / 1024
+
+
+class PeakRss:
+    """The highest resident memory seen while the block runs, sampled every 20 ms by a thread (ru_maxrss
+    would report the model's load, before the part began)."""
+
+    def __enter__(self):
+        self.peak, self._stop = rss_mib(), threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, rss_mib())
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_mib())
+
+
+def run_role(role: str, *, file: str, store_turns: int, result: str) -> None:
+    """One part in this (fresh) process: "web" uploads the file, "worker" imports its first conversations
+    up to `store_turns` turns; writes seconds, turns and memory (before, and the peak during) to `result`."""
+    from memory_engine.store.embeddings import get_embedder
+
+    get_embedder().encode_one("warm up")  # the model's own memory, before the part's
+    before = rss_mib()
+    began = time.perf_counter()
+    with PeakRss() as peak:
+        figures = _web(file) if role == "web" else _worker(store_turns)
+    seconds = time.perf_counter() - began
+    figures |= {"seconds": round(seconds, 2), "peak_mib": round(peak.peak, 1), "before_mib": round(before, 1)}
+    Path(result).write_text(json.dumps(figures))
+
+
+def _web(file: str) -> dict:
+    """What POST .../imports/files/ does with the body: into a throwaway space whose heat threshold is out
+    of reach (no promotion, so no LLM call in the worker's part)."""
+    from memory_engine.jobs.uploads import upload_save
+    from memory_engine.store.spaces import assistant_create, space_get, user_create
+
+    user = user_create(user_id=f"bench-import-{uuid.uuid4().hex[:8]}", display_name="Bench")
+    assistant_create(assistant_id="bench-import", name="Helper")
+    space = space_get(user_id=user.external_id, assistant_id="bench-import")
+    space.heat_threshold = 10**9
+    space.save(update_fields=["heat_threshold"])
+    with open(file, "rb") as body:
+        upload = upload_save(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
+    listed = upload.listing
+    return {"upload": upload.pk, "conversations": len(listed["conversations"]), "turns": listed["turns"]}
+
+
+def _worker(store_turns: int) -> dict:
+    """The newest upload's first conversations, up to `store_turns` turns, imported as a worker does."""
+    from memory_engine.jobs.imports import import_run, upload_import_create
+    from memory_engine.models import ImportUpload
+
+    upload = ImportUpload.objects.select_related("space").order_by("-pk").first()
+    chosen, total = [], 0
+    for listed in upload.listing["conversations"]:
+        if total >= store_turns:
+            break
+        chosen.append(listed["key"])
+        total += listed["turns"]
+    job = upload_import_create(upload=upload, chosen=chosen)
+    import_run(job.pk)
+    job.refresh_from_db()
+    return {"turns": job.done, "status": job.status, "error": job.error}
+
+
+def _part(role: str, env: dict, work: Path, file: Path, store_turns: int) -> dict:
+    result = work / f"{role}-{uuid.uuid4().hex[:6]}.json"
+    command = [sys.executable, "manage.py", "bench_import", "--role", role, "--file", str(file)]
+    command += ["--store-turns", str(store_turns), "--result", str(result)]
+    subprocess.run(command, env=env, check=True, cwd=ROOT)
+    return json.loads(result.read_text())
+
+
+def measure(*, sizes_mb: list[float], store_turns: int, work_dir: str, progress=print) -> list[dict]:
+    """For each size: the export written, then the web part and the worker part each in a process of its
+    own, on a SQLite database and index folder of their own under `work_dir`."""
+    work = Path(work_dir).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
+        "MEMORYOS_INDEX_DIR": str(work / "indexes"),
+        "MEMORYOS_IMPORT_DIR": str(work / "imports"),
+        "MEMORYOS_CONSOLIDATION": "inline",
+        "MEMORYOS_MAX_IMPORT_BYTES": str(10**11),
+        "DEBUG": os.environ.get("DEBUG", "true"),
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], env=env, check=True, cwd=Path(__file__).resolve().parent.parent
+    )
+    rows = []
+    for size in sizes_mb:
+        file = work / f"export-{size:g}mb.json"
+        progress(f"writing a {size:g} MB ChatGPT export")
+        made = write_export(file, size)
+        progress(f"web part: {file.name}")
+        web = _part("web", env, work, file, store_turns)
+        progress(f"worker part: the first {store_turns} turns")
+        worker = _part("worker", env, work, file, store_turns)
+        rows.append({"size_mb": size, "file": made, "web": web, "worker": worker})
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| export | conversations / turns | web: check and list | web peak RSS (before) "
+        "| worker: turns stored | turns a second | worker peak RSS (before) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        web, worker, made = row["web"], row["worker"], row["file"]
+        rate = worker["turns"] / worker["seconds"] if worker["seconds"] else 0.0
+        lines.append(
+            f"| {made['bytes'] / 1024 / 1024:.1f} MB | {made['conversations']:,} / {made['turns']:,} | "
+            f"{web['seconds']:.1f} s ({made['bytes'] / 1024 / 1024 / max(web['seconds'], 1e-9):.1f} MB/s) | "
+            f"{web['peak_mib']:.0f} MiB ({web['before_mib']:.0f}) | {worker['turns']:,} in {worker['seconds']:.1f} s | "
+            f"{rate:.1f} | {worker['peak_mib']:.0f} MiB ({worker['before_mib']:.0f}) |"
+        )
+    return "\n".join(lines)
