@@ -12,6 +12,7 @@ from memory_engine.jobs.imports import import_run
 from memory_engine.models import EntryVersion, ImportedKey, ImportedTurn, ImportJob, ImportUpload, LongTermEntry, Page
 from tests.api_helpers import client_for
 from tests.memory_helpers import nothing_extracted
+from tests.processes import wait_until
 
 DATA = Path(__file__).parent / "data" / "imports"
 SPACE = "/api/v1/users/alice/spaces/helper/"
@@ -168,3 +169,59 @@ def test_a_choice_the_file_does_not_hold_and_another_users_upload_are_refused(al
     assert alice.post(f"{SPACE}imports/", {"upload": bobs}, format="json").status_code == 404
     assert alice.get(f"{SPACE}imports/files/{bobs}/").status_code == 404
     assert not ImportJob.objects.exists() and not Page.objects.exists()
+
+
+# --- With a real worker ---------------------------------------------------------------------------
+
+
+def ended(job_id: int) -> ImportJob | None:
+    job = ImportJob.objects.get(pk=job_id)
+    return job if job.status in ("succeeded", "failed") else None
+
+
+@pytest.mark.django_db(transaction=True)  # the job is sent to the worker once its transaction commits
+def test_each_format_is_imported_through_rest_by_a_real_worker(alice, alice_space, settings, start_worker):
+    start_worker(MEMORYOS_IMPORT_DIR=str(settings.MEMORYOS["IMPORT_DIR"]))
+    expected = {
+        "chatgpt-conversations.json": 5,
+        "claude-conversations.json": 2,
+        "messages.jsonl": 2,
+        "messages-one.json": 2,
+        "mem0-memories.json": 2,
+    }
+    for name, turns in expected.items():
+        listed = upload(alice, name).data
+        job = alice.post(f"{SPACE}imports/", {"upload": listed["id"]}, format="json").data
+        assert job["status"] == "queued"  # the request only recorded it: a worker does the work
+        wait_until(lambda job=job: ended(job["id"]), timeout=300, what=f"the worker to import {name}")
+        done = alice.get(f"{SPACE}imports/{job['id']}/").data
+        assert (done["status"], done["done"], done["total"]) == ("succeeded", turns, turns), done
+    said = set(Page.objects.filter(space=alice_space).values_list("user_input", flat=True))
+    assert len(said) == 11 and {"We are moving to Lisbon in June", "I play the cello"} <= said
+    imported = EntryVersion.objects.filter(entry__space=alice_space, cause=EntryVersion.Cause.IMPORTED)
+    assert sorted(imported.values_list("entry__value", flat=True)) == ["Has a cat named Pepper", "Is vegetarian"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_in_the_middle_of_a_file_leaves_the_rest_to_the_next_and_nothing_twice(
+    alice, alice_space, settings, start_worker, tmp_path
+):
+    from bench.imports import write_export
+
+    folder = str(settings.MEMORYOS["IMPORT_DIR"])
+    export = tmp_path / "conversations.json"
+    made = write_export(export, 0.1)
+    listed = upload(alice, "conversations.json", export.read_bytes()).data
+    first = start_worker("w1", MEMORYOS_IMPORT_DIR=folder)
+    job = alice.post(f"{SPACE}imports/", {"upload": listed["id"]}, format="json").data
+    wait_until(lambda: ImportJob.objects.get(pk=job["id"]).done >= 10, timeout=300, what="ten turns stored")
+    first.kill()
+    stopped = ImportJob.objects.get(pk=job["id"])
+    assert stopped.status == "running" and stopped.done < made["turns"]
+    start_worker("w2", MEMORYOS_IMPORT_DIR=folder, MEMORYOS_IMPORT_STALL_SECONDS="0")  # its start-up sweep
+    wait_until(lambda: ended(job["id"]), timeout=600, what="the second worker to finish the import")
+    finished = ImportJob.objects.get(pk=job["id"])
+    assert (finished.status, finished.done, finished.skipped) == ("succeeded", made["turns"], 0)
+    pages = Page.objects.filter(space=alice_space)
+    assert pages.count() == made["turns"] == ImportedKey.objects.filter(space=alice_space).count()
+    assert pages.values("user_input", "timestamp").distinct().count() == made["turns"]  # none stored twice
