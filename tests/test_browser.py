@@ -291,9 +291,13 @@ def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_f
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_selector("#messages .bubble.user")
-    browser.click("#import-panel summary")
-    browser.set_input_files("input[name=transcript]", str(path))
-    browser.click("#import button[type=submit]")
+    # Dropped on the import panel, closed, as a file from the desktop.
+    dropped = browser.evaluate_handle(
+        """(text) => { const files = new DataTransfer();
+        files.items.add(new File([text], "conversations.json", {type: "application/json"})); return files; }""",
+        path.read_text(),
+    )
+    browser.dispatch_event("#import-panel", "drop", {"dataTransfer": dropped})
     browser.wait_for_selector("#import-file >> text=a ChatGPT export, 4 conversations, 7 turns")
     titles = browser.locator("#import-conversations li").all_inner_texts()
     assert [t.split()[0] for t in titles] == ["Pets", "Dinner", "Empty", "Work"] and "3 turns" in titles[0]

@@ -171,6 +171,25 @@ def test_a_choice_the_file_does_not_hold_and_another_users_upload_are_refused(al
     assert not ImportJob.objects.exists() and not Page.objects.exists()
 
 
+def test_a_file_is_deleted_a_day_after_it_came_unless_an_import_is_reading_it(alice, alice_space, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memory_engine.jobs.uploads import upload_path, uploads_expire
+
+    done, reading, fresh = (upload(alice, "messages-one.json").data["id"] for _ in range(3))
+    alice.post(f"{SPACE}imports/", {"upload": done}, format="json")  # finished (inline)
+    job = alice.post(f"{SPACE}imports/", {"upload": reading}, format="json").data
+    ImportJob.objects.filter(pk=job["id"]).update(status="running")  # as if a worker were on it
+    ImportUpload.objects.filter(pk__in=[done, reading]).update(created_at=timezone.now() - timedelta(days=2))
+    kept = {pk: upload_path(ImportUpload.objects.get(pk=pk)) for pk in (done, reading, fresh)}
+    assert uploads_expire() == 1
+    assert set(ImportUpload.objects.values_list("pk", flat=True)) == {reading, fresh}
+    assert [pk for pk, path in kept.items() if path.exists()] == [reading, fresh]
+    assert ImportJob.objects.filter(upload=None, source__startswith="messages-one.json").count() == 1  # its record kept
+
+
 # --- With a real worker ---------------------------------------------------------------------------
 
 

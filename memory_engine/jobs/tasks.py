@@ -20,6 +20,7 @@ from memory_engine.jobs.consolidation import (
     spaces_with_pending_work,
 )
 from memory_engine.jobs.imports import import_run, imports_stalled
+from memory_engine.jobs.uploads import uploads_expire
 from memory_engine.store import index
 from memory_engine.store.embeddings import get_embedder
 
@@ -53,8 +54,10 @@ def sweep_pending() -> int:
     messages (lost, broker down, worker killed), except spaces whose last job failed within the
     cooldown (a broken LLM endpoint is not hammered); jobs whose retry never came are closed; imports,
     restores and comparisons never sent or left by a dead worker are sent again; index folders of
-    deleted spaces are removed from this worker's disk. Returns how many spaces were queued."""
+    deleted spaces are removed from this worker's disk, and files brought to import that have had their
+    time. Returns how many spaces were queued."""
     index.prune_deleted_spaces()
+    uploads_expire()
     close_lost_retries()
     for job_id in imports_stalled():
         send(run_import, [job_id], {})

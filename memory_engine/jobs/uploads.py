@@ -13,14 +13,16 @@ import hashlib
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.utils import timezone
 
 from memory_engine import formats
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.jobs.ingest import TurnIn
-from memory_engine.models import ImportJob, ImportUpload, MemorySpace
+from memory_engine.models import ImportJob, ImportUpload, JobStatus, MemorySpace
 
 
 def _folder() -> Path:
@@ -101,3 +103,17 @@ def upload_items(job: ImportJob) -> Iterator[tuple[str, TurnIn | formats.Fact]]:
                 item_key(upload, record.key, *turn.keys),
                 TurnIn(turn.user_input, turn.agent_response, turn.time, meta),
             )
+
+
+def uploads_expire() -> int:
+    """Delete the files brought to import (and their listings) older than MEMORYOS_IMPORT_KEEP_SECONDS
+    that no unfinished import is reading: a file is kept while it is chosen from and imported, not for
+    ever. The imports keep their record (source, counts). Returns how many were deleted."""
+    cutoff = timezone.now() - timedelta(seconds=settings.MEMORYOS["IMPORT_KEEP_SECONDS"])
+    reading = ImportJob.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING], upload__isnull=False)
+    old = ImportUpload.objects.filter(created_at__lt=cutoff).exclude(pk__in=reading.values("upload_id"))
+    expired = list(old)
+    for upload in expired:
+        upload_path(upload).unlink(missing_ok=True)
+    ImportUpload.objects.filter(pk__in=[u.pk for u in expired]).delete()
+    return len(expired)

@@ -125,6 +125,22 @@
     }
   }
 
+  // A file dropped on the import panel is taken as if chosen with the button.
+  const panel = $("import-panel");
+  panel.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    panel.classList.add("dropping");
+  });
+  panel.addEventListener("dragleave", () => panel.classList.remove("dropping"));
+  panel.addEventListener("drop", (event) => {
+    event.preventDefault();
+    panel.classList.remove("dropping");
+    if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+    panel.open = true;
+    $("import").transcript.files = event.dataTransfer.files;
+    $("import").requestSubmit();
+  });
+
   Object.assign(chat, { showImport });
 
   $("import").addEventListener("submit", startImport);
