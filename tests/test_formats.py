@@ -141,6 +141,21 @@ def test_a_file_that_is_not_what_it_seems_is_refused_saying_where(tmp_path, cont
     assert expected in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"[" * 200_000 + b"]" * 200_000,  # ijson would name each level by its whole path: gigabytes
+        b'[{"role": "user", "content": "hi"}]\n' + b"[" * 200_000 + b"]" * 200_000 + b"\n",  # json recurses
+        b'{"results": [{"memory": ' + b"[" * 100 + b"]" * 100 + b"}]}",
+    ],
+)
+def test_a_file_nested_too_deeply_is_refused_before_it_is_read(tmp_path, content):
+    path = tmp_path / "deep.json"
+    path.write_bytes(content)
+    with pytest.raises(FormatError, match="nested more than 64 deep"):
+        scan(path)
+
+
 def test_a_large_export_is_read_as_a_stream_one_conversation_at_a_time(tmp_path):
     """ijson yields each conversation as it is parsed: the first arrives before the file is read through,
     so a file larger than memory is never held whole."""

@@ -136,6 +136,7 @@ def test_the_python_class_uploads_a_file_and_imports_the_conversations_chosen(al
         (b'[{"mapping": {}, "title": "x"}]', 400, "with nothing to import in it"),
         (b'[{"conversation": {}, "qa": [], "sample_id": "x"}]', 400, "LoCoMo samples are imported by their sample id"),
         (b"[" + b'{"role": "user", "content": "hi"},' * 40 + b"]", 413, "the limit is 1000"),
+        (b"[" * 100 + b"]" * 100, 400, "the JSON is nested more than 64 deep"),
     ],
 )
 def test_a_bad_file_is_refused_saying_where_and_nothing_is_kept(alice, settings, content, status, message):

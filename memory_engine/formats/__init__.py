@@ -81,6 +81,8 @@ def _layout(path: str | Path) -> str:
                 json.loads(first)
                 json.loads(second)
                 return "lines"
+            except RecursionError:
+                return "lines"  # a whole line, nested too deeply to decode: _check_depth says so
             except ValueError:
                 pass
     return "array" if start == b"[" else "object"
@@ -152,9 +154,34 @@ class Reading:
     one_conversation: bool  # an array of messages: the file is one conversation
 
 
+MAX_DEPTH = 64  # arrays and objects within each other; a ChatGPT export nests about 10 deep
+
+
+def _check_depth(path: str | Path, layout: str) -> None:
+    """Refuse a file nested deeper than MAX_DEPTH, in one pass of the C parser without building anything:
+    ijson names each value by its path from the top, so a 400 KB file of nested brackets would take it
+    hundreds of gigabytes of names, and Python's json, used for a line of JSON Lines, recurses."""
+    depth = 0
+    try:
+        with opened(path) as stream:
+            for event, _ in ijson.basic_parse(stream, multiple_values=layout == "lines"):
+                if event in ("start_map", "start_array"):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        raise FormatError(f"the JSON is nested more than {MAX_DEPTH} deep")
+                elif event in ("end_map", "end_array"):
+                    depth -= 1
+    except ijson.JSONError as error:
+        raise FormatError(f"the JSON is broken ({error}); {EXPECTED}") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError) as error:
+        raise FormatError(f"the file cannot be read: {error}") from None
+
+
 def recognise(path: str | Path) -> Reading:
-    """The file's format, from its content. Raises FormatError when it is none of them."""
+    """The file's format, from its content. Raises FormatError when it is none of them, or nested too
+    deeply to read safely."""
     layout = _layout(path)
+    _check_depth(path, layout)
     list_key = _object_list(path) if layout == "object" else None
     first = next(iter(_raw(path, layout, list_key)), None)
     if first is None:
