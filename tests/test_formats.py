@@ -131,6 +131,7 @@ def test_a_long_message_is_shortened_and_counted(tmp_path, settings):
         (b'{"results": [{"memory": "a"}, {"memory": ""}]}', "memory 2: a memory's text is empty"),
         (b'[{"mapping": {}}, ', "the JSON is broken"),
         (b'[{"mapping": {}, "id": "x"}, {"mapping": {}, "id": "x"}]', "conversation 2: its id 'x'"),
+        (b'[{"mapping": {}, "id": "' + b"x" * 201 + b'"}]', "conversation 1: its id is longer than 200 characters"),
     ],
 )
 def test_a_file_that_is_not_what_it_seems_is_refused_saying_where(tmp_path, content, expected):
@@ -153,6 +154,14 @@ def test_a_file_nested_too_deeply_is_refused_before_it_is_read(tmp_path, content
     path = tmp_path / "deep.json"
     path.write_bytes(content)
     with pytest.raises(FormatError, match="nested more than 64 deep"):
+        scan(path)
+
+
+def test_a_file_of_more_conversations_than_a_listing_holds_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "MAX_CONVERSATIONS", 3)
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps([[{"role": "user", "content": f"hi {n}"}] for n in range(4)]))
+    with pytest.raises(FormatError, match="at most 3 conversations; split it"):
         scan(path)
 
 

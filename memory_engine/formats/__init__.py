@@ -155,6 +155,10 @@ class Reading:
 
 
 MAX_DEPTH = 64  # arrays and objects within each other; a ChatGPT export nests about 10 deep
+# What a file's listing may hold (it is kept, and sent to the page to choose from): a heavy ChatGPT user has
+# a few thousand conversations, with ids of 36 characters.
+MAX_CONVERSATIONS = 50_000
+MAX_KEY = 200
 
 
 def _check_depth(path: str | Path, layout: str) -> None:
@@ -268,10 +272,15 @@ def scan(path: str | Path) -> Scan:
             continue
         if record.key in keys:
             raise FormatError(f"its id {record.key[:40]!r} is another conversation's too", f"conversation {number}")
+        if len(record.key) > MAX_KEY:
+            raise FormatError(f"its id is longer than {MAX_KEY} characters", f"conversation {number}")
+        if len(found.conversations) == MAX_CONVERSATIONS:
+            raise FormatError(f"a file holds at most {MAX_CONVERSATIONS:,} conversations; split it")
         keys.add(record.key)
         turns = turns_of(record.messages)
+        title = record.title[:MAX_KEY]
         found.conversations.append(
-            Listed(record.key, record.title, record.created, record.last, len(record.messages), len(turns))
+            Listed(record.key, title, record.created, record.last, len(record.messages), len(turns))
         )
         found.turns += len(turns)
         found.cut += sum(turn.cut for turn in turns)
