@@ -154,12 +154,15 @@ def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> I
     if not total:
         raise MemoryInputError("the conversations chosen hold no turn to import")
     room_for_bulk_work(upload.space)
-    label = formats.LABELS[upload.format]
-    with transaction.atomic():
-        job = import_create(space=upload.space, turns=[], source=f"{upload.name} ({label})")
-        ImportJob.objects.filter(pk=job.pk).update(upload=upload, chosen=chosen, total=total)
-    job.refresh_from_db()
-    return job
+    return ImportJob.objects.create(
+        space=upload.space,
+        source=f"{upload.name} ({formats.LABELS[upload.format]})"[:200],
+        turns=[],
+        upload=upload,
+        chosen=chosen,
+        total=total,
+        touched_at=timezone.now(),
+    )
 
 
 class TurnStoredBefore(Exception):

@@ -56,9 +56,7 @@ def upload_save(*, space: MemorySpace, chunks: Iterable[bytes], name: str) -> Im
                 out.write(chunk)
         if not size:
             raise MemoryInputError("the file is empty")
-        found = formats.scan(path)
-        if found.format == formats.LOCOMO:
-            raise MemoryInputError("LoCoMo samples are imported by their sample id, not as a file")
+        found = formats.scan(path)  # LoCoMo samples are refused there: they are imported by sample id
         if not found.turns and not found.facts:
             raise MemoryInputError(f"the file is {found.label}, with nothing to import in it")
         return ImportUpload.objects.create(
