@@ -146,8 +146,7 @@ def _web(file: str) -> dict:
     space.save(update_fields=["heat_threshold"])
     with open(file, "rb") as body:
         upload = upload_save(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
-    listed = upload.listing
-    return {"upload": upload.pk, "conversations": len(listed["conversations"]), "turns": listed["turns"]}
+    return {"upload": upload.pk, "conversations": upload.conversation_count, "turns": upload.turns}
 
 
 def _worker(store_turns: int) -> dict:
@@ -157,11 +156,11 @@ def _worker(store_turns: int) -> dict:
 
     upload = ImportUpload.objects.select_related("space").order_by("-pk").first()
     chosen, total = [], 0
-    for listed in upload.listing["conversations"]:
+    for key, turns in upload.conversations.order_by("place").values_list("key", "turns"):
         if total >= store_turns:
             break
-        chosen.append(listed["key"])
-        total += listed["turns"]
+        chosen.append(key)
+        total += turns
     job = upload_import_create(upload=upload, chosen=chosen)
     import_run(job.pk)
     job.refresh_from_db()

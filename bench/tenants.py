@@ -335,6 +335,29 @@ class Stack:
         self.llm.__exit__(None, None, None)
 
 
+def production_env(*, url: str, redis: RedisServer, llm, run_dir: Path, web_workers: int) -> dict:
+    """The environment of a benchmark's production processes: DEBUG off, the benchmark database, a private
+    Redis as broker and shared cache, the fake LLM, the embedder loaded at start."""
+    return {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-" + os.urandom(24).hex(),
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": redis.url,
+        # As docker-compose.yml has it: the rate limits, sign-in counts and consolidation markers are
+        # shared by the web processes.
+        "CACHE_URL": redis.url.removesuffix("/0") + "/1",
+        "STATIC_ROOT": str(run_dir / "static"),
+        "WEB_WORKERS": str(web_workers),
+        "MEMORYOS_LLM_PROVIDER": "openai",
+        "MEMORYOS_LLM_BASE_URL": llm.base_url,
+        "MEMORYOS_LLM_MODEL": "fake-model",
+        "MEMORYOS_LLM_API_KEY": "bench",
+        "HF_HUB_OFFLINE": "1",
+        "MEMORYOS_WARM_UP": "true",  # the embedder loads at start, not in the first measured request
+    }
+
+
 def start_stack(options: TenantOptions, url: str, run_dir: Path, cache_mb: float) -> Stack:
     replies = iter(range(10**9))
     llm = FakeLLMServer(model="fake-model").__enter__()
@@ -347,28 +370,13 @@ def start_stack(options: TenantOptions, url: str, run_dir: Path, cache_mb: float
     redis.start()
     port = free_port()
     env = {
-        **os.environ,
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-" + os.urandom(24).hex(),
-        "DATABASE_URL": url,
-        "CELERY_BROKER_URL": redis.url,
-        # As docker-compose.yml has it: the rate limits, sign-in counts and consolidation markers are
-        # shared by the web processes.
-        "CACHE_URL": redis.url.removesuffix("/0") + "/1",
-        "STATIC_ROOT": str(run_dir / "static"),
+        **production_env(url=url, redis=redis, llm=llm, run_dir=run_dir, web_workers=options.web_workers),
         "BEAT_SCHEDULE_FILE": str(run_dir / "beat"),
-        "WEB_WORKERS": str(options.web_workers),
         "MEMORYOS_INDEX_CACHE_MB": str(cache_mb),
-        "MEMORYOS_LLM_PROVIDER": "openai",
-        "MEMORYOS_LLM_BASE_URL": llm.base_url,
-        "MEMORYOS_LLM_MODEL": "fake-model",
-        "MEMORYOS_LLM_API_KEY": "bench",
-        # The benchmark measures the engine, not the per-token limits: a popular space gets hundreds of
+        # The benchmark measures the engine, not the per-account limits: a popular space gets hundreds of
         # requests a minute here.
         "MEMORYOS_API_RATE": "1000000/min",
         "MEMORYOS_API_CHAT_RATE": "1000000/min",
-        "HF_HUB_OFFLINE": "1",
-        "MEMORYOS_WARM_UP": "true",  # the embedder loads at start, not in the first measured request
     }
     kept = kept_index_dir(options)
     for folder in ("web-indexes", "worker-indexes"):
@@ -397,10 +405,18 @@ def start_stack(options: TenantOptions, url: str, run_dir: Path, cache_mb: float
 
 def run_locust(base: str, plan_path: Path, *, clients: int, seconds: int, mode: str, csv_prefix: Path) -> dict:
     """Run bench/locustfile.py headless; the figures of each request name from its CSV."""
+    env = {"TENANTS_PLAN": str(plan_path), "TENANTS_MODE": mode}
+    return run_locust_file(
+        base, ROOT / "bench" / "locustfile.py", env, clients=clients, seconds=seconds, csv_prefix=csv_prefix
+    )
+
+
+def run_locust_file(base: str, locustfile: Path, env: dict, *, clients: int, seconds: int, csv_prefix: Path) -> dict:
+    """Run a locustfile headless with `env` added; the figures of each request name from its CSV."""
     command = [
         str(Path(sys.executable).parent / "locust"),
         "-f",
-        str(ROOT / "bench" / "locustfile.py"),
+        str(locustfile),
         "--headless",
         "-u",
         str(clients),
@@ -418,8 +434,9 @@ def run_locust(base: str, plan_path: Path, *, clients: int, seconds: int, mode: 
         "--loglevel",
         "WARNING",
     ]
-    env = {**os.environ, "TENANTS_PLAN": str(plan_path), "TENANTS_MODE": mode}
-    completed = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 300)
+    completed = subprocess.run(
+        command, env={**os.environ, **env}, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 300
+    )
     stats_file = Path(f"{csv_prefix}_stats.csv")
     if not stats_file.exists():
         raise RuntimeError(f"locust wrote no figures (exit {completed.returncode}): {completed.stderr[-2000:]}")
@@ -433,6 +450,7 @@ def run_locust(base: str, plan_path: Path, *, clients: int, seconds: int, mode: 
                 "p50": _number(row["50%"]),
                 "p95": _number(row["95%"]),
                 "p99": _number(row["99%"]),
+                "max": _number(row["Max Response Time"]),
             }
     return figures
 

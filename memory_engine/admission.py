@@ -9,6 +9,10 @@ WEB_QUEUE_TIMEOUT_SECONDS is answered 503 with Retry-After. A request that waits
 (an LLM over HTTP, `waiting_elsewhere`) gives its place up meanwhile, so slow LLM replies never hold up
 retrievals. Only web requests are counted; workers, commands and tests outside a request are not.
 
+A place held longer than WEB_STUCK_SECONDS means a request's work never ended (a bug: all work in a request
+is bounded): `/healthz` then answers 503 naming it, and the process's housekeeping asks the server to
+replace it (housekeeping.py), since its thread cannot be stopped from outside.
+
 Imports nothing of the engine, so any layer may mark a wait (the LLM client does).
 """
 
@@ -41,7 +45,14 @@ class Gate:
         self._places = threading.BoundedSemaphore(limit) if limit > 0 else None
         self._count = threading.Lock()
         self._held = threading.local()
+        self._since: dict[int, float] = {}  # thread -> when it took its place
         self.stats = AdmissionStats(limit=limit)
+
+    def longest_held(self) -> float:
+        """Seconds the longest-held place has been held (0 when none is)."""
+        with self._count:
+            oldest = min(self._since.values(), default=None)
+        return 0.0 if oldest is None else time.monotonic() - oldest
 
     def holds(self) -> bool:
         return getattr(self._held, "place", False)
@@ -59,6 +70,7 @@ class Gate:
             with self._count:
                 self.stats.waiting -= 1
                 if taken:
+                    self._since[threading.get_ident()] = time.monotonic()
                     self.stats.working += 1
                     self.stats.admitted += 1
                     self.stats.most_working = max(self.stats.most_working, self.stats.working)
@@ -73,6 +85,7 @@ class Gate:
             return
         self._held.place = False
         with self._count:
+            self._since.pop(threading.get_ident(), None)
             self.stats.working -= 1
             self.stats.gave_way += giving_way
         self._places.release()
@@ -96,6 +109,15 @@ def gate() -> Gate:
 
 def admission_stats() -> AdmissionStats:
     return gate().stats
+
+
+def stuck_for() -> float:
+    """How long a request of this process has held its place past WEB_STUCK_SECONDS (0: none has)."""
+    current = _gate
+    if current is None:
+        return 0.0
+    held = current.longest_held()
+    return held if held > settings.WEB_STUCK_SECONDS else 0.0
 
 
 @contextmanager

@@ -1,15 +1,21 @@
 """What a long-running server process does in the background: removing the index folders of memory
 spaces deleted through another process (store/index.py, `prune_deleted_spaces`), at its start and every
-MEMORYOS_INDEX_PRUNE_SECONDS. Workers do it in their periodic sweep (jobs/tasks.py). Started by the ASGI
-entry point (playground/asgi.py) and the MCP server; not by WSGI's, which the test server imports too.
+MEMORYOS_INDEX_PRUNE_SECONDS (workers do it in their periodic sweep, jobs/tasks.py); and, in a web process
+under gunicorn, asking to be replaced when a request has worked past WEB_STUCK_SECONDS (admission.py): its
+thread cannot be stopped, and it holds a place of the process for ever (gunicorn's own timeout watches the
+event loop, which stays free). Started by the ASGI entry point (playground/asgi.py) and the MCP server; not
+by WSGI's, which the test server imports too.
 """
 
 import logging
+import os
+import signal
 import threading
 
 from django.conf import settings
 from django.db import close_old_connections, connections
 
+from memory_engine.admission import stuck_for
 from memory_engine.store import index
 
 logger = logging.getLogger(__name__)
@@ -28,8 +34,24 @@ def prune_once() -> int:
     return removed
 
 
+def under_gunicorn() -> bool:
+    return "gunicorn" in os.environ.get("SERVER_SOFTWARE", "")
+
+
+def replace_if_stuck() -> bool:
+    """Under gunicorn, end this process gracefully (SIGTERM: its other requests finish, and gunicorn starts
+    another) when a request has worked past WEB_STUCK_SECONDS. Returns whether it asked."""
+    stuck = stuck_for()
+    if not stuck or not under_gunicorn():
+        return False
+    logger.error("a request has worked for %.0f s: asking gunicorn to replace this process", stuck)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return True
+
+
 def start() -> threading.Thread | None:
-    """Prune now and every MEMORYOS_INDEX_PRUNE_SECONDS in a daemon thread (0: never)."""
+    """Prune now and every MEMORYOS_INDEX_PRUNE_SECONDS in a daemon thread (0: never), looking for a stuck
+    request at each."""
     seconds = settings.MEMORYOS["INDEX_PRUNE_SECONDS"]
     if seconds <= 0:
         return None
@@ -39,6 +61,8 @@ def start() -> threading.Thread | None:
         close_old_connections()
         while True:
             prune_once()
+            if replace_if_stuck():
+                return
             if stop.wait(seconds):
                 return
 

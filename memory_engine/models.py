@@ -516,22 +516,51 @@ class WorkerJob(models.Model):
 
 class ImportUpload(models.Model):
     """A file a person brought to import (another assistant's export, chat messages, a memory system's
-    facts: memory_engine/formats), kept under MEMORYOS_IMPORT_DIR while it is chosen from and imported.
-    It was checked whole when it arrived; `listing` is what it holds (formats.scan)."""
+    facts: memory_engine/formats), checked whole when it arrived. What is kept, under MEMORYOS_IMPORT_DIR
+    while it is chosen from and imported, is its working copy (`path`): a line a turn or fact, as the import
+    stores them (formats.Record); its conversations are listed in UploadConversation."""
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="uploads")
     name = models.CharField(max_length=200, help_text="The file's own name.")
-    path = models.CharField(max_length=300, help_text="Where it is kept, under MEMORYOS_IMPORT_DIR.")
-    size = models.PositiveBigIntegerField()
+    path = models.CharField(max_length=300, help_text="Its working copy's name, under MEMORYOS_IMPORT_DIR.")
+    size = models.PositiveBigIntegerField(help_text="Bytes brought.")
+    kept_bytes = models.PositiveBigIntegerField(default=0, help_text="Bytes of its working copy.")
     sha256 = models.CharField(max_length=64)
     format = models.CharField(max_length=20)
-    listing = models.JSONField(
-        help_text="{conversations: [{key, title, created, last, messages, turns}], facts, turns, cut}"
-    )
+    conversation_count = models.PositiveIntegerField(default=0)
+    facts = models.PositiveIntegerField(default=0, help_text="Memories to store as knowledge.")
+    turns = models.PositiveIntegerField(default=0)
+    cut = models.PositiveIntegerField(default=0, help_text="Turns with a message shortened to the limit.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.format}) for space {self.space_id}"
+
+
+class UploadConversation(models.Model):
+    """A conversation of a file brought to import, as the person chooses among them, and where its turns
+    are in the upload's working copy."""
+
+    upload = models.ForeignKey(ImportUpload, on_delete=models.CASCADE, related_name="conversations")
+    place = models.PositiveIntegerField(help_text="Its place in the file, from 0.")
+    key = models.CharField(max_length=200, help_text="Its id in the file, or its place there.")
+    title = models.CharField(max_length=200, blank=True)
+    created = models.DateTimeField(null=True, blank=True)
+    last = models.DateTimeField(null=True, blank=True)
+    messages = models.PositiveIntegerField()
+    turns = models.PositiveIntegerField()
+    start = models.PositiveBigIntegerField(help_text="Its turns' first byte in the working copy.")
+    end = models.PositiveBigIntegerField(help_text="The byte after its last turn.")
+
+    class Meta:
+        ordering = ["upload", "place"]
+        constraints = [
+            models.UniqueConstraint(fields=["upload", "place"], name="upload_conversation_place"),
+            models.UniqueConstraint(fields=["upload", "key"], name="upload_conversation_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title or self.key} in upload {self.upload_id}"
 
 
 class ImportJob(WorkerJob):
@@ -549,6 +578,9 @@ class ImportJob(WorkerJob):
     total = models.PositiveIntegerField()
     done = models.PositiveIntegerField(default=0)
     skipped = models.PositiveIntegerField(default=0, help_text="Turns and facts an earlier import had stored.")
+    offset = models.PositiveBigIntegerField(
+        default=0, help_text="Where the next turn is in its upload's working copy: each chunk starts there."
+    )
 
     def __str__(self) -> str:
         return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"

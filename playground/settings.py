@@ -126,6 +126,7 @@ MIDDLEWARE = [
     "memory_engine.interfaces.health.HealthCheckMiddleware",  # /healthz, before host checks and redirects
     "memory_engine.admission.AdmissionMiddleware",  # at most WEB_REQUESTS_AT_ONCE requests at work
     "django.middleware.security.SecurityMiddleware",
+    "memory_engine.interfaces.headers.SecurityHeadersMiddleware",  # Content-Security-Policy
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files, with DEBUG off too (STATIC_ROOT)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -139,6 +140,9 @@ MIDDLEWARE = [
 # waits for its turn before it is answered 503.
 WEB_REQUESTS_AT_ONCE = envint("WEB_REQUESTS_AT_ONCE", 3)
 WEB_QUEUE_TIMEOUT_SECONDS = envfloat("WEB_QUEUE_TIMEOUT_SECONDS", 60.0)
+# A request holding its place longer than this is stuck (work in a request is bounded: a file's check stops
+# at MEMORYOS_UPLOAD_CHECK_SECONDS): /healthz answers 503, and under gunicorn the process is replaced.
+WEB_STUCK_SECONDS = envfloat("WEB_STUCK_SECONDS", 600.0)
 
 ROOT_URLCONF = "playground.urls"
 LOGIN_URL = "login"
@@ -292,6 +296,8 @@ MEMORYOS_LLM_LOCAL_SERVERS = local_llm_servers(
     envstr("MEMORYOS_LLM_LOCAL_SERVERS", LOCAL_LLM_SERVERS_IN_DEVELOPMENT if DEBUG else "")
 )
 MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
+# A file's body must keep arriving: a client that sends nothing this long is cut off (interfaces/asgi.py).
+MEMORYOS_UPLOAD_IDLE_SECONDS = envfloat("MEMORYOS_UPLOAD_IDLE_SECONDS", 60.0)
 # A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
 # is 0.2-0.4 MB.
 MEMORYOS_API_MAX_EXPORT_BYTES = envint("MEMORYOS_API_MAX_EXPORT_BYTES", 8 * 1024 * 1024)
@@ -414,6 +420,11 @@ MEMORYOS = {
     # imported; the web processes and the workers must see the same folder. The largest file taken.
     "IMPORT_DIR": Path(envstr("MEMORYOS_IMPORT_DIR", str(BASE_DIR / "var" / "imports"))),
     "MAX_IMPORT_BYTES": envint("MEMORYOS_MAX_IMPORT_BYTES", 200 * 1024 * 1024),
+    # What one account keeps of the files it brought (their working copies), all its spaces together.
+    "MAX_KEPT_IMPORT_BYTES": envint("MEMORYOS_MAX_KEPT_IMPORT_BYTES", 500 * 1024 * 1024),
+    # Checking a file brought to import in a web request stops after this long (413: split the file); its body
+    # must keep arriving (a client that sends nothing for MEMORYOS_UPLOAD_IDLE_SECONDS is cut off).
+    "UPLOAD_CHECK_SECONDS": envfloat("MEMORYOS_UPLOAD_CHECK_SECONDS", 120.0),
     # A file brought to import is deleted this long after it arrived, unless an import is reading it.
     "IMPORT_KEEP_SECONDS": envfloat("MEMORYOS_IMPORT_KEEP_SECONDS", 86400.0),
     # How often a server process removes the index folders of spaces deleted through another (housekeeping.py).

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeDoneView, PasswordChangeView
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
@@ -16,7 +16,11 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/login/", LoginView.as_view(authentication_form=SignInForm), name="login"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # No password reset by mail: the playground sends no mail (an operator resets a password in the admin or
+    # with `manage.py changepassword`), so its unthrottled form would only be a door for nothing.
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
     path("api/", include("memory_engine.interfaces.api.urls")),
     path("ops/process/", ops.process_stats, name="ops-process"),

@@ -62,3 +62,22 @@ def test_a_request_waiting_elsewhere_lends_its_place_and_takes_one_back():
     with admission.waiting_elsewhere():  # outside a request: nothing to give up
         assert not current.holds()
     assert current.stats.admitted == 3 and current.stats.working == 0
+
+
+def test_a_request_holding_its_place_past_the_stuck_limit_fails_the_health_check(client, settings):
+    """A thread at work for ever (a red team's 171-byte file did it) kept every place of a process while
+    /healthz answered 200; now the health check names it."""
+    import time
+
+    settings.WEB_STUCK_SECONDS = 0.2
+    current = admission.gate()
+    done, thread = hold_a_place(current)
+    try:
+        time.sleep(0.5)
+        stuck = client.get("/healthz")
+        assert stuck.status_code == 503
+        assert stuck.json()["checks"]["requests"] == "failing (StuckRequest)"
+    finally:
+        done.set()
+        thread.join()
+    assert client.get("/healthz").json()["checks"]["requests"] == "ok"

@@ -1,6 +1,8 @@
 """Experiments: a space forked into a shadow space with other parameters, its turns replayed there, the
 two compared; the source never changes, the shadow is nobody's to reach but through its experiment."""
 
+import json
+
 import pytest
 from django.db.models import Sum
 
@@ -151,6 +153,27 @@ def test_the_comparison_shows_each_sides_items_their_overlap_and_recall(source):
     assert result["curve"]["source"] == mean_curve(
         [(evidence_curve(source, "What is my cat called?", evidence, dialogue_ids(source)), 2)]
     )
+
+
+def test_a_comparison_on_a_worker_goes_a_probe_at_a_time_and_ends_as_one_in_a_go(source):
+    from memory_engine.jobs.background import background_run, comparison_create
+
+    experiment = experiment_create(source=source, name="hotter", parameters={"heat_threshold": 2})
+    probes = [
+        Probe("What is my cat called?", ("D1:1",), "single-hop"),
+        Probe("Which curry could I cook?", (), ""),
+        Probe("Where does Milo sleep?", ("D1:2",), "single-hop"),
+    ]
+    job = comparison_create(experiment=experiment, probes=probes, k=5)
+    parts = 0
+    while not background_run(job.pk, seconds=0):
+        parts += 1
+        job.refresh_from_db()
+        assert job.status == "queued" and (job.result["done"], job.result["of"]) == (parts, 3)
+    job.refresh_from_db()
+    assert parts == 2 and job.status == "succeeded"
+    whole = json.loads(json.dumps(compare(source, experiment.space, probes, k=5)))
+    assert job.result == whole
 
 
 def test_a_comparison_says_when_either_side_is_still_being_built(source):

@@ -45,13 +45,16 @@ def test_a_chatgpt_export_follows_the_branch_last_seen_and_keeps_only_what_was_s
     ]
 
 
-def test_a_chatgpt_zip_is_read_through_the_conversations_json_inside_it(tmp_path):
+def test_a_chatgpt_zip_gives_the_conversations_json_inside_it_unpacked_within_the_limit(tmp_path):
     archive = tmp_path / "export.zip"
-    with zipfile.ZipFile(archive, "w") as zipped:
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         zipped.write(DATA / "chatgpt-conversations.json", "export-2024/conversations.json")
         zipped.writestr("export-2024/chat.html", "<html></html>")
-    listed = scan(archive)
-    assert listed.format == formats.CHATGPT and listed.label == "a ChatGPT export"
+    assert formats.is_zip(archive.read_bytes()[:4])
+    unpacked = tmp_path / "conversations.json"
+    formats.unzip(archive, unpacked, limit=10**6, measuring=formats.meter())
+    assert unpacked.read_bytes() == (DATA / "chatgpt-conversations.json").read_bytes()
+    listed = scan(unpacked)
     assert [(c.key, c.title, c.turns) for c in listed.conversations] == [
         ("c-pets", "Pets and plans", 3),
         ("c-dinner", "Dinner", 2),
@@ -59,11 +62,14 @@ def test_a_chatgpt_zip_is_read_through_the_conversations_json_inside_it(tmp_path
     ]
     assert listed.conversations[0].created == datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
     assert listed.conversations[0].last == datetime(2024, 5, 1, 12, 0, 10, tzinfo=UTC)
+    # What it says it holds is refused before it is unpacked.
+    with pytest.raises(FormatError, match="conversations.json unpacks to [0-9,]+ bytes; the limit is 1,000"):
+        formats.unzip(archive, unpacked, limit=1000, measuring=formats.meter())
     without = tmp_path / "other.zip"
     with zipfile.ZipFile(without, "w") as zipped:
         zipped.writestr("user.json", "{}")
     with pytest.raises(FormatError, match="no conversations.json"):
-        scan(without)
+        formats.unzip(without, unpacked, limit=10**6, measuring=formats.meter())
 
 
 def test_a_claude_export_reads_text_blocks_and_names_attachments():
@@ -87,8 +93,12 @@ def test_plain_messages_one_a_line_or_one_conversation_a_file():
     assert turns_of(work.messages)[0].time == datetime.fromtimestamp(1720000000, UTC)
     (one,) = conversations(DATA / "messages-one.json")
     assert recognise(DATA / "messages-one.json").one_conversation
-    assert said(one) == [("I play the cello", "Wonderful instrument."), ("And my teacher is called Ines", "")]
-    assert turns_of(one.messages)[0].time is None  # no time given: the import's own
+    turns = turns_of(one.messages)  # read once, as they stream
+    assert [(t.user_input, t.agent_response) for t in turns] == [
+        ("I play the cello", "Wonderful instrument."),
+        ("And my teacher is called Ines", ""),
+    ]
+    assert turns[0].time is None  # no time given: the import's own
 
 
 def test_memories_of_another_system_are_facts_not_turns():

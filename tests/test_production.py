@@ -93,7 +93,9 @@ class Loads:
     def __init__(self, page) -> None:
         self.responses: list[tuple[str, int, str]] = []
         self.failed: list[tuple[str, str, str, str]] = []  # url, method, resource type, failure
+        self.refused: list[str] = []  # what the Content-Security-Policy kept from running or loading
         page.on("response", lambda r: self.responses.append((r.url, r.status, r.request.resource_type)))
+        page.on("console", lambda m: self.refused.append(m.text) if "Content Security Policy" in m.text else None)
         page.on("requestfailed", lambda r: self.failed.append((r.url, r.method, r.resource_type, r.failure or "")))
 
     def assets(self) -> dict[str, int]:
@@ -115,7 +117,7 @@ class Loads:
             for url, method, kind, failure in self.failed
             if "/events/" not in url and not (method == "GET" and kind in ("fetch", "xhr") and "ERR_ABORTED" in failure)
         ]
-        return [f"{url} {status}" for url, status, _ in self.responses if status >= 400] + failed
+        return [f"{url} {status}" for url, status, _ in self.responses if status >= 400] + failed + self.refused
 
 
 def styled(page) -> bool:
@@ -199,9 +201,22 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     admin.wait_for_selector("#result_list >> text=nurse")
     header = admin.evaluate("getComputedStyle(document.querySelector('#header')).backgroundColor")
     assert header not in ("rgba(0, 0, 0, 0)", "transparent"), header
-    admin.goto(f"{base}/api/docs/")
+    docs = admin.goto(f"{base}/api/docs/")
     admin.wait_for_selector(".swagger-ui .info .title >> text=MemoryOS Playground API")
     assert styled(admin)
+    assert "script-src 'self'" in docs.headers["content-security-policy"]  # and nothing it refused: errors()
+
+    # The pages as a browser enforcing their Content-Security-Policy sees them (the test's own page
+    # bypasses it, to evaluate its waits): nothing refused on the chat page, the admin or the API docs.
+    strict = browser.context.browser.new_context()
+    strict.add_cookies(browser.context.cookies())
+    enforced = strict.new_page()
+    enforced_loads = Loads(enforced)
+    enforced.goto(f"{base}/chat/sam:me/helper/")
+    enforced.wait_for_selector("#profile dd .value >> text=nurse")
+    enforced.wait_for_selector(".bubble.assistant .text >> text=Have a good shift!")
+    assert enforced_loads.refused == [] and admin_loads.refused == []
+    strict.close()
 
     assets = loads.assets() | admin_loads.assets()
     assert any(url.endswith("/static/js/chat/main.js") for url in assets)

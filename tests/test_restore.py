@@ -239,6 +239,34 @@ def test_a_restore_delivered_twice_or_left_by_a_dead_worker_is_done_once(lived, 
     assert left.status == "succeeded" and Page.objects.filter(space=charlie).count() == job.result["pages"]
 
 
+def test_a_restore_on_a_worker_goes_a_part_at_a_time_and_stores_nothing_until_its_last(
+    lived, bob_space, monkeypatch, django_capture_on_commit_callbacks
+):
+    """An 8 MB restore once held the only worker for 407 s. Each part embeds at least a batch, keeps what
+    it made, and gives the worker back; the rows are stored in one transaction by the last."""
+    from memory_engine.jobs import background
+
+    monkeypatch.setattr(background, "EMBED_BATCH", 2)
+    document = json.loads(json.dumps(space_export(space=lived)))
+    job = restore_create(space=bob_space, document=document)
+    parts, progress = 0, []
+    while not background_run(job.pk, seconds=0):  # a part whose time is up at once still does a batch
+        parts += 1
+        job.refresh_from_db()
+        assert job.status == "queued" and not Page.objects.filter(space=bob_space).exists()
+        progress.append(job.result["done"])
+        assert background.restore_vectors_path(job.pk).stat().st_size == job.result["done"] * 384 * 4
+    job.refresh_from_db()
+    assert progress == list(range(2, 2 * (parts + 1), 2)) and parts >= 3
+    assert job.status == "succeeded" and job.result["pages"] == Page.objects.filter(space=lived).count()
+    bob_space.refresh_from_db()
+    assert canonical(space_export(space=bob_space)) == canonical(space_export(space=lived))
+    assert not background.restore_vectors_path(job.pk).exists()
+    for question in ("What is my cat called?", "spicy food"):  # the vectors made a part at a time are the same
+        here = [(i.kind, i.text, round(i.score, 6)) for i in ranked_items(lived, question, 10)]
+        assert here == [(i.kind, i.text, round(i.score, 6)) for i in ranked_items(bob_space, question, 10)]
+
+
 # --- The export document, defined once (memory_engine/export_format.py) ------------------------------
 
 

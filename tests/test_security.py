@@ -611,3 +611,48 @@ def test_a_deleted_users_words_leave_the_database_and_every_processs_index_folde
         files = [path for path in database.parent.glob(database.name + "*") if path.is_file()]
         held = [f"{p.name}: {w}" for p in files for w in SECRET_WORDS if w.encode() in p.read_bytes().lower()]
         assert held == [], held
+
+
+def test_an_address_over_its_sign_up_limit_hears_429_with_or_without_a_form_token(db, settings):
+    """The refusal came after the CSRF check: a POST without a token heard 403, not the documented 429.
+    A sign-up under the limit still needs its token."""
+    from django.test import Client
+
+    settings.MEMORYOS_SIGNUPS_PER_ADDRESS = 1
+    browser = Client(enforce_csrf_checks=True)
+    assert _sign_up(browser, "tokenless", REMOTE_ADDR="203.0.113.9").status_code == 403  # no token: CSRF
+    page = browser.get("/accounts/signup/", REMOTE_ADDR="203.0.113.9").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    made = browser.post(
+        "/accounts/signup/",
+        {
+            "username": "first",
+            "password1": "pw-first-Right-19",
+            "password2": "pw-first-Right-19",
+            "csrfmiddlewaretoken": token,
+        },
+        REMOTE_ADDR="203.0.113.9",
+    )
+    assert made.status_code == 302
+    refused = _sign_up(Client(enforce_csrf_checks=True), "second", REMOTE_ADDR="203.0.113.9")
+    assert refused.status_code == 429 and "Too many accounts" in refused.content.decode()
+
+
+def test_pages_carry_a_content_security_policy_and_no_password_reset_door(client, db):
+    page = client.get("/accounts/login/")
+    assert (
+        "script-src 'self'" in page["Content-Security-Policy"]
+        and "frame-ancestors 'none'" in page["Content-Security-Policy"]
+    )
+    assert client.get("/accounts/password_reset/").status_code == 404  # no mail is sent: no reset by mail
+
+
+def test_the_page_showing_a_new_tokens_secret_is_never_cached(client, memory):
+    from django.contrib.auth.models import User
+
+    account = User.objects.create_user("tess", password="pw-tess-long-1")
+    memory.create_user("tess-notes")
+    MemoryUser.objects.filter(external_id="tess-notes").update(owner=account)
+    client.force_login(account)
+    made = client.post("/accounts/tokens/", {"user_id": "tess-notes", "name": "cli"})
+    assert made.status_code == 201 and "no-store" in made["Cache-Control"]

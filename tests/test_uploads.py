@@ -2,6 +2,7 @@
 turn with their own times, facts stored as knowledge with where they came from, nothing stored twice, and a
 bad file refused with where it differs, nothing kept."""
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -97,27 +98,31 @@ def test_memories_become_knowledge_that_says_where_it_came_from(alice, alice_spa
     assert (job.data["done"], job.data["skipped"], entries.count()) == (2, 2, 2)
 
 
-def test_an_interrupted_file_import_goes_on_from_where_it_stopped(alice, alice_space):
+def test_each_chunk_of_an_import_stores_a_turn_however_slow_and_the_next_goes_on_from_there(alice, alice_space):
+    """A chunk whose time is up before it starts still stores one turn (a file whose reading took longer
+    than a chunk once stored nothing, for ever), and the next reads on from where it stopped."""
     listed = upload(alice, "chatgpt-conversations.json").data["id"]
-    job = ImportJob.objects.get(pk=alice.post(f"{SPACE}imports/", {"upload": listed}, format="json").data["id"])
-    job.status, job.done = "running", 2  # as if the worker died after the second turn, and it was sent again
-    job.save()
-    for page in Page.objects.filter(space=alice_space, seq__gt=2):
-        ImportedTurn.objects.filter(page=page).delete()
-        page.delete()
-    for key in list(ImportedKey.objects.filter(space=alice_space).order_by("pk"))[2:]:
-        key.delete()
-    import_run(job.pk)
+    alice.post(f"{SPACE}imports/", {"upload": listed, "conversations": ["c-dinner"]}, format="json")  # inline
+    job = ImportJob.objects.create(
+        space=alice_space, source="again", turns=[], upload_id=listed, chosen=None, total=5, status="running"
+    )
+    for stored in (1, 2, 3, 4):
+        assert import_run(job.pk, seconds=0) is False
+        job.refresh_from_db()
+        assert job.done == stored and job.offset > 0
+    assert import_run(job.pk, seconds=0) is True
     job.refresh_from_db()
-    assert (job.status, job.done, job.skipped) == ("succeeded", 5, 0)
+    assert (job.status, job.done, job.skipped) == ("succeeded", 5, 2)  # c-dinner's two were stored before
     assert Page.objects.filter(space=alice_space).count() == 5
+    assert sorted(ImportedTurn.objects.filter(job=job).values_list("number", flat=True)) == [0, 1, 2, 3, 4]
 
 
 def test_the_python_class_uploads_a_file_and_imports_the_conversations_chosen(alice, memory, alice_space, tmp_path):
     from memory_engine.errors import MemoryInputError
 
     upload = memory.upload_file(user_id="alice", assistant_id="helper", path=DATA / "claude-conversations.json")
-    assert (upload.format, [c["key"] for c in upload.listing["conversations"]]) == ("claude", ["k-1", "k-2"])
+    keys = list(upload.conversations.order_by("place").values_list("key", flat=True))
+    assert (upload.format, keys) == ("claude", ["k-1", "k-2"])
     job = memory.import_upload(upload, conversations=["k-1"])
     assert (job.status, job.done, job.total) == ("succeeded", 2, 2)
     assert Page.objects.filter(space=alice_space, user_input__contains="Sungold").count() == 1
@@ -172,20 +177,24 @@ def test_a_choice_the_file_does_not_hold_and_another_users_upload_are_refused(al
     assert not ImportJob.objects.exists() and not Page.objects.exists()
 
 
-def test_a_file_is_deleted_a_day_after_it_came_unless_an_import_is_reading_it(alice, alice_space, settings):
+def test_a_file_is_deleted_a_day_after_it_came_unless_an_import_is_reading_it(
+    alice, alice_space, settings, django_capture_on_commit_callbacks
+):
     from datetime import timedelta
 
     from django.utils import timezone
 
     from memory_engine.jobs.uploads import upload_path, uploads_expire
 
-    done, reading, fresh = (upload(alice, "messages-one.json").data["id"] for _ in range(3))
+    files = (json.dumps([{"role": "user", "content": f"I play the cello, take {n}"}]).encode() for n in range(3))
+    done, reading, fresh = (upload(alice, "messages-one.json", content).data["id"] for content in files)
     alice.post(f"{SPACE}imports/", {"upload": done}, format="json")  # finished (inline)
     job = alice.post(f"{SPACE}imports/", {"upload": reading}, format="json").data
     ImportJob.objects.filter(pk=job["id"]).update(status="running")  # as if a worker were on it
     ImportUpload.objects.filter(pk__in=[done, reading]).update(created_at=timezone.now() - timedelta(days=2))
     kept = {pk: upload_path(ImportUpload.objects.get(pk=pk)) for pk in (done, reading, fresh)}
-    assert uploads_expire() == 1
+    with django_capture_on_commit_callbacks(execute=True):  # the files go once the deletion commits
+        assert uploads_expire() == 1
     assert set(ImportUpload.objects.values_list("pk", flat=True)) == {reading, fresh}
     assert [pk for pk, path in kept.items() if path.exists()] == [reading, fresh]
     assert ImportJob.objects.filter(upload=None, source__startswith="messages-one.json").count() == 1  # its record kept

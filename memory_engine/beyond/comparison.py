@@ -259,31 +259,53 @@ def compare(source: MemorySpace, shadow: MemorySpace, probes: Sequence[Probe], *
     (None for a side when no probe has any); "curve" is each side's mean_curve over those probes.
     Changes nothing. Raises MemoryInputError for a bad k, no
     probe or a bad question, InputTooLarge for more than MAX_PROBES, more than MAX_PROBE_ITEMS questions x k
-    or a question over MAX_PROBE_CHARS; before any retrieval."""
+    or a question over MAX_PROBE_CHARS; before any retrieval. A worker does it a probe at a time
+    (probe_compared, then comparison_of)."""
     probes_check(probes, k)
+    turn_ids = sides_turn_ids(source, shadow)
+    results = [probe_compared(source, shadow, probe, k=k, turn_ids=turn_ids) for probe in probes]
+    return comparison_of(source, shadow, results, k=k)
+
+
+def sides_turn_ids(source: MemorySpace, shadow: MemorySpace) -> dict[str, TurnIds]:
+    """Each side's dialogue_ids, which probe_compared reads."""
+    return {"source": dialogue_ids(source), "experiment": dialogue_ids(shadow)}
+
+
+def probe_compared(
+    source: MemorySpace, shadow: MemorySpace, probe: Probe, *, k: int, turn_ids: dict[str, TurnIds]
+) -> dict:
+    """One probe of a comparison: each side's first k items, and (for a probe with evidence) each side's
+    curve under "curves", which comparison_of takes out. Changes nothing."""
     sides = {"source": source, "experiment": shadow}
-    turn_ids = {name: dialogue_ids(space) for name, space in sides.items()}
-    results = []
-    for probe in probes:
-        ranked = {name: ranked_items(space, probe.question, PROBE_DEPTH) for name, space in sides.items()}
-        keys = {name: {item_key(item) for item in items[:k]} for name, items in ranked.items()}
-        result = {"question": probe.question, "category": probe.category, "evidence": list(probe.evidence)}
-        result["source"] = _side_of_probe(ranked["source"], keys["experiment"], probe, turn_ids["source"], k)
-        result["experiment"] = _side_of_probe(ranked["experiment"], keys["source"], probe, turn_ids["experiment"], k)
-        result["overlap"] = len(keys["source"] & keys["experiment"])
-        results.append(result)
+    ranked = {name: ranked_items(space, probe.question, PROBE_DEPTH) for name, space in sides.items()}
+    keys = {name: {item_key(item) for item in items[:k]} for name, items in ranked.items()}
+    result = {"question": probe.question, "category": probe.category, "evidence": list(probe.evidence)}
+    result["source"] = _side_of_probe(ranked["source"], keys["experiment"], probe, turn_ids["source"], k)
+    result["experiment"] = _side_of_probe(ranked["experiment"], keys["source"], probe, turn_ids["experiment"], k)
+    result["overlap"] = len(keys["source"] & keys["experiment"])
+    if probe.evidence:
+        result["curves"] = {
+            name: evidence_curve(space, probe.question, probe.evidence, turn_ids[name]) for name, space in sides.items()
+        }
+    return result
+
+
+def comparison_of(source: MemorySpace, shadow: MemorySpace, results: list[dict], *, k: int) -> dict:
+    """The comparison (as compare returns it) from its probes' results (probe_compared's, in order; read
+    back from JSON too, whose keys are strings)."""
+    sides = {"source": source, "experiment": shadow}
+    curves = [
+        (
+            {name: {int(b): v for b, v in curve.items()} for name, curve in result.pop("curves").items()},
+            len(set(result["evidence"])),
+        )
+        for result in results
+        if "curves" in result
+    ]
     scored = [r for r in results if r["evidence"]]
     recall = {name: (sum(r[name]["recall"] for r in scored) / len(scored) if scored else None) for name in sides}
-    with_evidence = [probe for probe in probes if probe.evidence]
-    curve = {
-        name: mean_curve(
-            [
-                (evidence_curve(space, p.question, p.evidence, turn_ids[name]), len(set(p.evidence)))
-                for p in with_evidence
-            ]
-        )
-        for name, space in sides.items()
-    }
+    curve = {name: mean_curve([(side_curves[name], size) for side_curves, size in curves]) for name in sides}
     summaries = {name: side_summary(space) for name, space in sides.items()}
     return {
         "k": k,

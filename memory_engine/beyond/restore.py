@@ -5,8 +5,12 @@ configured model, so retrieval works at once. The export round-trip: export, res
 the same document but for the ids (tests/test_restore.py).
 
 Everything is checked before anything is stored (export_format.parse_space: the error says what and
-where), and the whole restore is one transaction under the space's lock.
+where), and the rows are stored in one transaction under the space's lock. Embedding is most of the work
+(a minute for 4,400 pages on one core): a worker does it a part at a time (`restore_texts` are what need
+vectors, in order; jobs/background.py keeps the vectors made so far), then stores the rows with them.
 """
+
+import numpy as np
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError
@@ -44,19 +48,34 @@ def restore_check(*, space: MemorySpace, document: object, parameters: dict | No
     return checked
 
 
-def space_restore(*, space: MemorySpace, document: object, parameters: dict | None = None) -> dict[str, int]:
+def restore_texts(checked: SpaceExport) -> list[str]:
+    """The texts a restore embeds, in this order: the pages not in short-term, the sessions' summaries,
+    and the knowledge entries."""
+    return [
+        *(page_text(p.user_input, p.agent_response) for p in checked.pages if p.tier != Page.Tier.SHORT),
+        *(s.summary for s in checked.sessions),
+        *(e.value for e in checked.entries if e.kind != LongTermEntry.Kind.PROFILE),
+    ]
+
+
+def space_restore(
+    *, space: MemorySpace, document: object, parameters: dict | None = None, vectors: np.ndarray | None = None
+) -> dict[str, int]:
     """Fill the empty `space` with the space of an export (space_document picks it; its parameters come
-    with it, but for `parameters`) and embed it again. Returns how many pages, sessions, heat points,
-    entries and versions it stored. Raises as restore_check does; then nothing is stored."""
+    with it, but for `parameters`) and embed it again (`vectors`: those of restore_texts, made already).
+    Returns how many pages, sessions, heat points, entries and versions it stored. Raises as
+    restore_check does; then nothing is stored."""
     checked = restore_check(space=space, document=document, parameters=parameters)
     pages = {p.id: p for p in checked.pages}
     sessions = {s.id: s for s in checked.sessions}
     entries = {e.id: e for e in checked.entries}
-    page_vectors = _vectors(
-        {pid: page_text(p.user_input, p.agent_response) for pid, p in pages.items() if p.tier != Page.Tier.SHORT}
-    )
-    session_vectors = _vectors({sid: s.summary for sid, s in sessions.items()})
-    entry_vectors = _vectors({eid: e.value for eid, e in entries.items() if e.kind != LongTermEntry.Kind.PROFILE})
+    if vectors is None:
+        texts = restore_texts(checked)
+        vectors = get_embedder().encode(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    embedded = iter(vectors)
+    page_vectors = {pid: next(embedded) for pid, p in pages.items() if p.tier != Page.Tier.SHORT}
+    session_vectors = {sid: next(embedded) for sid in sessions}
+    entry_vectors = {eid: next(embedded) for eid, e in entries.items() if e.kind != LongTermEntry.Kind.PROFILE}
 
     with space_write(space.pk) as write:
         locked = write.space
@@ -136,10 +155,3 @@ _SESSION_FIELDS = {
     "promoted_at", "evicted_at",
 }  # fmt: skip
 _ENTRY_FIELDS = {"kind", "key", "value", "status", "hits", "last_hit_at"}
-
-
-def _vectors(texts: dict) -> dict:
-    """key -> the configured model's vector of its text."""
-    if not texts:
-        return {}
-    return dict(zip(texts, get_embedder().encode(list(texts.values())), strict=True))

@@ -38,20 +38,38 @@ def _text(content: object, where: str) -> str:
     return "\n".join(text for text in texts if text.strip())
 
 
+def _node_id(value: object, what: str, where: str) -> str | None:
+    """A node's id as the tree names it (a string), or None for none."""
+    if value is None or isinstance(value, str):
+        return value
+    raise FormatError(f"{what} is a node's id (a string), not {type(value).__name__}", where)
+
+
 def _branch(mapping: dict, current: object, where: str) -> list[dict]:
-    """The nodes from the root to `current` (or, without it, along each node's last child)."""
+    """The nodes from the root to `current` (or, without it, along each node's last child). Each node is
+    visited at most once each way, so a tree that loops is refused, not walked for ever."""
+    current = _node_id(current, "current_node", where)
     if current is not None and current not in mapping:
-        raise FormatError(f"current_node {str(current)[:40]!r} is not in the mapping", where)
+        raise FormatError(f"current_node {current[:40]!r} is not in the mapping", where)
     if current is None:
         roots = [key for key, node in mapping.items() if isinstance(node, dict) and not node.get("parent")]
         if not roots:
             return []
-        current = roots[0]
+        current, seen = roots[0], {roots[0]}
         while True:
-            children = mapping[current].get("children") or []
-            if not children or children[-1] not in mapping:
+            node = mapping[current]
+            children = node.get("children") if isinstance(node, dict) else None
+            if not children:
                 break
-            current = children[-1]
+            if not isinstance(children, list):
+                raise FormatError(f"node {current[:40]!r}: its children are a list of ids", where)
+            last = _node_id(children[-1], f"node {current[:40]!r}: a child", where)
+            if last not in mapping:
+                break
+            if last in seen:
+                raise FormatError("the message tree has a cycle", where)
+            seen.add(last)
+            current = last
     path, seen = [], set()
     while current is not None:
         if current in seen:
@@ -59,9 +77,9 @@ def _branch(mapping: dict, current: object, where: str) -> list[dict]:
         seen.add(current)
         node = mapping.get(current)
         if not isinstance(node, dict):
-            raise FormatError(f"node {str(current)[:40]!r} is missing or not an object", where)
+            raise FormatError(f"node {current[:40]!r} is missing or not an object", where)
         path.append(node)
-        current = node.get("parent")
+        current = _node_id(node.get("parent"), f"node {current[:40]!r}: its parent", where)
     return path[::-1]
 
 
@@ -71,8 +89,9 @@ def conversation(raw: object, number: int) -> Conversation:
     if not isinstance(raw, dict) or not isinstance(raw.get("mapping"), dict):
         raise FormatError("a ChatGPT conversation is an object with a mapping of its messages", where)
     title, where = titled(raw.get("title"), number)
+    key = raw.get("conversation_id") or raw.get("id")
     found = Conversation(
-        key=str(raw.get("conversation_id") or raw.get("id") or number),
+        key=str(key) if isinstance(key, str | int) else str(number),
         title=title,
         created=when(raw.get("create_time"), where),
     )
@@ -80,9 +99,9 @@ def conversation(raw: object, number: int) -> Conversation:
         message = node.get("message")
         if message is None:
             continue
-        spot = f"{where}, message {str(node.get('id') or message.get('id'))[:40]!r}"
         if not isinstance(message, dict):
-            raise FormatError("a message is an object", spot)
+            raise FormatError("a message is an object", f"{where}, message {str(node.get('id'))[:40]!r}")
+        spot = f"{where}, message {str(node.get('id') or message.get('id'))[:40]!r}"
         author = message.get("author")
         role = author.get("role") if isinstance(author, dict) else None
         metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
@@ -96,7 +115,7 @@ def conversation(raw: object, number: int) -> Conversation:
                 role=role,
                 text=text,
                 time=when(message.get("create_time"), spot),
-                key=str(message.get("id") or node.get("id")),
+                key=str(message.get("id") or node.get("id"))[:200],
             )
         )
     return found

@@ -1,7 +1,7 @@
 """What every format is read into: conversations of messages, and facts; and how messages become turns."""
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -11,6 +11,9 @@ from memory_engine.errors import MemoryInputError
 
 USER, ASSISTANT = "user", "assistant"
 CUT_MARK = " [...]"
+# A turn holds at most this many messages: a longer run of one side's messages (a file of a million "hi"s
+# in a row) is split into turns of this many, so that a turn is never held larger than this.
+MAX_TURN_MESSAGES = 1000
 
 
 class FormatError(MemoryInputError):
@@ -34,13 +37,9 @@ class Message:
 class Conversation:
     key: str  # the conversation's id in its source, or its place in the file
     title: str
-    created: datetime | None
-    messages: list[Message] = field(default_factory=list)
-
-    @property
-    def last(self) -> datetime | None:
-        times = [m.time for m in self.messages if m.time] or ([self.created] if self.created else [])
-        return max(times) if times else None
+    created: datetime | None  # None: its first message's time
+    # A list, or (a conversation that is the whole file) an iterator read once, a message at a time.
+    messages: Iterable[Message] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -94,41 +93,49 @@ def when(value: object, where: str) -> datetime | None:
     return found
 
 
-def clip(text: str) -> tuple[str, bool]:
-    """`text` within MAX_TURN_CHARS, and whether it had to be shortened (marked with CUT_MARK)."""
-    limit = settings.MEMORYOS["MAX_TURN_CHARS"]
+def clip(text: str, limit: int | None = None) -> tuple[str, bool]:
+    """`text` within `limit` (MAX_TURN_CHARS), and whether it had to be shortened (marked with CUT_MARK)."""
+    limit = settings.MEMORYOS["MAX_TURN_CHARS"] if limit is None else limit
     if len(text) <= limit:
         return text, False
     return text[: limit - len(CUT_MARK)].rstrip() + CUT_MARK, True
 
 
-def turns_of(messages: Iterable[Message]) -> list[Turn]:
-    """The turns of a conversation: each message of the person with the assistant's replies after it
-    (several replies joined); the person's messages in a row are joined too, and a reply with no message
-    before it (an assistant's greeting) is a turn of its own. A turn's time is its first message's."""
-    turns: list[Turn] = []
+def turns_in(messages: Iterable[Message]) -> Iterator[Turn]:
+    """The turns of a conversation, as its messages are read: each message of the person with the
+    assistant's replies after it (several replies joined); the person's messages in a row are joined too,
+    and a reply with no message before it (an assistant's greeting) is a turn of its own. A turn's time is
+    its first message's. A turn is held until it closes: at most MAX_TURN_MESSAGES messages, and of each
+    side's text at most MAX_TURN_CHARS and the message that passed them (the rest is cut, never kept)."""
+    limit = settings.MEMORYOS["MAX_TURN_CHARS"]
     said: list[Message] = []
     replies: list[Message] = []
+    sizes = [0, 0]  # characters held of each side; past the limit a message is kept only as its key
 
-    def close() -> None:
-        if not said and not replies:
-            return
-        user_input, user_cut = clip("\n\n".join(m.text for m in said))
-        agent_response, agent_cut = clip("\n\n".join(m.text for m in replies))
+    def close() -> Turn:
+        user_input, user_cut = clip("\n\n".join([m.text for m in said]), limit)
+        agent_response, agent_cut = clip("\n\n".join([m.text for m in replies]), limit)
         first = (said or replies)[0]
         keys = tuple(m.key for m in (*said, *replies))
-        turns.append(Turn(user_input, agent_response, first.time, keys, user_cut or agent_cut))
         said.clear()
         replies.clear()
+        sizes[:] = [0, 0]
+        return Turn(user_input, agent_response, first.time, keys, user_cut or agent_cut)
 
     for message in messages:
         if not message.text.strip():
             continue
-        if message.role == USER:
-            if replies:
-                close()
-            said.append(message)
-        else:
-            replies.append(message)
-    close()
-    return turns
+        if (message.role == USER and replies) or len(said) + len(replies) == MAX_TURN_MESSAGES:
+            yield close()
+        side = 0 if message.role == USER else 1
+        if sizes[side] > limit:  # the side is cut already: what it adds is never shown
+            message = Message(message.role, "", message.time, message.key)
+        sizes[side] += len(message.text) + 2
+        (said if side == 0 else replies).append(message)
+    if said or replies:
+        yield close()
+
+
+def turns_of(messages: Iterable[Message]) -> list[Turn]:
+    """The turns of a conversation (turns_in), as a list."""
+    return list(turns_in(messages))

@@ -3,8 +3,11 @@
 One conversation a file (a JSON array of messages, or an object with "messages"), several (a JSON array of
 such arrays or objects), or one a line (JSON Lines). A message may carry its time ("timestamp",
 "created_at" or "time": ISO 8601 or seconds since 1970); its content is a string or a list of parts, whose
-text parts are kept. System, developer and tool messages are left out.
+text parts are kept. System, developer and tool messages are left out. A conversation that is the whole
+file is read a message at a time (`streamed`): a file of millions of messages is never held.
 """
+
+from collections.abc import Iterable, Iterator
 
 from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, when
 
@@ -34,34 +37,48 @@ def _text(content: object, where: str) -> str:
     return "\n".join(texts)
 
 
+def _messages(raw: Iterable[object], where: str) -> Iterator[Message]:
+    """The messages of a conversation, checked one at a time as they are read."""
+    for place, message in enumerate(raw, start=1):
+        if not isinstance(message, dict) or "role" not in message or "content" not in message:
+            raise FormatError('a message is an object with "role" and "content"', f"{where}, message {place}")
+        role = message["role"]
+        if role != USER and role != ASSISTANT:
+            if role in SKIPPED_ROLES:
+                continue
+            raise FormatError(
+                f"a message's role is user or assistant (or system, tool), not {str(role)[:20]!r}",
+                f"{where}, message {place}",
+            )
+        time = None
+        for name in TIME_FIELDS:
+            if message.get(name) not in (None, ""):
+                time = when(message[name], f"{where}, message {place}")
+                break
+        content, key = message["content"], message.get("id")
+        yield Message(
+            role=role,
+            text=content if isinstance(content, str) else _text(content, f"{where}, message {place}"),
+            time=time,
+            key=str(key) if isinstance(key, str | int) else str(place),
+        )
+
+
 def conversation(raw: object, number: int) -> Conversation:
     """One conversation: a list of messages, or an object with "messages" (and perhaps "id", "title")."""
     where = f"conversation {number}"
     title, key, messages = "", str(number), raw
     if isinstance(raw, dict):
         title = raw.get("title") if isinstance(raw.get("title"), str) else ""
-        key = str(raw.get("id") or number)
+        key = str(raw["id"]) if isinstance(raw.get("id"), str | int) and raw.get("id") != "" else str(number)
         messages = raw.get("messages")
     if not isinstance(messages, list):
         raise FormatError('a conversation is a list of {"role", "content"} messages', where)
-    found = Conversation(key=key, title=title, created=None)
-    for place, message in enumerate(messages, start=1):
-        spot = f"{where}, message {place}"
-        if not is_message(message):
-            raise FormatError('a message is an object with "role" and "content"', spot)
-        role = message["role"]
-        if role in SKIPPED_ROLES:
-            continue
-        if role not in (USER, ASSISTANT):
-            raise FormatError(f"a message's role is user or assistant (or system, tool), not {str(role)[:20]!r}", spot)
-        time = next((message[name] for name in TIME_FIELDS if message.get(name) not in (None, "")), None)
-        found.messages.append(
-            Message(
-                role=role,
-                text=_text(message["content"], spot),
-                time=when(time, spot),
-                key=str(message.get("id") or place),
-            )
-        )
+    found = Conversation(key=key, title=title, created=None, messages=list(_messages(messages, where)))
     found.created = found.messages[0].time if found.messages else None
     return found
+
+
+def streamed(raw: Iterator[object], *, key: str = "1", title: str = "") -> Conversation:
+    """The file's one conversation, its messages read and checked as they are iterated (once)."""
+    return Conversation(key=key, title=title, created=None, messages=_messages(raw, "conversation 1"))

@@ -1,8 +1,9 @@
 """`/healthz`: whether this process can do its work. For load balancers and compose health checks: cheap,
 no sign-in, and it tells nothing about anyone's memory.
 
-It checks the database (a round trip), the broker (a connection) and this process's index folder (a file
-written and removed), and answers 200 when all pass, else 503, as JSON naming each check. It is answered
+It checks the database (a round trip), the broker (a connection), this process's index folder (a file
+written and removed) and its requests (none has worked longer than WEB_STUCK_SECONDS: admission.py), and
+answers 200 when all pass, else 503, as JSON naming each check. It is answered
 before the other middleware, so the health check of a host behind a TLS proxy (no Host header of the
 site, no HTTPS) is neither refused nor redirected.
 """
@@ -14,6 +15,8 @@ from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from kombu import Connection
+
+from memory_engine.admission import stuck_for
 
 PATH = "/healthz"
 
@@ -36,7 +39,16 @@ def _index_dir() -> None:
         pass
 
 
-CHECKS = {"database": _database, "broker": _broker, "index_dir": _index_dir}
+class StuckRequest(Exception):
+    pass
+
+
+def _requests() -> None:
+    if stuck := stuck_for():
+        raise StuckRequest(f"a request has worked for {stuck:.0f} s")
+
+
+CHECKS = {"database": _database, "broker": _broker, "index_dir": _index_dir, "requests": _requests}
 
 
 def health_report() -> tuple[bool, dict[str, str]]:

@@ -108,7 +108,8 @@ class MemoryOS:
 
     def upload_file(self, *, user_id: str, assistant_id: str, path: str | Path) -> ImportUpload:
         """A file from elsewhere (a ChatGPT or Claude export, chat messages, memories, a transcript: see
-        memory_engine/formats) kept for import, checked whole: `.format` and `.listing` say what it holds.
+        memory_engine/formats) kept for import, checked whole: `.format`, `.turns`, `.facts` and
+        `.conversations` (in the file's order, `.order_by("place")`) say what it holds.
         Raises MemoryInputError (a ValueError) saying where a file differs from its format."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         with open(path, "rb") as file:

@@ -9,7 +9,10 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.db.models import Count, Q
 from django.http import Http404
+from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
@@ -39,6 +42,7 @@ def home(request):
     return render(request, "memory_engine/home.html", {"spaces": spaces})
 
 
+@csrf_exempt  # checked below, after the refusal: an address over its limit hears 429 whatever it sent
 def signup(request):
     """Make an account and sign in with it, unless sign-up is closed or this address made too many
     (interfaces/signin.py)."""
@@ -46,6 +50,8 @@ def signup(request):
     if refusal is not None:
         status = 403 if not settings.MEMORYOS_SIGNUP_OPEN else 429 if request.method == "POST" else 200
         return render(request, "registration/signup.html", {"refusal": refusal}, status=status)
+    if request.method == "POST" and (forged := CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})):
+        return forged
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         signin.record_signup(request)
@@ -73,6 +79,7 @@ def space_create(request):
 
 
 @login_required
+@never_cache  # the answer to the form shows a secret: no cache may keep it
 def tokens(request):
     """The account's API tokens, for programs that use its memory users through the REST API or the MCP
     server: made here (the secret shown once, on the answer to the form), listed, revoked."""

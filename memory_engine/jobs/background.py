@@ -7,21 +7,32 @@ A door checks the request whole (as the work itself would), records a Background
 job runs on the bulk queue (or here, inline) and leaves its result on the row for the door to poll. Whoever
 holds a space has one such job unfinished at a time. A job is taken by one worker (queued -> running, a
 single update), so a message delivered twice runs it once; one whose worker died is queued again by the
-workers' sweep after MEMORYOS_IMPORT_STALL_SECONDS (a restore is one transaction: nothing of it stays).
+workers' sweep after MEMORYOS_IMPORT_STALL_SECONDS.
+
+On a worker, a job runs a part of MEMORYOS_IMPORT_CHUNK_SECONDS at a time, then goes back to the queue
+behind whatever came meanwhile (another account's consolidation): an 8 MB restore once held the only worker
+for 407 s. A restore embeds its texts a part at a time (the vectors made so far kept in a file beside the
+files brought to import), then stores its rows in one transaction (nothing of it stays if that fails); a
+comparison compares a few probes a part, its results so far kept on the row.
 """
 
+import time
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from memory_engine.beyond.comparison import Probe, compare, probes_check
-from memory_engine.beyond.restore import restore_check, space_restore
+from memory_engine.beyond.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
+from memory_engine.beyond.restore import restore_check, restore_texts, space_restore
 from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace
+from memory_engine.store import import_files
 from memory_engine.store.changes import announce
+from memory_engine.store.embeddings import get_embedder
 from memory_engine.store.spaces import same_holder
 
 UNFINISHED = (BackgroundJob.Status.QUEUED, BackgroundJob.Status.RUNNING)
@@ -63,43 +74,119 @@ def comparison_create(*, experiment: Experiment, probes: Sequence[Probe], k: int
     )
 
 
-def _restored(job: BackgroundJob) -> dict:
-    return space_restore(space=job.space, document=job.request["export"], parameters=job.request["parameters"])
+EMBED_BATCH = 64  # texts embedded between looks at the clock
 
 
-def _compared(job: BackgroundJob) -> dict:
+class _Part:
+    """The clock of one part of a job: `seconds` from now (None: no end), past which it stops after the
+    step it is in; its first step always runs, so every part goes forward."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.ends = time.monotonic() + seconds if seconds is not None else None
+        self.steps = 0
+
+    def over(self) -> bool:
+        self.steps += 1
+        return self.steps > 1 and self.ends is not None and time.monotonic() > self.ends
+
+
+def restore_vectors_path(job_id: int) -> Path:
+    """Where a restore keeps the vectors it has made (float32 rows, appended a batch at a time)."""
+    return import_files.folder() / import_files.restore_vectors_name(job_id)
+
+
+def _vectors_made(path: Path, dim: int) -> np.ndarray:
+    """The whole rows in the file (a row cut short by a worker that died is dropped)."""
+    if not path.exists():
+        return np.zeros((0, dim), dtype=np.float32)
+    data = path.read_bytes()
+    rows = len(data) // (dim * 4)
+    return np.frombuffer(data[: rows * dim * 4], dtype=np.float32).reshape(rows, dim)
+
+
+def _restored(job: BackgroundJob, part: _Part) -> dict | None:
+    """Embed the restore's texts from where the last part stopped; once all are, store the rows. Returns
+    the counts, or None when the part ended first."""
+    checked = restore_check(space=job.space, document=job.request["export"], parameters=job.request["parameters"])
+    texts = restore_texts(checked)
+    embedder, path = get_embedder(), restore_vectors_path(job.pk)
+    made = _vectors_made(path, embedder.dim)
+    with path.open("r+b" if path.exists() else "wb") as out:
+        out.truncate(len(made) * embedder.dim * 4)
+        out.seek(0, 2)
+        count = len(made)
+        while count < len(texts):
+            if part.over():
+                BackgroundJob.objects.filter(pk=job.pk).update(result={"done": count, "of": len(texts)})
+                return None
+            batch = embedder.encode(texts[count : count + EMBED_BATCH]).astype(np.float32)
+            out.write(batch.tobytes())
+            out.flush()
+            count += len(batch)
+    vectors = _vectors_made(path, embedder.dim)
+    result = space_restore(
+        space=job.space, document=job.request["export"], parameters=job.request["parameters"], vectors=vectors
+    )
+    path.unlink(missing_ok=True)
+    return result
+
+
+def _compared(job: BackgroundJob, part: _Part) -> dict | None:
+    """Compare the probes from where the last part stopped (their results so far on the row); once all
+    are, the comparison. None when the part ended first."""
     experiment = Experiment.objects.select_related("space").filter(pk=job.request["experiment"], source=job.space)
     experiment = experiment.first()
     if experiment is None:
         raise LookupError("the experiment was deleted")
     probes = [Probe(question, tuple(evidence), category) for question, evidence, category in job.request["probes"]]
-    return compare(job.space, experiment.space, probes, k=job.request["k"])
+    results = list((job.result or {}).get("partial", []))
+    turn_ids = sides_turn_ids(job.space, experiment.space)
+    while len(results) < len(probes):
+        if part.over():
+            progress = {"done": len(results), "of": len(probes), "partial": results}
+            BackgroundJob.objects.filter(pk=job.pk).update(result=progress)
+            return None
+        probe = probes[len(results)]
+        results.append(probe_compared(job.space, experiment.space, probe, k=job.request["k"], turn_ids=turn_ids))
+    return comparison_of(job.space, experiment.space, results, k=job.request["k"])
 
 
 WORK = {BackgroundJob.Kind.RESTORE: _restored, BackgroundJob.Kind.COMPARISON: _compared}
 
 
-def background_run(job_id: int) -> None:
-    """Do the job if it is queued, and leave its result (or why it failed) on the row. A job that is
-    running, over or gone is left alone: a repeated delivery does nothing."""
+def background_run(job_id: int, *, seconds: float | None = None) -> bool:
+    """Do the job if it is queued, and leave its result (or why it failed) on the row; with `seconds`, a
+    part of it that long (then it is queued again, its progress kept: the caller sends it again). Returns
+    whether it is over (or not this delivery's to run: running, over or gone), so that a repeated delivery
+    does nothing."""
     taken = BackgroundJob.objects.filter(pk=job_id, status=BackgroundJob.Status.QUEUED).update(
         status=BackgroundJob.Status.RUNNING, touched_at=timezone.now()
     )
     if not taken:
-        return
+        return True
     job = BackgroundJob.objects.select_related("space", "space__assistant").filter(pk=job_id).first()
     if job is None:  # deleted with its space since it was taken
-        return
+        return True
     announce(job.space_id)
     try:
-        outcome = {"status": BackgroundJob.Status.SUCCEEDED, "result": WORK[job.kind](job)}
+        result = WORK[job.kind](job, _Part(seconds))
+        outcome = None if result is None else {"status": BackgroundJob.Status.SUCCEEDED, "result": result}
     except Exception as exc:  # recorded on the job, which its door shows
         outcome = {"status": BackgroundJob.Status.FAILED, "error": f"{type(exc).__name__}: {exc}"[:4000]}
+    if outcome is None:  # a part done: back in the queue, behind what came meanwhile
+        BackgroundJob.objects.filter(pk=job_id, status=BackgroundJob.Status.RUNNING).update(
+            status=BackgroundJob.Status.QUEUED, touched_at=timezone.now()
+        )
+        announce(job.space_id)
+        return False
     # Only a running job ends: one queued again meanwhile, its worker thought dead, keeps its new run.
     BackgroundJob.objects.filter(pk=job_id, status=BackgroundJob.Status.RUNNING).update(
         request={}, finished_at=timezone.now(), **outcome
     )
+    if job.kind == BackgroundJob.Kind.RESTORE:
+        restore_vectors_path(job_id).unlink(missing_ok=True)
     announce(job.space_id)
+    return True
 
 
 def background_unsent(job_id: int) -> None:

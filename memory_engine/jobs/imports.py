@@ -5,13 +5,16 @@ entries. An ImportJob row records the progress. A worker does it (or the calling
 MEMORYOS_CONSOLIDATION is "inline")."""
 
 import time
+from collections.abc import Iterator
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from memory_engine import formats, inputs
@@ -19,7 +22,7 @@ from memory_engine.engine.long_term import knowledge_entry_add
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.jobs.uploads import upload_items
+from memory_engine.jobs.uploads import upload_path
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -30,6 +33,7 @@ from memory_engine.models import (
     LongTermEntry,
     MemorySpace,
     Page,
+    UploadConversation,
 )
 from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
@@ -144,13 +148,13 @@ def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> I
     """Record the import of the upload's `chosen` conversations (all when None; facts are all taken);
     jobs.dispatch.import_send has it run. Raises MemoryInputError for a key the file does not hold, or a
     choice with nothing in it, and TooMuchBulkWork as import_start does."""
-    listed = {c["key"]: c for c in upload.listing["conversations"]}
+    turns = dict(UploadConversation.objects.filter(upload=upload).values_list("key", "turns"))
     if chosen is not None:
-        unknown = [key for key in chosen if key not in listed]
+        unknown = [key for key in chosen if key not in turns]
         if unknown:
             raise MemoryInputError(f"the file holds no conversation {unknown[0][:60]!r}")
         chosen = list(dict.fromkeys(chosen))
-    total = upload.listing["facts"] + sum(c["turns"] for key, c in listed.items() if chosen is None or key in chosen)
+    total = upload.facts + (upload.turns if chosen is None else sum(turns[key] for key in chosen))
     if not total:
         raise MemoryInputError("the conversations chosen hold no turn to import")
     room_for_bulk_work(upload.space)
@@ -165,6 +169,17 @@ def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> I
     )
 
 
+@dataclass(frozen=True)
+class Item:
+    """A turn or fact of an import, in order: its place in the job (from 0), its identity in its source
+    (a file's; None for a transcript's turns) and, in a file's working copy, where the next one starts."""
+
+    number: int
+    key: str | None
+    content: TurnIn | formats.Record
+    next_offset: int = 0
+
+
 class TurnStoredBefore(Exception):
     """This turn of the job is already stored (by another worker, or an earlier delivery)."""
 
@@ -173,70 +188,116 @@ class ImportedBefore(Exception):
     """This turn or fact of a file is already in the space (an earlier import of the same file)."""
 
 
-def _mark_stored(job: ImportJob, number: int, page: Page | None, key: str | None) -> None:
-    """Record item `number` of the job as stored, in the transaction storing it; if it was already (the
-    unique keys say so), raise TurnStoredBefore (this job stored it) or ImportedBefore (another import of
-    the same source did), which roll it back."""
+def _mark_stored(job: ImportJob, item: Item, page: Page | None) -> None:
+    """Record `item` of the job as stored, in the transaction storing it; if it was already (the unique
+    keys say so), raise TurnStoredBefore (this job stored it) or ImportedBefore (another import of the
+    same source did), which roll it back."""
     try:
         with transaction.atomic():
-            ImportedTurn.objects.create(job=job, number=number, page=page)
+            ImportedTurn.objects.create(job=job, number=item.number, page=page)
     except IntegrityError:
         raise TurnStoredBefore from None
-    if key is not None:
+    if item.key is not None:
         try:
             with transaction.atomic():
-                ImportedKey.objects.create(space_id=job.space_id, key=key)
+                ImportedKey.objects.create(space_id=job.space_id, key=item.key)
         except IntegrityError:
             raise ImportedBefore from None
-    ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, touched_at=timezone.now())
+    _done(job, item, skipped=False)
 
 
-def _mark_skipped(job: ImportJob, number: int) -> None:
-    """Item `number` was stored by an earlier import of the same source: counted done and skipped, once."""
+def _done(job: ImportJob, item: Item, *, skipped: bool) -> None:
+    """The job's progress: one more item done (and skipped), the next to read after it."""
+    ImportJob.objects.filter(pk=job.pk).update(
+        done=F("done") + 1,
+        skipped=F("skipped") + int(skipped),
+        offset=Greatest(F("offset"), item.next_offset),
+        touched_at=timezone.now(),
+    )
+
+
+def _mark_skipped(job: ImportJob, item: Item) -> None:
+    """`item` was stored by an earlier import of the same source: counted done and skipped, once."""
     try:
         with transaction.atomic():
-            ImportedTurn.objects.create(job=job, number=number, page=None)
+            ImportedTurn.objects.create(job=job, number=item.number, page=None)
     except IntegrityError:
         return
-    ImportJob.objects.filter(pk=job.pk).update(done=F("done") + 1, skipped=F("skipped") + 1, touched_at=timezone.now())
+    _done(job, item, skipped=True)
 
 
-def _items(job: ImportJob):
-    """(number, key, item) of the job's turns and facts not yet done: its own turns, or its upload's."""
+def _items(job: ImportJob) -> Iterator[Item]:
+    """The job's turns and facts not yet done, from where it stopped: its own turns, or its upload's."""
     if job.upload_id is None:
         for number in range(job.done, job.total):
             turn = job.turns[number]
             when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
             withheld = bool(turn.get("reply_withheld"))
             source = turn.get("reply_source", Page.ReplySource.GIVEN)
-            yield (
-                number,
-                None,
-                TurnIn(turn["user_input"], turn["agent_response"], when, turn.get("meta"), withheld, source),
-            )
+            content = TurnIn(turn["user_input"], turn["agent_response"], when, turn.get("meta"), withheld, source)
+            yield Item(number, None, content)
         return
-    for number, (key, item) in enumerate(upload_items(job)):
-        if number >= job.done:
-            yield number, key, item
+    yield from _upload_items(job)
 
 
-def _store_fact(job: ImportJob, number: int, key: str, fact: formats.Fact) -> None:
+def _upload_items(job: ImportJob) -> Iterator[Item]:
+    """The chosen turns and facts of the job's upload, read from its working copy from job.offset: each
+    chunk of the job starts where the last one stopped, reading nothing twice."""
+    upload = job.upload
+    path = upload_path(upload)
+    if not path.exists():
+        raise MemoryInputError("the file brought to import is gone (deleted, or kept past its day); bring it again")
+    if job.chosen is None or upload.format == formats.MEMORIES:
+        spans = [(0, path.stat().st_size)]
+    else:
+        wanted = set(job.chosen)
+        listed = UploadConversation.objects.filter(upload=upload).values_list("key", "start", "end")
+        spans = sorted((start, end) for key, start, end in listed if key in wanted)
+    conversations: dict[int, UploadConversation] = {}  # read as their turns come
+
+    def conversation_at(place: int) -> UploadConversation:
+        if place not in conversations:
+            conversations[place] = UploadConversation.objects.only("key", "title").get(upload=upload, place=place)
+        return conversations[place]
+
+    number = job.done
+    with path.open("rb") as copy:
+        for start, end in spans:
+            if end <= job.offset:
+                continue
+            copy.seek(max(start, job.offset))
+            while copy.tell() < end:
+                record = formats.record_read(copy.readline())
+                following = copy.tell()
+                if record.kind == "fact":
+                    yield Item(number, formats.identity(upload.format, "fact", record.keys[0]), record, following)
+                else:
+                    conversation = conversation_at(record.conversation)
+                    source = {"format": upload.format, "conversation": conversation.key, "title": conversation.title}
+                    meta = {"imported": {**source, "cut": True} if record.cut else source}
+                    turn = TurnIn(record.text, record.reply, record.time, meta)
+                    yield Item(number, formats.identity(upload.format, conversation.key, *record.keys), turn, following)
+                number += 1
+
+
+def _store_fact(job: ImportJob, item: Item) -> None:
     """A fact of another memory system as a knowledge entry of the person, its history saying where it came
     from; merged into a near-duplicate like any fact added by hand."""
+    fact = item.content
     try:
         with transaction.atomic():
-            _mark_stored(job, number, None, key)
+            _mark_stored(job, item, None)
             knowledge_entry_add(
                 space=job.space,
                 kind=LongTermEntry.Kind.USER_KNOWLEDGE,
                 topic="",
                 fact=fact.text,
-                actor=f"{job.source}, memory {fact.key}"[:200],
+                actor=f"{job.source}, memory {fact.keys[0]}"[:200],
                 cause=EntryVersion.Cause.IMPORTED,
                 at=fact.time,
             )
     except ImportedBefore:
-        _mark_skipped(job, number)
+        _mark_skipped(job, item)
 
 
 def import_run(job_id: int, *, seconds: float | None = None) -> bool:
@@ -260,25 +321,26 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     counters = IngestCounters()
     ends = time.monotonic() + seconds if seconds is not None else None
     try:
-        for number, key, item in _items(job):
-            if ends is not None and time.monotonic() > ends:
+        for place, item in enumerate(_items(job)):
+            # Each chunk stores at least one item, so a job always goes forward, however slow the machine.
+            if place and ends is not None and time.monotonic() > ends:
                 return False
-            if isinstance(item, formats.Fact):
+            if isinstance(item.content, formats.Record):
                 with suppress(TurnStoredBefore):
-                    _store_fact(job, number, key, item)
+                    _store_fact(job, item)
                 continue
             try:
                 ingest_turn(
                     job.space,
-                    item,
+                    item.content,
                     counters,
                     retry_now=True,
-                    with_store=lambda page, number=number, key=key: _mark_stored(job, number, page, key),
+                    with_store=lambda page, item=item: _mark_stored(job, item, page),
                 )
             except TurnStoredBefore:
                 continue
             except ImportedBefore:
-                _mark_skipped(job, number)
+                _mark_skipped(job, item)
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise

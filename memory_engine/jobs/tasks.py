@@ -126,6 +126,8 @@ def run_import(job_id: int) -> None:
 
 @shared_task(name="memory_engine.run_background_job")
 def run_background_job(job_id: int) -> None:
-    """Restore an export or compare an experiment (background.background_run), on the bulk queue. A
-    repeated delivery does nothing."""
-    background_run(job_id)
+    """Restore an export or compare an experiment (background.background_run) on the bulk queue, a part of
+    MEMORYOS_IMPORT_CHUNK_SECONDS at a time: after each the task sends itself again, behind whatever was
+    queued meanwhile. A repeated delivery does nothing."""
+    if not background_run(job_id, seconds=settings.MEMORYOS["IMPORT_CHUNK_SECONDS"]):
+        send(run_background_job, [job_id], {})

@@ -7,7 +7,7 @@ from memory_engine.beyond.restore import space_restore
 from memory_engine.formats import LABELS as FORMAT_LABELS
 from memory_engine.jobs.dispatch import import_start, restore_start, upload_import_start
 from memory_engine.jobs.imports import import_activity, locomo_sample_ids, locomo_turns, transcript_turns
-from memory_engine.jobs.uploads import upload_save
+from memory_engine.jobs.uploads import upload_delete, upload_room_check, upload_save
 
 __all__ = [
     "FORMAT_LABELS",
@@ -19,7 +19,9 @@ __all__ = [
     "space_export",
     "space_restore",
     "transcript_turns",
+    "upload_delete",
     "upload_import_start",
+    "upload_room_check",
     "upload_save",
     "user_export",
 ]

@@ -14,6 +14,7 @@ from memory_engine.models import (
     ACCOUNT_SEPARATOR,
     SPACE_PARAMETERS,
     Assistant,
+    ImportUpload,
     MemorySpace,
     MemoryUser,
     OwnerChange,
@@ -21,7 +22,7 @@ from memory_engine.models import (
     external_id_validator,
     memory_user_id_validator,
 )
-from memory_engine.store import index
+from memory_engine.store import import_files, index
 from memory_engine.store.writes import space_write
 
 
@@ -207,12 +208,14 @@ def same_holder(space: MemorySpace, via: str = "space") -> Q:
 def space_delete(*, space: MemorySpace) -> None:
     """Delete everything of one memory space: turns, sessions, heat timeline, profile, knowledge and its
     history, consolidation runs (a queued job then finds the space gone and does nothing), its index
-    files, and its experiments' shadow spaces; a shadow space goes with its memory user. Nothing of any
+    files, the files brought to import into it, and its experiments' shadow spaces; a shadow space goes
+    with its memory user. Nothing of any
     other space is touched. Safe to repeat."""
     space_id = space.pk
     for shadow in MemorySpace.objects.filter(experiment__source_id=space_id).select_related("user"):
         space_delete(space=shadow)
     user = MemoryUser.objects.filter(pk=space.user_id).only("external_id").first()
+    import_files.remove_on_commit(list(ImportUpload.objects.filter(space_id=space_id).values_list("path", flat=True)))
     MemorySpace.objects.filter(pk=space_id).delete()  # the rows of every tier cascade with it
     index.forget_space(space_id, delete_files=True)
     transaction.on_commit(erase_deleted)

@@ -208,7 +208,8 @@
     try {
       const job = await call(`experiments/${experiment}/compare/`, { method: "POST", body: JSON.stringify(body) });
       const c = await window.Playground.jobDone(call, job, (j) => {
-        $("probe-status").textContent = `asking both sides · ${j.status}`;
+        $("probe-status").textContent = `asking both sides · ${j.status}` +
+          (j.progress ? ` · ${j.progress.done} of ${j.progress.of} questions` : "");
       });
       $("probe-status").textContent = `${c.probes.length} questions`;
       showSides(c);

@@ -15,6 +15,7 @@ from memory_engine.errors import (
     MemoryInputError,
     TooMuchBulkWork,
 )
+from memory_engine.interfaces.asgi import PRECHECK_PASSED, ClientGone, RequestTooLarge
 from memory_engine.services.space_llm import LLMError, LLMUnavailable, SecretsUnavailable
 
 
@@ -22,6 +23,15 @@ class PayloadTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "the request is too large"
     default_code = "too_large"
+
+
+class Prechecked(APIException):
+    """The answer to a request's bodiless first run when every check before its body passed (never sent:
+    interfaces/asgi.py then reads the body and runs it)."""
+
+    status_code = PRECHECK_PASSED
+    default_detail = "checked"
+    default_code = "checked"
 
 
 class TooManyFeeds(APIException):
@@ -36,8 +46,10 @@ class TooManyFeeds(APIException):
 def exception_handler(exc, context):
     """DRF's handler, plus the engine's errors: bad input 400, an edit of an entry no longer active, a fork
     whose name is taken or an API key the server cannot encrypt 409, too large 413, LLM failures 502/503."""
-    if isinstance(exc, (InputTooLarge, RequestDataTooBig)):
+    if isinstance(exc, (InputTooLarge, RequestDataTooBig, RequestTooLarge)):
         exc = PayloadTooLarge(str(exc) or None)
+    if isinstance(exc, ClientGone):  # nobody reads the answer; nothing was stored
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response

@@ -152,21 +152,32 @@ class ListedConversationOut(serializers.Serializer):
     turns = serializers.IntegerField(help_text="The turns it makes: a message of the person and the replies after it.")
 
 
+LISTED_AT_ONCE = 500  # conversations an upload's answer lists; GET .../conversations/ pages through all
+
+
 class ImportUploadOut(serializers.ModelSerializer):
-    """A file brought to import, checked whole: its format and what it holds, to choose from."""
+    """A file brought to import, checked whole: its format and what it holds, to choose from (its first
+    conversations; GET .../imports/files/<id>/conversations/ lists them all, a page at a time)."""
 
     label = serializers.SerializerMethodField()
-    conversations = ListedConversationOut(many=True, source="listing.conversations")
-    facts = serializers.IntegerField(source="listing.facts", help_text="Memories to store as knowledge.")
-    turns = serializers.IntegerField(source="listing.turns")
-    cut = serializers.IntegerField(source="listing.cut", help_text="Turns with a message shortened to the limit.")
+    conversations = serializers.SerializerMethodField(
+        help_text=f"Its first {LISTED_AT_ONCE} conversations, in the file's order."
+    )
+    conversations_total = serializers.IntegerField(source="conversation_count")
 
     class Meta:
         model = ImportUpload
-        fields = ["id", "name", "size", "format", "label", "conversations", "facts", "turns", "cut", "created_at"]
+        fields = [
+            "id", "name", "size", "kept_bytes", "format", "label", "conversations", "conversations_total",
+            "facts", "turns", "cut", "created_at",
+        ]  # fmt: skip
 
     def get_label(self, upload) -> str:
         return FORMAT_LABELS[upload.format]
+
+    @extend_schema_field(ListedConversationOut(many=True))
+    def get_conversations(self, upload) -> list:
+        return ListedConversationOut(upload.conversations.order_by("place")[:LISTED_AT_ONCE], many=True).data
 
 
 @extend_schema_field(
@@ -367,15 +378,32 @@ class ImportJobOut(serializers.ModelSerializer):
         return import_activity(job)
 
 
+class JobProgressOut(serializers.Serializer):
+    done = serializers.IntegerField()
+    of = serializers.IntegerField()
+
+
 class BackgroundJobOut(serializers.ModelSerializer):
     """A restore or comparison a worker does (jobs/background.py): poll it until `status` is succeeded or
-    failed; `result` is then what the work returned (RestoredOut's counts, or ComparisonOut)."""
+    failed; `result` is then what the work returned (RestoredOut's counts, or ComparisonOut). Meanwhile
+    `progress` says how far it is: texts embedded, or probes compared, of how many."""
 
-    result = serializers.JSONField(allow_null=True, help_text="When succeeded: the counts, or the comparison.")
+    result = serializers.SerializerMethodField(help_text="When succeeded: the counts, or the comparison.")
+    progress = serializers.SerializerMethodField()
 
     class Meta:
         model = BackgroundJob
-        fields = ["id", "kind", "status", "result", "error", "created_at", "finished_at"]
+        fields = ["id", "kind", "status", "progress", "result", "error", "created_at", "finished_at"]
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_result(self, job):
+        return job.result if job.status == BackgroundJob.Status.SUCCEEDED else None
+
+    @extend_schema_field(JobProgressOut(allow_null=True))
+    def get_progress(self, job):
+        if job.status == BackgroundJob.Status.SUCCEEDED or not isinstance(job.result, dict) or "of" not in job.result:
+            return None
+        return {"done": job.result["done"], "of": job.result["of"]}
 
 
 class EntryOut(serializers.ModelSerializer):

@@ -20,12 +20,19 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.export_format import SpaceExport, UserExport
 from memory_engine.interfaces.api import serializers as s
 from memory_engine.interfaces.api.access import entry_for, space_for, user_for, visible_users
-from memory_engine.interfaces.api.errors import PayloadTooLarge, TooManyFeeds, exception_handler
+from memory_engine.interfaces.api.errors import PayloadTooLarge, Prechecked, TooManyFeeds, exception_handler
 from memory_engine.interfaces.api.memory_feed import SpaceFeed, feed_slots
 from memory_engine.interfaces.api.parsers import RawBodyParser, UnicodeJSONParser
 from memory_engine.interfaces.api.reply_stream import ReplyStream
 from memory_engine.interfaces.api.sse import EventStreamRenderer, event_stream, give_connections_back
-from memory_engine.interfaces.api.throttling import CallerRateThrottle, ChatRateThrottle, HeavyRequestThrottle
+from memory_engine.interfaces.api.throttling import (
+    CallerRateThrottle,
+    ChatRateThrottle,
+    HeavyRequestThrottle,
+    caller_key,
+)
+from memory_engine.interfaces.api.work import one_at_a_time, work_check
+from memory_engine.interfaces.asgi import is_precheck, was_prechecked
 from memory_engine.models import (
     SPACE_PARAMETERS,
     BackgroundJob,
@@ -76,7 +83,9 @@ from memory_engine.services.transfer import (
     restore_start,
     space_export,
     transcript_turns,
+    upload_delete,
     upload_import_start,
+    upload_room_check,
     upload_save,
     user_export,
 )
@@ -105,7 +114,8 @@ PAGING = [
 
 class MemoryApiView(APIView):
     """Refuses a body over MEMORYOS_API_MAX_BODY_BYTES (or the view's `body_limit_setting`) with 413
-    before reading it."""
+    before reading it. Under the production server a large body is read only once the request passed
+    these checks on its headers alone (interfaces/asgi.py: its first, bodiless run ends here)."""
 
     throttle_classes = [CallerRateThrottle]
     parser_classes = [UnicodeJSONParser]
@@ -120,9 +130,16 @@ class MemoryApiView(APIView):
         limit = self.body_limit()
         if length > limit:
             raise PayloadTooLarge(f"the body is {length} bytes; the limit is {limit}")
+        if is_precheck(request):
+            raise Prechecked()
 
-    def body_limit(self) -> int:
-        return getattr(settings, self.body_limit_setting)
+    def check_throttles(self, request):
+        if not was_prechecked(request):  # its first, bodiless run counted it
+            super().check_throttles(request)
+
+    @classmethod
+    def body_limit(cls) -> int:
+        return getattr(settings, cls.body_limit_setting)
 
     def actor(self) -> str:
         """Who made a change, for its history: a program by its token, a person by their account's name
@@ -600,13 +617,16 @@ class ImportsView(MemoryApiView):
 
 
 class UploadsView(MemoryApiView):
-    """A file to import, sent as the request's body (not a form): read a chunk at a time to disk, never
-    held whole, and checked whole before the answer."""
+    """A file to import, sent as the request's body (not a form): read a chunk at a time as it arrives, to
+    disk, never held whole, and checked whole before the answer. What the account may keep, and whether
+    it has another file arriving, is decided before the body is read."""
 
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
     parser_classes = [RawBodyParser]
+    streams_body = True  # interfaces/asgi.py hands it the connection, not a body read ahead
 
-    def body_limit(self) -> int:
+    @classmethod
+    def body_limit(cls) -> int:
         return settings.MEMORYOS["MAX_IMPORT_BYTES"]
 
     @extend_schema(
@@ -617,17 +637,45 @@ class UploadsView(MemoryApiView):
     )
     def post(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id, create=True)
-        body = request.data  # the body's stream, unread (RawBodyParser); {} when there is none
-        chunks = iter(lambda: body.read(1 << 16), b"") if hasattr(body, "read") else iter(())
-        upload = upload_save(space=space, chunks=chunks, name=request.query_params.get("name", ""))
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        upload_room_check(space=space, size=length)
+        with one_at_a_time(f"upload:{caller_key(request)}", "a file of yours is still arriving or being checked"):
+            body = request._request  # Django's request, read as it arrives (DRF would read a chunked body as empty)
+            upload = upload_save(
+                space=space,
+                chunks=iter(lambda: body.read(1 << 16), b""),
+                name=request.query_params.get("name", ""),
+                check=work_check(request, settings.MEMORYOS["UPLOAD_CHECK_SECONDS"], "checking the file"),
+            )
         return Response(s.ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
 
 
 class UploadView(MemoryApiView):
+    def upload(self, request, user_id, assistant_id, upload_id) -> ImportUpload:
+        return _row_in(space_for(request, user_id, assistant_id), ImportUpload.objects.all(), upload_id)
+
     @extend_schema(responses=s.ImportUploadOut, summary="A file brought to import, and what it holds")
     def get(self, request, user_id, assistant_id, upload_id):
+        return Response(s.ImportUploadOut(self.upload(request, user_id, assistant_id, upload_id)).data)
+
+    @extend_schema(responses={204: None}, summary="Delete a file brought to import (an import reading it fails)")
+    def delete(self, request, user_id, assistant_id, upload_id):
+        upload_delete(upload=self.upload(request, user_id, assistant_id, upload_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UploadConversationsView(MemoryApiView):
+    @extend_schema(
+        parameters=PAGING,
+        responses=s.paginated(s.ListedConversationOut),
+        summary="The conversations of a file brought to import, in the file's order",
+    )
+    def get(self, request, user_id, assistant_id, upload_id):
         upload = _row_in(space_for(request, user_id, assistant_id), ImportUpload.objects.all(), upload_id)
-        return Response(s.ImportUploadOut(upload).data)
+        return self.page_of(upload.conversations.order_by("place"), s.ListedConversationOut)
 
 
 class ImportView(MemoryApiView):

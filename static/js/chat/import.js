@@ -48,7 +48,8 @@
 
   async function restore(document) {
     const job = await call("restore/", { method: "POST", body: JSON.stringify({ export: document }) });
-    const restored = await window.Playground.jobDone(call, job, (j) => say(`restoring the export · ${j.status}`));
+    const restored = await window.Playground.jobDone(call, job, (j) => say(`restoring the export · ${j.status}` +
+      (j.progress ? ` · ${j.progress.done} of ${j.progress.of} texts embedded` : "")));
     say(`restored: ${restored.pages} turns, ${restored.sessions} sessions, ` +
       `${restored.entries} entries with ${restored.versions} versions`);
     $("messages").replaceChildren();
@@ -63,25 +64,43 @@
     return iso ? new Date(iso).toLocaleDateString() : "no date";
   }
 
+  function conversationRow(c) {
+    const box = document.createElement("input");
+    Object.assign(box, { type: "checkbox", value: c.key, checked: c.turns > 0 && $("import-all").checked, disabled: c.turns === 0 });
+    const dates = `${day(c.created)}${c.last && day(c.last) !== day(c.created) ? ` – ${day(c.last)}` : ""}`;
+    const label = el("label");
+    label.append(box, ` ${c.title || "(untitled)"} `, el("span", "muted", `${dates} · ${c.turns} turns`));
+    const row = el("li");
+    row.append(label);
+    return row;
+  }
+
+  // A file's first conversations come with it; "more" reads the next page of them.
+  const PAGE = 500;
+
+  function showMore() {
+    const shown = $("import-conversations").children.length;
+    $("import-more").hidden = shown >= uploaded.conversations_total;
+    $("import-more").textContent = `show more (${shown} of ${uploaded.conversations_total})`;
+  }
+
+  async function loadMore() {
+    const shown = $("import-conversations").children.length;
+    const page = await call(`imports/files/${uploaded.id}/conversations/?page=${Math.floor(shown / PAGE) + 1}&page_size=${PAGE}`);
+    $("import-conversations").append(...page.results.map(conversationRow));
+    showMore();
+  }
+
   function showChoice(upload) {
     uploaded = upload;
     const what = upload.facts ? `${upload.facts} memories to store as knowledge` :
-      `${upload.conversations.length} conversations, ${upload.turns} turns`;
+      `${upload.conversations_total} conversations, ${upload.turns} turns`;
     $("import-file").textContent = `${upload.name}: ${upload.label}, ${what}` +
       (upload.cut ? ` (${upload.cut} long messages shortened)` : "");
-    const rows = upload.conversations.map((c) => {
-      const box = document.createElement("input");
-      Object.assign(box, { type: "checkbox", value: c.key, checked: c.turns > 0, disabled: c.turns === 0 });
-      const dates = `${day(c.created)}${c.last && day(c.last) !== day(c.created) ? ` – ${day(c.last)}` : ""}`;
-      const label = el("label");
-      label.append(box, ` ${c.title || "(untitled)"} `, el("span", "muted", `${dates} · ${c.turns} turns`));
-      const row = el("li");
-      row.append(label);
-      return row;
-    });
-    $("import-conversations").replaceChildren(...rows);
     $("import-all").checked = true;
-    $("import-all").parentElement.hidden = upload.conversations.length < 2;
+    $("import-conversations").replaceChildren(...upload.conversations.map(conversationRow));
+    $("import-all").parentElement.hidden = upload.conversations_total < 2;
+    showMore();
     $("import-choice").hidden = false;
   }
 
@@ -92,7 +111,9 @@
   async function importChosen(event) {
     event.preventDefault();
     const body = { upload: uploaded.id };
-    if (uploaded.conversations.length) body.conversations = chosen();
+    // All of them (those not shown yet too) unless some were left out.
+    const leftOut = $("import-conversations").querySelector("input:not(:checked):not(:disabled)");
+    if (uploaded.conversations_total && (leftOut || !$("import-all").checked)) body.conversations = chosen();
     try {
       showImport(await call("imports/", { method: "POST", body: JSON.stringify(body) }));
       $("import-choice").hidden = true;
@@ -145,6 +166,7 @@
 
   $("import").addEventListener("submit", startImport);
   $("import-choice").addEventListener("submit", importChosen);
+  $("import-more").addEventListener("click", () => loadMore().catch((error) => say(error.message)));
   $("import-all").addEventListener("change", (event) => {
     for (const box of $("import-conversations").querySelectorAll("input:not(:disabled)")) box.checked = event.target.checked;
   });

@@ -1,0 +1,486 @@
+"""One account sends the worst files it can while another chats: the production stack's fair share.
+
+    manage.py bench_hostile                              # 120 s alone, then 120 s beside the attack
+    manage.py bench_hostile --seconds 30 --small         # files a tenth the size, for a quick look
+
+The stack is the production one, through its entrypoint (`scripts/serve`): gunicorn with uvicorn workers
+(--web-workers), one Celery worker (one pool process), a private Redis as broker and shared cache, an
+OpenAI-compatible fake LLM on 127.0.0.1, and a fresh PostgreSQL database whose name contains "bench"; the
+production limits as shipped (rates, sizes, quotas).
+
+1. **The victim alone.** One Locust client chats with its own space (a reply, then --think seconds), whose
+   short-term memory holds one turn, so every turn sets off a consolidation job in the worker.
+2. **The victim beside the attack.** The same, while another account (its tokens, its spaces) sends, as
+   fast as its limits let it, what issue 47's red team sent: a 171-byte ChatGPT file whose branches loop,
+   a zip of gigabytes of whitespace, a zip holding one 400 MB string, a 200 MB file of one conversation in
+   millions of tiny messages (accepted, then imported: millions of turns), a 50 MB ChatGPT export
+   imported whole, an 8 MB export restored into one empty space after another, numbers of 100,000 digits,
+   and unauthenticated 300 MB POSTs.
+
+For each phase: the victim's reply latency (Locust's p50/p95/max), its consolidation delay (from each
+turn's storing to the end of the first consolidation job that started after it, from the database), the
+peak resident memory of every process of the stack (the file checks' processes included: they are the web
+processes' children), and what each attack got (statuses, counts). Targets (issue 47): the victim's reply
+p95 and consolidation delay p95 within 2x of alone, no process past 1 GiB.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx2
+
+from bench.fake_llm_server import FakeLLMServer, nothing_extracted, reply
+from bench.imports import write_export
+from bench.processes import RedisServer, Role, free_port, healthy, wait_until
+from bench.scale import drop_postgres_database, ensure_postgres_database, machine_description, redact
+from bench.tenants import RssSampler, locust_errors, production_env, run_locust_file
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/memoryos_bench_hostile"
+DEFAULT_WORK_DIR = ROOT / "var" / "bench-hostile"
+GIB = 1 << 30
+LOOP = b'[{"title":"loop","mapping":{"a":{"parent":null,"children":["b"]},"b":{"parent":"a","children":["a"]}}}]'
+
+
+@dataclass
+class HostileOptions:
+    seconds: int = 120
+    think_seconds: float = 3.0  # the victim's pause between replies (its chat rate is 30 a minute)
+    web_workers: int = 2
+    tiny_mb: int = 200
+    bomb_mb: int = 4096  # what the whitespace zip unpacks to
+    string_mb: int = 400
+    export_pages: int = 9000  # about 8 MB of export
+    chatgpt_mb: int = 50
+    work_dir: str = str(DEFAULT_WORK_DIR)
+    postgres_url: str = DEFAULT_POSTGRES_URL
+
+    def smaller(self) -> "HostileOptions":
+        return HostileOptions(
+            **{
+                **asdict(self),
+                "tiny_mb": self.tiny_mb // 10,
+                "bomb_mb": self.bomb_mb // 10,
+                "string_mb": self.string_mb // 10,
+                "export_pages": self.export_pages // 10,
+                "chatgpt_mb": max(1, self.chatgpt_mb // 10),
+            }
+        )
+
+
+# --- The files --------------------------------------------------------------------------------------
+
+
+def _tiny(path: Path, megabytes: int) -> None:
+    pair = b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},'
+    with path.open("wb") as out:
+        out.write(b"[")
+        for _ in range(megabytes * (1 << 20) // len(pair)):
+            out.write(pair)
+        out.write(b'{"role":"user","content":"end"}]')
+
+
+def _zipped(path: Path, head: bytes, filler: bytes, megabytes: int, tail: bytes) -> None:
+    block = filler * ((1 << 20) // len(filler))
+    with (
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("conversations.json", "w", force_zip64=True) as out,
+    ):
+        out.write(head)
+        for _ in range(megabytes):
+            out.write(block)
+        out.write(tail)
+
+
+def make_files(options: HostileOptions, progress) -> dict[str, Path]:
+    """The attack's files under the work folder, written once for each size."""
+    folder = Path(options.work_dir) / "files"
+    folder.mkdir(parents=True, exist_ok=True)
+    five = json.dumps([[{"role": "user", "content": f"conversation {n}"}] for n in range(5)]).encode()
+    makers = {
+        "loop.json": lambda p: p.write_bytes(LOOP),
+        f"digits-{100_000}.json": lambda p: p.write_bytes(
+            b'[{"role": "user", "content": "hi", "timestamp": ' + b"1" * 100_000 + b"}]"
+        ),
+        f"whitespace-{options.bomb_mb}mb.zip": lambda p: _zipped(p, five[:-1] + b",", b" ", options.bomb_mb, b"[]]"),
+        f"string-{options.string_mb}mb.zip": lambda p: _zipped(
+            p, b'[{"role": "user", "content": "', b"a", options.string_mb, b'"}]'
+        ),
+        f"tiny-{options.tiny_mb}mb.json": lambda p: _tiny(p, options.tiny_mb),
+        f"chatgpt-{options.chatgpt_mb}mb.json": lambda p: write_export(p, options.chatgpt_mb),
+    }
+    files = {}
+    for name, make in makers.items():
+        path = folder / name
+        if not path.exists():
+            progress(f"writing {name}")
+            make(path.with_suffix(".part"))
+            path.with_suffix(".part").rename(path)
+        files[name.split("-")[0].split(".")[0]] = path
+    return files
+
+
+# --- In a child process on the benchmark database -------------------------------------------------------
+
+
+def prepare(options: HostileOptions, progress) -> dict:
+    """Migrate; the victim's account and space, the attacker's with ten empty spaces to restore into, each
+    account's token; and the export to restore (grown once, kept in the work folder). Returns the plan."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from bench.scale import BenchOptions, space_grow
+    from memory_engine.beyond.export import space_export
+    from memory_engine.services.tokens import token_create
+    from memory_engine.store.spaces import assistant_create, owned_user_create, space_delete, space_get, user_create
+
+    call_command("migrate", verbosity=0, interactive=False)
+    assistant_create(assistant_id="helper", name="Helper")
+    export = Path(options.work_dir) / "files" / f"export-{options.export_pages}.json"
+    if not export.exists():
+        progress(f"growing a space of {options.export_pages:,} pages to export")
+        user_create(user_id="export-source")
+        source = space_get(user_id="export-source", assistant_id="helper")
+        space_grow(
+            source, target=options.export_pages, options=BenchOptions(work_dir=options.work_dir), progress=progress
+        )
+        export.write_text(json.dumps(space_export(space=source)))
+        space_delete(space=source)
+    for number in range(1, 10):
+        assistant_create(assistant_id=f"helper{number}", name="Helper")
+    accounts = {}
+    for name, spaces in (("victim", 1), ("attacker", 10)):
+        account = get_user_model().objects.create_user(name, password=f"pw-{name}-bench-1")
+        user = owned_user_create(owner=account, user_id="me")
+        for number in range(spaces):
+            space = space_get(user_id=user.external_id, assistant_id=f"helper{number}" if number else "helper")
+            if name == "victim":
+                space.stm_capacity = 1  # every turn pushes the one before out: a consolidation job a turn
+                space.save(update_fields=["stm_capacity"])
+        _, secret = token_create(memory_user=user, name="bench")
+        accounts[name] = {"user": user.external_id, "token": secret, "spaces": spaces}
+    return {"accounts": accounts, "export": str(export)}
+
+
+def consolidation_delays(user: str, windows: dict[str, list[float]]) -> dict[str, list[float]]:
+    """For each phase (two Unix times), the victim's turns stored in it: seconds from each turn to the end
+    of the first consolidation job of its space that started after it."""
+    from datetime import UTC, datetime
+
+    from memory_engine.models import ConsolidationRun, Page
+
+    runs = list(
+        ConsolidationRun.objects.filter(space__user__external_id=user, finished_at__isnull=False)
+        .order_by("started_at")
+        .values_list("started_at", "finished_at")
+    )
+    delays = {}
+    for phase, (began, ended) in windows.items():
+        start, end = (datetime.fromtimestamp(at, tz=UTC) for at in (began, ended))
+        turns = Page.objects.filter(space__user__external_id=user, created_at__gte=start, created_at__lt=end)
+        found = []
+        for stored in turns.values_list("created_at", flat=True):
+            after = next((finished for started, finished in runs if started >= stored), None)
+            if after is not None:
+                found.append((after - stored).total_seconds())
+        delays[phase] = found
+    return delays
+
+
+# --- The attack ---------------------------------------------------------------------------------------
+
+
+class Attack(threading.Thread):
+    """One kind of attack, repeated until told to stop; counts what each try got."""
+
+    def __init__(self, name: str, client: httpx2.Client, step, stop: threading.Event) -> None:
+        super().__init__(daemon=True, name=name)
+        self.client, self.step, self.stop = client, step, stop
+        self.outcomes: Counter = Counter()
+        self.seconds: list[float] = []
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            began = time.monotonic()
+            try:
+                outcome = self.step(self.client)
+            except httpx2.HTTPError as exc:
+                outcome = type(exc).__name__
+            self.outcomes[str(outcome)] += 1
+            self.seconds.append(time.monotonic() - began)
+            if str(outcome).startswith("429"):
+                self.stop.wait(2)
+
+
+def _files_step(files: dict[str, Path], space: str):
+    names = ["loop", "whitespace", "string", "digits", "tiny"]
+    turn = iter(range(10**9))
+
+    def step(client: httpx2.Client) -> str:
+        name = names[next(turn) % len(names)]
+        path = files[name]
+        with path.open("rb") as body:
+            answer = client.post(
+                f"{space}imports/files/?name={path.name}", content=iter(lambda: body.read(1 << 20), b"")
+            )
+        if answer.status_code == 201 and name == "tiny":
+            client.post(f"{space}imports/", json={"upload": answer.json()["id"]})  # millions of turns
+        return f"{answer.status_code} {name}"
+
+    return step
+
+
+def _import_step(files: dict[str, Path], space: str):
+    uploaded: dict = {}
+
+    def step(client: httpx2.Client) -> str:
+        if "id" not in uploaded:
+            with files["chatgpt"].open("rb") as body:
+                answer = client.post(
+                    f"{space}imports/files/?name=chatgpt.json", content=iter(lambda: body.read(1 << 20), b"")
+                )
+            if answer.status_code != 201:
+                return f"{answer.status_code} upload"
+            uploaded["id"] = answer.json()["id"]
+        answer = client.post(f"{space}imports/", json={"upload": uploaded["id"]})
+        return f"{answer.status_code} import"
+
+    return step
+
+
+def _restore_step(export: Path, user: str, spaces: int):
+    document = export.read_bytes()
+    turn = iter(range(1, spaces))
+
+    def step(client: httpx2.Client) -> str:
+        number = next(turn, None)
+        if number is None:
+            time.sleep(1)
+            return "no empty space left"
+        space = f"/api/v1/users/{user}/spaces/helper{number}/"
+        answer = client.post(f"{space}restore/", content=document, headers={"Content-Type": "application/json"})
+        if answer.status_code != 202:
+            return f"{answer.status_code} restore"
+        job = answer.json()
+        while job["status"] in ("queued", "running"):
+            time.sleep(2)
+            job = client.get(f"{space}jobs/{job['id']}/").json()
+        return f"202 restore, {job['status']}"
+
+    return step
+
+
+def _body_step(base: str):
+    host, port = base.removeprefix("http://").split(":")
+
+    def step(_client) -> str:
+        request = (
+            b"POST /api/v1/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 314572800\r\n\r\n"
+        )
+        with socket.create_connection((host, int(port)), timeout=60) as connection:
+            connection.sendall(request)
+            connection.settimeout(2)
+            try:
+                connection.sendall(b" " * (8 << 20))
+                answer = connection.recv(64)
+            except OSError:
+                answer = connection.recv(64) if connection.fileno() != -1 else b""
+        time.sleep(0.5)
+        return f"{answer.split(b' ', 2)[1].decode() if answer else 'no answer'} unauthenticated 300 MB"
+
+    return step
+
+
+# --- The whole benchmark --------------------------------------------------------------------------------
+
+
+def start_stack(options: HostileOptions, url: str, run_dir: Path):
+    llm = FakeLLMServer(model="fake-model").__enter__()
+    llm.responder = lambda request: (
+        nothing_extracted() if "response_format" in request else reply("Thanks, I will keep that in mind.")
+    )
+    redis = RedisServer(run_dir)
+    redis.start()
+    port = free_port()
+    env = {
+        **production_env(url=url, redis=redis, llm=llm, run_dir=run_dir, web_workers=options.web_workers),
+        "MEMORYOS_IMPORT_DIR": str(run_dir / "imports"),
+    }
+    web = Role(
+        "web",
+        {**env, "BIND": f"127.0.0.1:{port}", "MEMORYOS_INDEX_DIR": str(run_dir / "web-indexes")},
+        run_dir / "web.log",
+    )
+    worker = Role("worker", {**env, "MEMORYOS_INDEX_DIR": str(run_dir / "worker-indexes")}, run_dir / "worker.log")
+    base = f"http://127.0.0.1:{port}"
+
+    def stop() -> None:
+        for role in (web, worker):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                role.stop()
+        redis.stop()
+        llm.__exit__(None, None, None)
+
+    try:
+        wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+        wait_until(lambda: " ready." in worker.output() or not worker.running(), timeout=600, what="the worker")
+        if not (web.running() and worker.running()):
+            raise RuntimeError(f"the stack did not start; see {run_dir}")
+    except BaseException:
+        stop()
+        raise
+    return base, web, worker, stop
+
+
+def _child(role: str, options: HostileOptions, url: str, result: Path, extra: dict | None = None) -> dict:
+    command = [sys.executable, "manage.py", "bench_hostile", "--role", role, "--options-json"]
+    command += [json.dumps({**asdict(options), **(extra or {})}), "--result", str(result)]
+    subprocess.run(command, cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "HF_HUB_OFFLINE": "1"}, check=True)
+    return json.loads(result.read_text())
+
+
+def run_benchmark(options: HostileOptions, progress) -> dict:
+    work = Path(options.work_dir)
+    run_dir = work / "run"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    files = make_files(options, progress)
+    url = options.postgres_url
+    drop_postgres_database(url)
+    ensure_postgres_database(url)
+    progress(f"preparing {redact(url)}")
+    plan = _child("prepare", options, url, run_dir / "plan.json")
+    victim, attacker = plan["accounts"]["victim"], plan["accounts"]["attacker"]
+    locust_plan = run_dir / "locust-plan.json"
+    locust_plan.write_text(
+        json.dumps({"user": victim["user"], "token": victim["token"], "think": options.think_seconds})
+    )
+    base, web, worker, stop_stack = start_stack(options, url, run_dir)
+    began = time.time()
+    sampler = RssSampler("all", [web, worker], began)
+    sampler.start()
+    phases, windows, attacks = {}, {}, []
+    try:
+        for phase in ("alone", "beside the attack"):
+            stop = threading.Event()
+            if phase != "alone":
+                progress("the attack starts")
+                client = httpx2.Client(
+                    base_url=base, timeout=900, headers={"Authorization": f"Bearer {attacker['token']}"}
+                )
+                space = f"/api/v1/users/{attacker['user']}/spaces/helper/"
+                attacks = [
+                    Attack("files", client, _files_step(files, space), stop),
+                    Attack("imports", client, _import_step(files, space), stop),
+                    Attack(
+                        "restores",
+                        client,
+                        _restore_step(Path(plan["export"]), attacker["user"], attacker["spaces"]),
+                        stop,
+                    ),
+                    Attack("bodies", client, _body_step(base), stop),
+                ]
+                for attack in attacks:
+                    attack.start()
+                time.sleep(10)  # the imports and restores under way before the victim is measured
+            progress(f"the victim chats, {phase}: {options.seconds} s")
+            samples_from = len(sampler.samples)
+            window = [time.time()]
+            figures = run_locust_file(
+                base, ROOT / "bench" / "locust_hostile.py", {"HOSTILE_PLAN": str(locust_plan)},
+                clients=1, seconds=options.seconds, csv_prefix=run_dir / phase.replace(" ", "-"),
+            )  # fmt: skip
+            window.append(time.time())
+            windows[phase] = window
+            phases[phase] = {
+                "figures": figures,
+                "errors": locust_errors(run_dir / phase.replace(" ", "-")),
+                "peak_rss": _peaks(sampler.samples[samples_from:]),
+            }
+            stop.set()
+        for attack in attacks:
+            attack.join(timeout=120)
+    finally:
+        sampler.stopping.set()
+        sampler.join()
+        stop_stack()
+    delays = _child("delays", options, url, run_dir / "delays.json", {"user": victim["user"], "windows": windows})
+    for phase, found in delays.items():
+        phases[phase]["consolidation_delays"] = found
+    return {
+        "machine": machine_description(),
+        "options": {**asdict(options), "postgres_url": redact(url)},
+        "files": {name: path.stat().st_size for name, path in files.items()}
+        | {"export": Path(plan["export"]).stat().st_size},
+        "phases": phases,
+        "attacks": {a.name: {"outcomes": dict(a.outcomes), "tries": len(a.seconds)} for a in attacks},
+        "peak_rss": _peaks(sampler.samples),
+        "largest_process": max((rss for *_, rss in sampler.samples), default=0),
+    }
+
+
+def _peaks(samples) -> dict[str, int]:
+    peaks: dict[str, int] = {}
+    for _, _, role, _, rss in samples:
+        peaks[role] = max(peaks.get(role, 0), rss)
+    return peaks
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def render_report(results: dict) -> str:
+    options, machine, phases = results["options"], results["machine"], results["phases"]
+    alone, beside = phases["alone"], phases["beside the attack"]
+    lines = [
+        f"MemoryOS under one account's worst files: {machine['cores']} cores; {options['web_workers']} web processes "
+        f"(gunicorn + uvicorn), 1 Celery worker, PostgreSQL; the production limits; {options['seconds']} s a phase",
+        "files: " + ", ".join(f"{name} {size / 2**20:,.1f} MB" for name, size in results["files"].items()),
+        "",
+        f"{'the victim':<20} {'replies':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'failed':>7}  "
+        f"{'consolidation delay p50 / p95 / max s':>38} {'web RSS':>8} {'worker RSS':>10}",
+    ]
+    for name, phase in phases.items():
+        chat = phase["figures"].get("victim chat", {})
+        delays = phase["consolidation_delays"]
+        lines.append(
+            f"{name:<20} {chat.get('requests', 0):>8} {chat.get('p50', 0):>8.0f} {chat.get('p95', 0):>8.0f} "
+            f"{chat.get('max', 0):>8.0f} {chat.get('failures', 0):>7}  "
+            f"{_percentile(delays, 0.5):>14.1f} / {_percentile(delays, 0.95):>5.1f} / {max(delays, default=0):>5.1f} "
+            f"({len(delays)} turns)  {phase['peak_rss'].get('web', 0) / 2**20:>6.0f}Mi "
+            f"{phase['peak_rss'].get('worker', 0) / 2**20:>8.0f}Mi"
+        )
+    reply_ratio = beside["figures"].get("victim chat", {}).get("p95", 0) / max(
+        alone["figures"].get("victim chat", {}).get("p95", 0), 1e-9
+    )
+    delay_ratio = _percentile(beside["consolidation_delays"], 0.95) / max(
+        _percentile(alone["consolidation_delays"], 0.95), 1e-9
+    )
+    largest = results["largest_process"]
+    lines += [
+        "",
+        f"beside the attack / alone: reply p95 x{reply_ratio:.2f}, consolidation delay p95 x{delay_ratio:.2f} "
+        f"(target <= 2); the largest process {largest / 2**20:,.0f} MiB (target < 1,024)",
+        "",
+        "What the attack got (status and what was sent, how many times):",
+    ]
+    for name, attack in results["attacks"].items():
+        got = ", ".join(f"{outcome} x{count}" for outcome, count in sorted(attack["outcomes"].items()))
+        lines.append(f"  {name} ({attack['tries']} tries): {got}")
+    return "\n".join(lines)

@@ -1,0 +1,150 @@
+"""The production web server (gunicorn with uvicorn workers, DEBUG off, through `scripts/serve web`) against
+what a red team sent it (issue 47): a 171-byte file that once hung a worker thread for ever, bodies sent
+before any check, a body of no stated length, and a request that never ends its work."""
+
+import json
+import socket
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from memory_engine.models import ImportUpload, MemoryUser
+from memory_engine.services.tokens import token_create
+from memory_engine.store.spaces import assistant_create, space_get, user_create
+from tests.processes import free_port, healthy, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LOOP = b'[{"title":"loop","mapping":{"a":{"parent":null,"children":["b"]},"b":{"parent":"a","children":["a"]}}}]'
+UPLOADS = "/api/v1/users/alice/spaces/helper/imports/files/"
+
+
+def serve(start, tmp_path: Path, **env: str) -> tuple[object, str, str]:
+    """Migrate, then one web process with a TMPDIR of its own; the role, its URL and alice's token."""
+    assert start("migrate").process.wait(300) == 0
+    user_create(user_id="alice")
+    assistant_create(assistant_id="helper")
+    space_get(user_id="alice", assistant_id="helper")
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    port = free_port()
+    (tmp_path / "tmp").mkdir()
+    web = start(
+        "web",
+        BIND=f"127.0.0.1:{port}",
+        TMPDIR=str(tmp_path / "tmp"),
+        MEMORYOS_IMPORT_DIR=str(tmp_path / "imports"),
+        **env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    assert web.running(), web.output()[-3000:]
+    return web, base, secret
+
+
+def answer_to_headers(base: str, request: bytes, body_bytes: int) -> tuple[int, int]:
+    """Send a request's head, then up to `body_bytes` of its body a megabyte at a time, stopping as soon
+    as an answer comes; returns its status and how much of the body was sent by then."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=120) as connection:
+        connection.sendall(request)
+        connection.settimeout(1.0)
+        sent, answer = 0, b""
+        while not answer:
+            try:
+                answer = connection.recv(4096)
+            except TimeoutError:
+                if sent >= body_bytes:
+                    connection.settimeout(120)
+                    continue
+                try:
+                    connection.sendall(b" " * (1 << 20))
+                except OSError:  # the server closed the connection after answering
+                    connection.settimeout(120)
+                    continue
+                sent += 1 << 20
+    return int(answer.split(b" ", 2)[1]), sent
+
+
+def test_hostile_bodies_are_refused_before_they_are_read_and_a_looping_file_at_once(start, tmp_path):
+    web, base, secret = serve(start, tmp_path)
+    client = httpx2.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {secret}"})
+
+    # The red team's 171-byte ChatGPT file: refused, and the process goes on answering.
+    looped = client.post(f"{UPLOADS}?name=loop.json", content=LOOP)
+    assert looped.status_code == 400 and "the message tree has a cycle" in looped.json()["detail"]
+    assert healthy(f"{base}/healthz") and client.get("/api/v1/users/alice/").status_code == 200
+
+    # An unauthenticated 300 MB POST, and an unauthenticated export to restore: answered from the headers.
+    status, sent = answer_to_headers(
+        base,
+        b"POST /api/v1/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 314572800\r\n\r\n",
+        300 << 20,
+    )
+    assert status == 413 and sent < 32 << 20
+    status, sent = answer_to_headers(
+        base,
+        b"POST /api/v1/users/alice/spaces/helper/restore/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 8000000\r\n\r\n",
+        8_000_000,
+    )
+    assert status == 401 and sent < 8_000_000
+    assert list((tmp_path / "tmp").iterdir()) == []  # nothing spooled
+
+    # A file sent with no stated length (chunked) is read as it arrives, not taken as empty.
+    body = json.dumps([{"role": "user", "content": "I keep bees on the roof"}]).encode()
+    chunked = client.post(f"{UPLOADS}?name=bees.json", content=iter([body[:10], body[10:]]))
+    assert chunked.status_code == 201 and chunked.json()["turns"] == 1, chunked.text
+    assert ImportUpload.objects.filter(space__user__external_id="alice").count() == 1
+    assert web.running()
+
+
+def test_a_web_process_takes_at_most_its_connections_at_once(start, tmp_path):
+    """Nothing capped the connections a client could open: each held a socket and a task."""
+    _, base, _ = serve(start, tmp_path, WEB_MAX_CONNECTIONS="3")
+    host, port = base.removeprefix("http://").split(":")
+    held, answers = [], []
+    try:
+        for _ in range(5):  # one after another, each a request whose body never comes: its task waits
+            connection = socket.create_connection((host, int(port)), timeout=60)
+            held.append(connection)
+            connection.sendall(b"POST /api/v1/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n")
+            connection.settimeout(3)
+            try:
+                answers.append(connection.recv(64).split(b" ", 2)[1].decode())
+            except TimeoutError:
+                answers.append("waiting")
+    finally:
+        for connection in held:
+            connection.close()
+    # Those taken wait for their bodies; once the process holds its three connections, the rest hear 503.
+    taken = answers.count("waiting")
+    assert 1 <= taken <= 2 and answers == ["waiting"] * taken + ["503"] * (5 - taken), answers
+    wait_until(lambda: healthy(f"{base}/healthz"), timeout=120, what="the places to come free")
+
+
+def test_a_web_process_with_a_request_at_work_past_the_stuck_limit_is_replaced(start, tmp_path):
+    """A thread that never ends its work cannot be stopped from outside, and gunicorn's own timeout
+    watches the event loop, which stays free: the process's housekeeping asks for its replacement."""
+    web, base, secret = serve(
+        start,
+        tmp_path,
+        WEB_STUCK_SECONDS="3",
+        MEMORYOS_INDEX_PRUNE_SECONDS="1",
+        MEMORYOS_UPLOAD_CHECK_SECONDS="900",
+    )
+    big = tmp_path / "long.json"
+    with big.open("wb") as out:  # a file whose check takes seconds: 1.5 million tiny messages
+        out.write(b"[" + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 750_000)
+        out.write(b'{"role":"user","content":"end"}]')
+    client = httpx2.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {secret}"})
+    worker_pids = set(web.pids()[1:])
+    answer = client.post(f"{UPLOADS}?name=long.json", content=big.read_bytes())
+    # The request in flight was let finish (a graceful stop), and a new worker process took over.
+    assert answer.status_code == 201, answer.text
+    wait_until(lambda: "asking gunicorn to replace this process" in web.output(), timeout=300, what="the watchdog")
+    wait_until(
+        lambda: set(web.pids()[1:]) - worker_pids and healthy(f"{base}/healthz"), timeout=300, what="a new worker"
+    )
+    assert web.running()
