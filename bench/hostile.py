@@ -1,7 +1,7 @@
 """One account sends the worst files it can while another chats: the production stack's fair share.
 
     manage.py bench_hostile                              # 120 s alone, then 120 s beside the attack
-    manage.py bench_hostile --seconds 30 --small         # files a tenth the size, for a quick look
+    manage.py bench_hostile --seconds 30 --scale 0.1     # files a tenth the size, for a quick look
 
 The stack is the production one, through its entrypoint (`scripts/serve`): gunicorn with uvicorn workers
 (--web-workers), one Celery worker (one pool process), a private Redis as broker and shared cache, an
@@ -61,20 +61,23 @@ class HostileOptions:
     tiny_mb: int = 200
     bomb_mb: int = 4096  # what the whitespace zip unpacks to
     string_mb: int = 400
-    export_pages: int = 9000  # about 8 MB of export
+    export_pages: int = 4900  # an export holds at most 5,000 pages (export_format.MAX_PAGES)
     chatgpt_mb: int = 50
     work_dir: str = str(DEFAULT_WORK_DIR)
     postgres_url: str = DEFAULT_POSTGRES_URL
 
-    def smaller(self) -> "HostileOptions":
+    warmup_seconds: int = 15
+
+    def scaled(self, share: float) -> "HostileOptions":
+        """The same with the attack's files `share` of their size."""
         return HostileOptions(
             **{
                 **asdict(self),
-                "tiny_mb": self.tiny_mb // 10,
-                "bomb_mb": self.bomb_mb // 10,
-                "string_mb": self.string_mb // 10,
-                "export_pages": self.export_pages // 10,
-                "chatgpt_mb": max(1, self.chatgpt_mb // 10),
+                "tiny_mb": max(1, int(self.tiny_mb * share)),
+                "bomb_mb": max(1, int(self.bomb_mb * share)),
+                "string_mb": max(1, int(self.string_mb * share)),
+                "export_pages": max(20, int(self.export_pages * share)),
+                "chatgpt_mb": max(1, int(self.chatgpt_mb * share)),
             }
         )
 
@@ -135,8 +138,9 @@ def make_files(options: HostileOptions, progress) -> dict[str, Path]:
 
 
 def prepare(options: HostileOptions, progress) -> dict:
-    """Migrate; the victim's account and space, the attacker's with ten empty spaces to restore into, each
-    account's token; and the export to restore (grown once, kept in the work folder). Returns the plan."""
+    """Migrate; the victim's account and space, the attacker's with nine more empty spaces to restore into
+    (each a memory user of the account's, with its token); and the export to restore (grown once, kept in
+    the work folder). Returns the plan."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
@@ -157,19 +161,20 @@ def prepare(options: HostileOptions, progress) -> dict:
         )
         export.write_text(json.dumps(space_export(space=source)))
         space_delete(space=source)
-    for number in range(1, 10):
-        assistant_create(assistant_id=f"helper{number}", name="Helper")
     accounts = {}
-    for name, spaces in (("victim", 1), ("attacker", 10)):
+    for name in ("victim", "attacker"):
         account = get_user_model().objects.create_user(name, password=f"pw-{name}-bench-1")
-        user = owned_user_create(owner=account, user_id="me")
-        for number in range(spaces):
-            space = space_get(user_id=user.external_id, assistant_id=f"helper{number}" if number else "helper")
+        users = [owned_user_create(owner=account, user_id="me")]
+        if name == "attacker":  # empty spaces to restore into, one after another: each a memory user of its own
+            users += [owned_user_create(owner=account, user_id=f"empty{number}") for number in range(1, 10)]
+        held = []
+        for user in users:
+            space = space_get(user_id=user.external_id, assistant_id="helper")
             if name == "victim":
                 space.stm_capacity = 1  # every turn pushes the one before out: a consolidation job a turn
                 space.save(update_fields=["stm_capacity"])
-        _, secret = token_create(memory_user=user, name="bench")
-        accounts[name] = {"user": user.external_id, "token": secret, "spaces": spaces}
+            held.append({"user": user.external_id, "token": token_create(memory_user=user, name="bench")[1]})
+        accounts[name] = {**held[0], "empty": held[1:]}
     return {"accounts": accounts, "export": str(export)}
 
 
@@ -224,7 +229,7 @@ class Attack(threading.Thread):
 
 
 def _files_step(files: dict[str, Path], space: str):
-    names = ["loop", "whitespace", "string", "digits", "tiny"]
+    names = ["loop", "whitespace", "string", "digits"]
     turn = iter(range(10**9))
 
     def step(client: httpx2.Client) -> str:
@@ -234,48 +239,53 @@ def _files_step(files: dict[str, Path], space: str):
             answer = client.post(
                 f"{space}imports/files/?name={path.name}", content=iter(lambda: body.read(1 << 20), b"")
             )
-        if answer.status_code == 201 and name == "tiny":
-            client.post(f"{space}imports/", json={"upload": answer.json()["id"]})  # millions of turns
         return f"{answer.status_code} {name}"
 
     return step
 
 
 def _import_step(files: dict[str, Path], space: str):
-    uploaded: dict = {}
+    """The 50 MB export and the file of tiny messages, each imported whole (their uploads made before the
+    attack's other parts start: bench.hostile.imports_started); then imports asked for over and over."""
+    uploads: list[int] = []
 
     def step(client: httpx2.Client) -> str:
-        if "id" not in uploaded:
-            with files["chatgpt"].open("rb") as body:
-                answer = client.post(
-                    f"{space}imports/files/?name=chatgpt.json", content=iter(lambda: body.read(1 << 20), b"")
-                )
-            if answer.status_code != 201:
-                return f"{answer.status_code} upload"
-            uploaded["id"] = answer.json()["id"]
-        answer = client.post(f"{space}imports/", json={"upload": uploaded["id"]})
+        if not uploads:
+            for name in ("chatgpt", "tiny"):
+                with files[name].open("rb") as body:
+                    answer = client.post(
+                        f"{space}imports/files/?name={name}.json", content=iter(lambda: body.read(1 << 20), b"")
+                    )
+                if answer.status_code != 201:
+                    return f"{answer.status_code} upload of {name}"
+                uploads.append(answer.json()["id"])
+        answer = client.post(f"{space}imports/", json={"upload": uploads[len(uploads) - 1 - int(time.time()) % 2]})
         return f"{answer.status_code} import"
 
     return step
 
 
-def _restore_step(export: Path, user: str, spaces: int):
-    document = export.read_bytes()
-    turn = iter(range(1, spaces))
+def _restore_step(export: Path, empty: list[dict]):
+    """The export restored into one empty space after another: the next once the last has ended."""
+    body = b'{"export": ' + export.read_bytes() + b"}"  # as the chat page sends it
+    targets = list(empty)
 
     def step(client: httpx2.Client) -> str:
-        number = next(turn, None)
-        if number is None:
+        if not targets:
             time.sleep(1)
             return "no empty space left"
-        space = f"/api/v1/users/{user}/spaces/helper{number}/"
-        answer = client.post(f"{space}restore/", content=document, headers={"Content-Type": "application/json"})
+        target = targets[0]
+        space = f"/api/v1/users/{target['user']}/spaces/helper/"
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {target['token']}"}
+        answer = client.post(f"{space}restore/", content=body, headers=headers)
         if answer.status_code != 202:
             return f"{answer.status_code} restore"
         job = answer.json()
         while job["status"] in ("queued", "running"):
             time.sleep(2)
-            job = client.get(f"{space}jobs/{job['id']}/").json()
+            with contextlib.suppress(httpx2.TransportError):  # a connection the server closed: ask again
+                job = client.get(f"{space}jobs/{job['id']}/", headers=headers).json()
+        targets.pop(0)
         return f"202 restore, {job['status']}"
 
     return step
@@ -304,6 +314,10 @@ def _body_step(base: str):
 
 
 # --- The whole benchmark --------------------------------------------------------------------------------
+
+
+def _client(base: str, token: str) -> httpx2.Client:
+    return httpx2.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {token}"})
 
 
 def start_stack(options: HostileOptions, url: str, run_dir: Path):
@@ -373,28 +387,29 @@ def run_benchmark(options: HostileOptions, progress) -> dict:
     sampler.start()
     phases, windows, attacks = {}, {}, []
     try:
+        progress("the victim warms up (not measured)")
+        run_locust_file(
+            base, ROOT / "bench" / "locust_hostile.py", {"HOSTILE_PLAN": str(locust_plan)},
+            clients=1, seconds=options.warmup_seconds, csv_prefix=run_dir / "warm-up",
+        )  # fmt: skip
         for phase in ("alone", "beside the attack"):
             stop = threading.Event()
             if phase != "alone":
                 progress("the attack starts")
-                client = httpx2.Client(
-                    base_url=base, timeout=900, headers={"Authorization": f"Bearer {attacker['token']}"}
-                )
                 space = f"/api/v1/users/{attacker['user']}/spaces/helper/"
-                attacks = [
-                    Attack("files", client, _files_step(files, space), stop),
-                    Attack("imports", client, _import_step(files, space), stop),
-                    Attack(
-                        "restores",
-                        client,
-                        _restore_step(Path(plan["export"]), attacker["user"], attacker["spaces"]),
-                        stop,
-                    ),
-                    Attack("bodies", client, _body_step(base), stop),
-                ]
+                steps = {
+                    "files": _files_step(files, space),
+                    "imports": _import_step(files, space),
+                    "restores": _restore_step(Path(plan["export"]), attacker["empty"]),
+                    "bodies": _body_step(base),
+                }
+                # A client each: a request refused before its body was read closes its connection.
+                attacks = [Attack(name, _client(base, attacker["token"]), step, stop) for name, step in steps.items()]
+                # The imports under way first: the worker has millions of turns to store.
+                attacks[1].step(attacks[1].client)
                 for attack in attacks:
                     attack.start()
-                time.sleep(10)  # the imports and restores under way before the victim is measured
+                time.sleep(10)  # the restores under way too before the victim is measured
             progress(f"the victim chats, {phase}: {options.seconds} s")
             samples_from = len(sampler.samples)
             window = [time.time()]

@@ -12,6 +12,7 @@ LLM: what is timed is reading, storing, embedding and consolidating into session
 """
 
 import json
+import logging
 import os
 import resource
 import subprocess
@@ -144,9 +145,28 @@ def _web(file: str) -> dict:
     space = space_get(user_id=user.external_id, assistant_id="bench-import")
     space.heat_threshold = 10**9
     space.save(update_fields=["heat_threshold"])
+    # The file is checked in a process of its own (memory_engine/file_check.py), whose peak it logs.
+    logged = _Logged()
+    logging.getLogger("memory_engine.jobs.uploads").addHandler(logged)
     with open(file, "rb") as body:
         upload = upload_save(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
-    return {"upload": upload.pk, "conversations": upload.conversation_count, "turns": upload.turns}
+    peaks = [float(m.rsplit("peak ", 1)[1].split()[0]) for m in logged.messages if "peak " in m]
+    check_peak = max(peaks, default=0.0)
+    return {
+        "upload": upload.pk,
+        "conversations": upload.conversation_count,
+        "turns": upload.turns,
+        "check_peak_mib": round(check_peak, 1),
+    }
+
+
+class _Logged(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 def _worker(store_turns: int) -> dict:
@@ -207,9 +227,9 @@ def measure(*, sizes_mb: list[float], store_turns: int, work_dir: str, progress=
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| export | conversations / turns | web: check and list | web peak RSS (before) "
+        "| export | conversations / turns | web: check and list | web peak RSS (before) | its check's peak RSS "
         "| worker: turns stored | turns a second | worker peak RSS (before) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         web, worker, made = row["web"], row["worker"], row["file"]
@@ -217,7 +237,8 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {made['bytes'] / 1024 / 1024:.1f} MB | {made['conversations']:,} / {made['turns']:,} | "
             f"{web['seconds']:.1f} s ({made['bytes'] / 1024 / 1024 / max(web['seconds'], 1e-9):.1f} MB/s) | "
-            f"{web['peak_mib']:.0f} MiB ({web['before_mib']:.0f}) | {worker['turns']:,} in {worker['seconds']:.1f} s | "
+            f"{web['peak_mib']:.0f} MiB ({web['before_mib']:.0f}) | {web.get('check_peak_mib', 0):.0f} MiB | "
+            f"{worker['turns']:,} in {worker['seconds']:.1f} s | "
             f"{rate:.1f} | {worker['peak_mib']:.0f} MiB ({worker['before_mib']:.0f}) |"
         )
     return "\n".join(lines)

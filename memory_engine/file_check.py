@@ -93,7 +93,17 @@ def main() -> None:
     django.setup()
     order = json.loads(Path(sys.argv[1]).read_text())
     outcome = check(order)
+    outcome["peak_bytes"] = peak_resident_bytes()
     Path(order["result"]).write_text(json.dumps(outcome))
+
+
+def peak_resident_bytes() -> int:
+    """This process's peak resident memory since it started its program (VmHWM; ru_maxrss would count
+    the web process it was forked from)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 if __name__ == "__main__":

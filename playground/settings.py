@@ -406,10 +406,11 @@ MEMORYOS = {
     "CONSOLIDATION_DELAY_SECONDS": envint("MEMORYOS_CONSOLIDATION_DELAY_SECONDS", 2),
     # An unfinished import untouched this long is sent again by the sweep (its worker died).
     "IMPORT_STALL_SECONDS": envfloat("MEMORYOS_IMPORT_STALL_SECONDS", 600.0),
-    # Bulk work (imports, experiments' replays) runs on the "bulk" queue in chunks of this many seconds,
-    # so a chat turn's consolidation waits at most one chunk behind anyone's import (jobs/imports.py);
-    # an account may have this many imports and replays unfinished at once.
-    "IMPORT_CHUNK_SECONDS": envfloat("MEMORYOS_IMPORT_CHUNK_SECONDS", 5.0),
+    # Bulk work (imports, experiments' replays, restores, comparisons) runs on the "bulk" queue in parts of
+    # this many seconds, so a chat turn's consolidation waits at most about one part behind anyone's (with
+    # 5 s parts, another account's consolidation delay doubled: bench_hostile); an account may have this
+    # many imports and replays unfinished at once.
+    "IMPORT_CHUNK_SECONDS": envfloat("MEMORYOS_IMPORT_CHUNK_SECONDS", 1.0),
     "MAX_UNFINISHED_IMPORTS": envint("MEMORYOS_MAX_UNFINISHED_IMPORTS", 3),
     "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),
     "CONSOLIDATION_RETRY_BASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS", 10.0),

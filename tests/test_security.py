@@ -1,6 +1,7 @@
 """Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
 
 import asyncio
+import json
 import os
 import re
 import secrets
@@ -330,6 +331,64 @@ def test_another_accounts_imports_do_not_hold_up_a_chat_turns_consolidation(
     last_import = max(ImportJob.objects.filter(pk__in=ids).values_list("finished_at", flat=True))
     assert run.finished_at < last_import, "bob's consolidation waited for alice's imports"
     assert Page.objects.filter(space=alice_space).count() == 450
+
+
+def _many_pages_export(space, count: int) -> dict:
+    """The space's export with `count` pages more in its first page's session (each embedded again by a
+    restore): the space has a mid-term page first."""
+    document = json.loads(json.dumps(space_export(space=space)))
+    last = max(p["seq"] for p in document["pages"])
+    first = next(p for p in document["pages"] if p["tier"] == "mid")
+    for number in range(1, count + 1):
+        page = {**first, "id": 10**6 + number, "seq": last + number}
+        page["user_input"] = f"On day {number} I repotted plant number {number} and watered the fern."
+        document["pages"].append(page)
+    return document
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_accounts_restore_does_not_hold_up_a_chat_turns_consolidation(
+    memory, alice_space, bob_space, fake_llm, start_worker, settings
+):
+    """A restore once held the only worker for 407 s, and another account's consolidation waited for it. It
+    runs a part at a time: a chat turn's consolidation comes between two parts."""
+    from memory_engine.jobs.background import restore_create
+    from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
+    from memory_engine.jobs.tasks import run_background_job
+
+    fake_llm.responder = nothing_extracted
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    for said in ("I grow ferns.", "And a lemon tree."):
+        memory.add_memory(user_id="alice", assistant_id="helper", user_input=said, agent_response="Nice.")
+    run_consolidation(ConsolidationRequest(alice_space.pk))  # here: the first page into a session
+    charlie_space = memory.space(user_id="charlie", assistant_id="helper")
+    job = restore_create(space=charlie_space, document=_many_pages_export(alice_space, 3000))
+    send(run_background_job, [job.pk], {})
+    start_worker(MEMORYOS_IMPORT_CHUNK_SECONDS="0")  # a part is one batch of texts embedded
+    wait_for(
+        lambda: (BackgroundJob.objects.get(pk=job.pk).result or {}).get("done"),
+        progress=_background_progress,
+        what="the restore to start",
+    )
+    bob_space.stm_capacity = 1
+    bob_space.save()
+    settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION_DELAY_SECONDS": 0}  # bob's job sent at once
+    for said in ("I keep bees on my roof.", "The hives face south."):
+        turn_add(space=bob_space, user_input=said, agent_response="Lovely.")
+    run = wait_for(
+        lambda: ConsolidationRun.objects.filter(space=bob_space, finished_at__isnull=False).first(),
+        progress=_background_progress,
+        what="bob's consolidation",
+    )
+    restored = wait_for(
+        lambda: BackgroundJob.objects.filter(pk=job.pk, status__in=["succeeded", "failed"]).first(),
+        progress=_background_progress,
+        what="the restore to end",
+    )
+    assert restored.status == "succeeded", restored.error
+    assert run.finished_at < restored.finished_at, "bob's consolidation waited for the restore"
+    assert Page.objects.filter(space=charlie_space).count() == 3002
 
 
 def _background_progress():

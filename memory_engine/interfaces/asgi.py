@@ -20,7 +20,9 @@ or view sees the request: an unauthenticated 300 MB POST to /api/v1/users/ put 3
 """
 
 import asyncio
+import concurrent.futures
 import contextlib
+import contextvars
 import io
 import tempfile
 import threading
@@ -102,6 +104,11 @@ class ArrivingBody(io.RawIOBase):
     def __init__(self, receive, loop: asyncio.AbstractEventLoop, gone: threading.Event, limit: int, idle: float):
         super().__init__()
         self._receive, self._loop, self._gone, self._limit, self._idle = receive, loop, gone, limit, idle
+        # receive() runs in the request's own context, as Django's reading of a body does: what it sets in
+        # motion on the loop (uvicorn re-arms the connection's reader) must not carry the view thread's
+        # context, whose asgiref executor is gone once the request ends (the next request on the
+        # connection failed with "CurrentThreadExecutor already quit").
+        self._context = contextvars.copy_context()
         self._buffer = bytearray()
         self._done = False  # the last chunk came (read in the view's thread)
         self.received = 0
@@ -111,12 +118,20 @@ class ArrivingBody(io.RawIOBase):
         return True
 
     def _next_message(self) -> dict:
-        future = asyncio.run_coroutine_threadsafe(self._receive(), self._loop)
+        result: concurrent.futures.Future = concurrent.futures.Future()
+        started: list[asyncio.Task] = []
+
+        def start() -> None:
+            task = self._loop.create_task(self._receive())
+            started.append(task)
+            task.add_done_callback(lambda done: _settle(result, done))
+
+        self._loop.call_soon_threadsafe(start, context=self._context.copy())
         try:
             with waiting_elsewhere():  # waiting on the client is not work: the place is given up
-                return future.result(timeout=self._idle)
-        except TimeoutError:
-            future.cancel()
+                return result.result(timeout=self._idle)
+        except (TimeoutError, concurrent.futures.CancelledError):
+            self._loop.call_soon_threadsafe(lambda: [task.cancel() for task in started])
             self._gone.set()
             raise ClientGone(f"the client sent nothing for {self._idle:.0f} s") from None
 
@@ -143,6 +158,16 @@ class ArrivingBody(io.RawIOBase):
         data = self.read(len(target))
         target[: len(data)] = data
         return len(data)
+
+
+def _settle(result: concurrent.futures.Future, done: asyncio.Task) -> None:
+    """Hand a finished task's outcome to the thread waiting on `result`."""
+    if done.cancelled():
+        result.cancel()
+    elif done.exception() is not None:
+        result.set_exception(done.exception())
+    else:
+        result.set_result(done.result())
 
 
 class RequestTooLarge(Exception):

@@ -166,6 +166,7 @@ def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, chec
     order_path.write_text(json.dumps(order))
     checker = subprocess.Popen(
         [sys.executable, "-m", "memory_engine.file_check", str(order_path)],
+        cwd=settings.BASE_DIR,  # where the project's modules are, whatever the web process's folder
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -187,6 +188,11 @@ def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, chec
     if outcome is None:
         logger.error("the check of an uploaded file ended with %s: %s", checker.returncode, stderr[-2000:])
         raise formats.FormatError(f"the file could not be read (its check ended with code {checker.returncode})")
+    logger.info(
+        "a file brought to import checked in its own process: %s, peak %.0f MiB",
+        "refused" if "error" in outcome else outcome["scan"]["format"],
+        outcome.get("peak_bytes", 0) / 2**20,
+    )
     if "error" in outcome:
         raise formats.FormatError(outcome["error"])
     return outcome["scan"]

@@ -1,7 +1,7 @@
 """One account's worst files beside another account's chat, on the production stack (see bench/hostile.py).
 
     manage.py bench_hostile                                    # 120 s alone, 120 s beside the attack
-    manage.py bench_hostile --seconds 30 --small --json var/bench-hostile/figures.json
+    manage.py bench_hostile --seconds 30 --scale 0.1 --json var/bench-hostile/figures.json
 
 Prints the victim's reply latency and consolidation delay alone and beside the attack, each process's peak
 memory, and what each attack got.
@@ -25,7 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=int, default=defaults.seconds, help="each phase's length")
         parser.add_argument("--think", type=float, default=defaults.think_seconds, help="the victim's pause")
         parser.add_argument("--web-workers", type=int, default=defaults.web_workers)
-        parser.add_argument("--small", action="store_true", help="the attack's files a tenth the size")
+        parser.add_argument("--scale", type=float, default=1.0, help="the attack's files this share of their size")
+        parser.add_argument("--warmup-seconds", type=int, default=defaults.warmup_seconds)
         parser.add_argument("--work-dir", default=defaults.work_dir)
         parser.add_argument("--postgres-url", default=defaults.postgres_url)
         parser.add_argument("--json", dest="json_path", default=None, help="also write every figure to this file")
@@ -51,11 +52,13 @@ class Command(BaseCommand):
             seconds=opts["seconds"],
             think_seconds=opts["think"],
             web_workers=opts["web_workers"],
+            warmup_seconds=opts["warmup_seconds"],
             work_dir=str(Path(opts["work_dir"]).resolve()),
             postgres_url=opts["postgres_url"],
         )
-        if opts["small"]:
-            options = options.smaller()
+        if not 0 < opts["scale"] <= 1:
+            raise CommandError("--scale is a share of the files' size, above 0 and at most 1")
+        options = options.scaled(opts["scale"])
         try:
             results = hostile.run_benchmark(options, self.stderr.write)
         except RuntimeError as exc:
