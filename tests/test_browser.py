@@ -313,6 +313,32 @@ def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_f
     assert stored.count() == 5 and not stored.filter(user_input__contains="harbour").exists()
 
 
+def test_a_file_of_more_conversations_than_are_listed_at_once_shows_the_rest_on_asking(
+    browser, live_server, ann, tmp_path
+):
+    """The first 500 conversations come with the file's answer (a listing of 50,000 was once sent whole on
+    every read); "show more" reads the next page, and those shown can be chosen like the first."""
+    many = [
+        {"id": f"c{n:03d}", "title": f"Chat {n}", "messages": [{"role": "user", "content": f"hi {n}"}]}
+        for n in range(520)
+    ]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(many))
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#messages .bubble.user")
+    browser.click("#import-panel summary")
+    browser.set_input_files("input[name=transcript]", str(path))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-file >> text=chat messages, 520 conversations, 520 turns")
+    assert browser.locator("#import-conversations li").count() == 500
+    browser.click("#import-more >> text=show more (500 of 520)")
+    browser.wait_for_selector("#import-conversations input[value=c519]")
+    assert browser.locator("#import-conversations li").count() == 520 and browser.locator("#import-more").is_hidden()
+    browser.uncheck("#import-conversations input[value=c510]")
+    assert browser.locator("#import-conversations input:checked").count() == 519
+
+
 def test_a_reply_that_went_wrong_shows_as_withheld_and_is_not_kept(browser, live_server, ann, fake_llm):
     """Issue 13: a reply that degenerates twice is shown as an honest short answer, marked, and the
     looping text never reaches the page or the memory; after a reload the turn still says so."""
