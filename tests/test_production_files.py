@@ -101,26 +101,23 @@ def test_hostile_bodies_are_refused_before_they_are_read_and_a_looping_file_at_o
 
 
 def test_a_web_process_takes_at_most_its_connections_at_once(start, tmp_path):
-    """Nothing capped the connections a client could open: each held a socket and a task."""
+    """Nothing capped the connections a client could open: each held a socket and a task. Connections kept
+    open, one after another, are served until the process holds its limit; the next is answered 503."""
     _, base, _ = serve(start, tmp_path, WEB_MAX_CONNECTIONS="3")
     host, port = base.removeprefix("http://").split(":")
     held, answers = [], []
     try:
-        for _ in range(5):  # one after another, each a request whose body never comes: its task waits
-            connection = socket.create_connection((host, int(port)), timeout=60)
-            held.append(connection)
-            connection.sendall(b"POST /api/v1/users/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n")
-            connection.settimeout(3)
-            try:
-                answers.append(connection.recv(64).split(b" ", 2)[1].decode())
-            except TimeoutError:
-                answers.append("waiting")
+        while "503" not in answers and len(held) < 6:
+            connection = socket.create_connection((host, int(port)), timeout=120)
+            held.append(connection)  # kept open (HTTP/1.1 keep-alive) once answered
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answers.append(connection.recv(64).split(b" ", 2)[1].decode())
     finally:
         for connection in held:
             connection.close()
-    # Those taken wait for their bodies; once the process holds its three connections, the rest hear 503.
-    taken = answers.count("waiting")
-    assert 1 <= taken <= 2 and answers == ["waiting"] * taken + ["503"] * (5 - taken), answers
+    # Fewer than 3 served when a connection another part of the test left open was still counted.
+    served = answers.count("200")
+    assert served <= 2 and answers == ["200"] * served + ["503"], answers
     wait_until(lambda: healthy(f"{base}/healthz"), timeout=120, what="the places to come free")
 
 
@@ -133,10 +130,11 @@ def test_a_web_process_with_a_request_at_work_past_the_stuck_limit_is_replaced(s
         WEB_STUCK_SECONDS="3",
         MEMORYOS_INDEX_PRUNE_SECONDS="1",
         MEMORYOS_UPLOAD_CHECK_SECONDS="900",
+        WEB_GRACEFUL_TIMEOUT_SECONDS="600",  # however long the check takes on a busy machine, it finishes
     )
     big = tmp_path / "long.json"
-    with big.open("wb") as out:  # a file whose check takes seconds: 1.5 million tiny messages
-        out.write(b"[" + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 750_000)
+    with big.open("wb") as out:  # a file whose check takes seconds (5 on an idle machine): 800,000 tiny messages
+        out.write(b"[" + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 400_000)
         out.write(b'{"role":"user","content":"end"}]')
     client = httpx2.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {secret}"})
     worker_pids = set(web.pids()[1:])
