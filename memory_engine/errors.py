@@ -55,6 +55,10 @@ class InvalidEntry(MemoryInputError):
     """A long-term entry's value or key that cannot be stored."""
 
 
+class UnknownEntry(InvalidEntry, LookupError):
+    """No entry (or version) of that id in this memory."""
+
+
 class EntryNotActive(InvalidEntry):
     """An edit of an entry that is no longer active (deleted, superseded or evicted, perhaps a moment
     ago by someone else): a conflict with its state, 409 over HTTP. Revert it from its history first."""

@@ -232,6 +232,12 @@ class Page(models.Model):
         default=ReplySource.GIVEN,
         help_text="Who wrote the reply; a weak model's reply is never indexed, summarised or promoted.",
     )
+    # The turn's words as they were said, while curation holds some of them out (engine/curation.py): then
+    # user_input and agent_response are what the memory holds now, which every reader uses, and this is
+    # {"user_input": ..., "agent_response": ...} for the conversation shown as it happened. None otherwise.
+    said = models.JSONField(
+        null=True, blank=True, help_text="The words as said, while some are forgotten or corrected."
+    )
 
     class Meta:
         constraints = [
@@ -305,6 +311,33 @@ class ReplyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"reply of page {self.page_id}: {self.prompt_tokens} + {self.completion_tokens} tokens"
+
+
+class StatementMark(models.Model):
+    """A statement of a turn that the memory no longer holds as it was said (engine/curation.py): forgotten
+    with the entry drawn from it, or corrected to the entry's edited value. The turn keeps its words in
+    `Page.said`; its user_input and agent_response are rewritten without the statement, or with the
+    correction in its place. Reverting the entry removes its marks and gives the words back."""
+
+    class Kind(models.TextChoices):
+        FORGOTTEN = "forgotten"
+        CORRECTED = "corrected"
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="statement_marks")
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="marks")
+    entry = models.ForeignKey("LongTermEntry", on_delete=models.CASCADE, related_name="marks")
+    field = models.CharField(max_length=20, help_text="user_input or agent_response")
+    sentence = models.TextField(help_text="The statement as it was said.")
+    replacement = models.TextField(blank=True, help_text="What stands in its place now (corrected).")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["page"]), models.Index(fields=["entry"])]
+        ordering = ["page_id", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in page {self.page_id}: {self.sentence[:60]}"
 
 
 class HeatEvent(models.Model):
@@ -418,6 +451,11 @@ class EntryVersion(models.Model):
     actor = models.CharField(max_length=200)
     at = models.DateTimeField()
     source_pages = models.ManyToManyField(Page, blank=True, related_name="entry_versions")
+    # The entry whose forgetting or correction this change was part of: an entry drawn from the same
+    # statement (engine/curation.py), which comes back when that entry is reverted.
+    with_entry = models.ForeignKey(
+        "LongTermEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="changed_with"
+    )
 
     class Meta:
         ordering = ["at", "pk"]

@@ -11,12 +11,14 @@ import pytest
 
 from bench import chat_quality
 from bench.fake_llm_server import reply
+from memory_engine.engine import recall
 from memory_engine.engine.retriever import retrieve
+from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
-from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
+from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted, weak_offline_llm
 
 DATA = Path(__file__).parent / "data" / "imports"
 
@@ -421,3 +423,47 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
     profile = LongTermEntry.objects.filter(space=space, kind="profile", status="active")
     assert {entry.key: entry.value for entry in profile}.get("location") == "Porto"
     browser.screenshot(path=str(screenshots / "chat-offline.png"), full_page=True)
+
+
+def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_reverted(
+    browser, live_server, django_user_model, memory, alice_space, settings
+):
+    account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    MemoryUser.objects.filter(external_id="alice").update(owner=account, display_name="Alice")
+    alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.0
+    alice_space.save()
+    weak = MemoryOS(llm=weak_offline_llm(settings))  # no key: the page answers with the bundled model's class
+    told = [("My blood type is AB negative, in case that ever matters.", "Noted."), ("Lovely weather.", "It is!")]
+    add_turns(weak, told)
+    weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    fact = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="AB negative")
+
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    item = browser.locator("#knowledge li", has_text="AB negative")
+    item.wait_for()
+    browser.accept_dialogs = True
+    item.locator("button.forget").click()
+    item.wait_for(state="detached")
+    browser.wait_for_selector("#curation-status >> text=1 statement in turn #1")
+
+    def ask(question: str) -> str:
+        shown = browser.locator(".bubble.assistant").count()
+        browser.fill("#query", question)
+        browser.click("#send")
+        browser.wait_for_function(
+            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
+        )
+        return browser.locator(".bubble.assistant").last.locator(".text").inner_text()
+
+    assert ask("What's my blood type?") == recall.NOT_TOLD
+    browser.reload()  # the turn is shown as it was said, the forgotten statement struck through
+    struck = browser.locator(".bubble.user s.held-out.forgotten").first
+    struck.wait_for()
+    assert struck.inner_text() == "My blood type is AB negative, in case that ever matters."
+
+    created = fact.versions.order_by("at", "pk").first()
+    weak.revert_entry(user_id="alice", assistant_id="helper", entry_id=fact.pk, version_id=created.pk)
+    browser.reload()
+    browser.locator("#knowledge li", has_text="AB negative").wait_for()
+    assert "AB negative" in ask("What's my blood type?")

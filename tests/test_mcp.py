@@ -124,7 +124,13 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
     assert [(e["key"], e["value"]) for e in listed] == [("occupation", "nurse")]
     assert edited["value"] == "surgeon"
     assert [(v["before"], v["after"]) for v in history["history"]] == [(None, "nurse"), ("nurse", "surgeon")]
-    assert history["source_pages"] and history["source_pages"][0]["user_input"] == CAT_TALK[0][0]
+    # The turn holds the edited value now; its words as said are kept, with the correction marked.
+    source = history["source_pages"][0]
+    assert source["said"]["user_input"] == CAT_TALK[0][0] and source["user_input"] == CAT_TALK[0][0].replace(
+        "nurse", "surgeon"
+    )
+    assert [(m["kind"], m["entry_id"]) for m in source["marks"]] == [("corrected", profile_id)]
+    assert edited["covers"] == {"statements": 1, "turns": [source["seq"]], "entries": []}
     assert deleted == {"status": "deleted", "id": fact_id}
     assert [e["status"] for e in knowledge] == ["deleted"]
     assert exported["user"]["id"] == "alice" and exported["spaces"][0]["entries"]

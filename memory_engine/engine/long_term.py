@@ -22,6 +22,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from memory_engine import inputs
+from memory_engine.engine import curation
+from memory_engine.engine.grounding import GROUNDING_MIN, grounding, states
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.engine.summaries import split_sentences
 from memory_engine.errors import EntryNotActive, InvalidEntry
@@ -34,7 +36,6 @@ Kind = LongTermEntry.Kind
 Status = LongTermEntry.Status
 Cause = EntryVersion.Cause
 
-GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source page
 FACT_MIN_WORDS = 3  # a fact with fewer content words ("I'm super thankful.") says nothing worth keeping
 VALUE_SEPARATOR = "; "
 ERROR_LIKE = re.compile(r"^\s*(error|exception|traceback|i'm sorry|i cannot|as an ai)\b", re.IGNORECASE)
@@ -64,14 +65,6 @@ class Extraction:
     profile: list[ProfileItem] = field(default_factory=list)
     facts: list[FactItem] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
-
-
-def grounding(value: str, source_text: str) -> float:
-    """Share of the value's content words found in the source text (1.0 when it has none)."""
-    words = set(content_tokens(value))
-    if not words:
-        return 0.0
-    return len(words & set(content_tokens(source_text))) / len(words)
 
 
 _SPEAKING = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself)\b", re.I)
@@ -303,6 +296,31 @@ def knowledge_add(
     return new
 
 
+def profile_value(space: MemorySpace, attribute: str) -> str | None:
+    """The attribute's active value, if it has one."""
+    active = LongTermEntry.objects.filter(space=space, kind=Kind.PROFILE, key=attribute, status=Status.ACTIVE)
+    return active.values_list("value", flat=True).first()
+
+
+def supersede_told(
+    space: MemorySpace, *, old: str, new: str, page: Page, actor: str, now: datetime, version: int
+) -> int:
+    """The person said something that replaces what they told before: the active user facts told before
+    `page` that state the old value and not the new one are superseded (kept, with their history), so
+    that the knowledge holds the latest as the profile does. Returns how many."""
+    superseded = 0
+    told_before = LongTermEntry.objects.filter(
+        space=space, kind=Kind.USER_KNOWLEDGE, status=Status.ACTIVE, source_pages__seq__lt=page.seq
+    ).distinct()
+    for entry in told_before:
+        if states(old, entry.value) and not states(new, entry.value):
+            entry.status, entry.vector_version = Status.SUPERSEDED, version
+            entry.save(update_fields=["status", "vector_version", "updated_at"])
+            _note(entry, cause=Cause.SUPERSEDED, actor=actor, now=now, pages=[page])
+            superseded += 1
+    return superseded
+
+
 def knowledge_enforce_capacity(space: MemorySpace, *, kind: str, actor: str, now: datetime, version: int) -> int:
     """Evict the least used active entries of `kind` beyond the space's capacity; returns how many."""
     active = LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE)
@@ -319,10 +337,13 @@ def knowledge_enforce_capacity(space: MemorySpace, *, kind: str, actor: str, now
 def apply_extraction(
     space: MemorySpace, extraction: Extraction, vectors: np.ndarray, *, now: datetime, version: int
 ) -> None:
-    """Write a validated extraction: profile values, then facts (one vector each, in order)."""
+    """Write a validated extraction: profile values, then facts (one vector each, in order). A profile
+    value that replaces another (a single-valued attribute: "we moved to Bristol" after "we live in Leeds")
+    supersedes the earlier facts that state the old value, as well (supersede_told)."""
     actor = "consolidation"
     for item in extraction.profile:
-        profile_set(
+        before = profile_value(space, item.attribute)
+        entry = profile_set(
             space,
             attribute=item.attribute,
             value=item.value,
@@ -331,6 +352,8 @@ def apply_extraction(
             actor=actor,
             now=now,
         )
+        if before and not is_multi_valued(item.attribute) and entry.value != before:
+            supersede_told(space, old=before, new=entry.value, page=item.page, actor=actor, now=now, version=version)
     for item, vector in zip(extraction.facts, vectors, strict=True):
         knowledge_add(
             space,
@@ -411,7 +434,8 @@ def knowledge_entry_add(
 def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
     """Change an active entry's value, re-embed a knowledge entry, and record the version.
 
-    Retrieval sees the change at once (the entry's vector version moves). Editing to the same value
+    Retrieval sees the change at once (the entry's vector version moves), and the statements it was drawn
+    from stand corrected to the new value in their turns (curation.mark_entry). Editing to the same value
     records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses, and
     EntryNotActive for an entry that is not active, also when it was deleted after the caller read it.
     """
@@ -430,6 +454,7 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
             write.stamp(entry)
         entry.save()
         _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+        curation.mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
 
 
@@ -464,11 +489,14 @@ def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cau
         write.stamp(entry)
         entry.save()
         _version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+        curation.mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
 
 
 def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
-    """Mark an entry deleted (its history stays) and drop it from retrieval. Safe to repeat."""
+    """Mark an entry deleted (its history stays) and drop it from retrieval, with the statements it was
+    drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. Safe to
+    repeat."""
     with space_write(entry.space_id) as write:
         entry.refresh_from_db()
         if entry.status == Status.DELETED:
@@ -477,6 +505,7 @@ def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY
         write.stamp(entry)
         entry.save(update_fields=["status", "vector_version", "updated_at"])
         _version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now())
+        curation.mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
 
 

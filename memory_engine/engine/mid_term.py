@@ -169,7 +169,10 @@ def page_edit(*, page: Page, user_input: str, agent_response: str) -> Page:
         if page.agent_response != agent_response:  # a person's correction: their words, given
             page.reply_source = Page.ReplySource.GIVEN
         page.user_input, page.agent_response = user_input, agent_response
-        fields = ["user_input", "agent_response", "reply_source", "vector_version"]
+        # The words given are the turn's now: what a forget or an edit held out of them is theirs to say.
+        page.marks.all().delete()
+        page.said = None
+        fields = ["user_input", "agent_response", "reply_source", "said", "vector_version"]
         if page.embedding is not None:
             page.embedding = to_bytes(get_embedder().encode_one(page.text))
             page.keywords = extract_keywords([page.text], k=PAGE_KEYWORDS)

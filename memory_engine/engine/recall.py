@@ -11,7 +11,7 @@ question, and the best one is quoted back with the day it was said:
 
 A short message is quoted whole, since the answer is often in the sentence beside the one that matched.
 When a newer statement on the same subject scores nearly as well (a fact that changed: "we moved to
-Lisbon" after "I live in Porto"), it is quoted too, after the first, so the reply reads in time order;
+Lisbon" after "I live in Porto"), it is quoted first, as the latest, and the earlier one after it;
 when another message scores within a hair of the best (ALSO_MARGIN), both are quoted rather than one
 guessed. A weak match is offered as a guess ("I'm not sure that's it, but ..."); when nothing matches,
 the reply says so. Small talk and requests for advice stay with the model; a question that names someone
@@ -32,7 +32,8 @@ from datetime import datetime
 import numpy as np
 from django.utils import timezone
 
-from memory_engine.engine.profile_attributes import ASKED_AS, values_in
+from memory_engine.engine import curation
+from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.engine.summaries import split_sentences
 from memory_engine.models import MemorySpace, Page
@@ -375,6 +376,9 @@ class Statement:
     page_id: int
     seq: int
     message: str = ""  # what its message told (its sentences that ask left out), quoted when short
+    # A statement that stands corrected (engine/curation.py): the words first said, and when corrected.
+    first_said: str = ""
+    corrected_at: datetime | None = None
 
     @property
     def quote(self) -> str:
@@ -386,7 +390,20 @@ class Statement:
 
     def as_dict(self) -> dict:
         """The statement as the API and the inspector show it."""
-        return {"page_id": self.page_id, "seq": self.seq, "text": self.quote, "said_at": self.said_at.isoformat()}
+        out = {"page_id": self.page_id, "seq": self.seq, "text": self.quote, "said_at": self.said_at.isoformat()}
+        if self.corrected_at is not None:
+            out.update(first_said=self.first_said, corrected_at=self.corrected_at.isoformat())
+        return out
+
+    def told(self, now: datetime) -> str:
+        """How a reply gives it: when it was said and its words; a corrected statement as "first told me X;
+        corrected on <day> to Y", never the words first said as if they were current."""
+        if self.corrected_at is None:
+            return f"{when_said(self.said_at, now)}: \u201c{self.quote}\u201d"
+        return (
+            f"{when_said(self.said_at, now)}: \u201c{self.first_said}\u201d; "
+            f"corrected {when_said(self.corrected_at, now)} to \u201c{self.text}\u201d"
+        )
 
     def about(self, question: str) -> str:
         """What the sentence says about the person, in the words a question about it would use ("my job,
@@ -521,10 +538,25 @@ def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = Tr
     if not quoted:
         return NOT_TOLD
     first, *later = quoted
-    opening = "You told me" if sure else "I'm not sure that's it, but you told me"
-    parts = [f"{opening} {when_said(first.said_at, now)}: \u201c{first.quote}\u201d"]
-    parts += [f"{then} {when_said(s.said_at, now)}: \u201c{s.quote}\u201d" for s in later]
+    told = "you first told me" if first.corrected_at is not None else "you told me"
+    opening = told[0].upper() + told[1:] if sure else f"I'm not sure that's it, but {told}"
+    parts = [f"{opening} {first.told(now)}"]
+    parts += [f"{then} {s.told(now)}" for s in later]
     return " ".join(parts)
+
+
+def replaces(earlier: Statement, later: Statement) -> bool:
+    """Whether the later statement gives another value of an attribute that has one value at a time ("we live
+    in Leeds", then "we moved to Bristol"): then it is the latest, not a second answer. Pure."""
+    before = {attribute: value for attribute, value in values_in(earlier.text) if not is_multi_valued(attribute)}
+    return any(before.get(attribute) not in (None, value) for attribute, value in values_in(later.text))
+
+
+def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: bool = True) -> str:
+    """The reply to a question whose answer changed ("we live in Leeds", later "we moved to Bristol"): the
+    latest statement first, said to be the latest, then the one before it. Pure."""
+    opening = "The latest you told me" if sure else "I'm not sure that's it, but the latest you told me"
+    return f"{opening}, {latest.told(now)}. Before that, {earlier.told(now)}."
 
 
 def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
@@ -537,6 +569,7 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
     for item in (*retrieval.profile, *retrieval.user_knowledge, *retrieval.cut):
         page_ids += item.provenance.get("source_page_ids", [])
     pages = Page.objects.filter(pk__in=set(page_ids)).only("seq", "user_input", "timestamp").order_by("seq")
+    corrections = curation.corrections_in(set(page_ids))
     asked_words = " ".join(asked.lower().split())
     found: list[Statement] = []
     seen: set[str] = set()
@@ -545,7 +578,18 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
         key = " ".join(text.lower().split())
         if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
             seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
-            found.append(Statement(text=text, said_at=page.timestamp, page_id=page.pk, seq=page.seq, message=message))
+            mark = next((m for m in corrections.get(page.pk, []) if curation.span(m.replacement, text)), None)
+            found.append(
+                Statement(
+                    text=mark.replacement if mark else text,
+                    said_at=page.timestamp,
+                    page_id=page.pk,
+                    seq=page.seq,
+                    message="" if mark else message,
+                    first_said=mark.sentence if mark else "",
+                    corrected_at=mark.at if mark else None,
+                )
+            )
 
     for page in pages:
         sentences = split_sentences(page.user_input)
@@ -677,7 +721,13 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
         logger.debug("recall %r: %s", query, [(score, s.text[:60]) for score, s in ranked])
     if not quoted and (kind == MAYBE or not _only_asks_memory(query)):
         return None
-    other = beside(statements, scores, quoted[0], enough=enough) if len(quoted) == 1 else None
+    if len(quoted) == 2:  # a fact that changed: the latest first
+        latest, earlier = quoted[1], quoted[0]
+        return Recall(text=latest_reply(latest, earlier, now or timezone.now(), sure=sure), quoted=(latest, earlier))
+    other = beside(statements, scores, quoted[0], enough=enough) if quoted else None
+    if other is not None and replaces(*sorted((quoted[0], other), key=lambda s: s.seq)):
+        earlier, latest = sorted((quoted[0], other), key=lambda s: s.seq)
+        return Recall(text=latest_reply(latest, earlier, now or timezone.now(), sure=sure), quoted=(latest, earlier))
     if other is not None:  # two messages answer nearly as well: both, in the order they were said
         quoted = tuple(sorted((quoted[0], other), key=lambda s: s.seq))
     then = "And" if other is not None else "Then"

@@ -351,6 +351,7 @@ class EntryVersionInline(admin.TabularInline):
     """An entry's versions, as recorded: written by the engine's services only."""
 
     model = EntryVersion
+    fk_name = "entry"
     extra = 0
     can_delete = False
     readonly_fields = ["at", "cause", "actor", "before", "after", "status_after"]

@@ -108,7 +108,7 @@ def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTer
 
 
 def _entry_dict(entry: LongTermEntry) -> dict:
-    return entry_dict(entry, history=False)
+    return {**entry_dict(entry, history=False), "covers": curation.coverage(entry).as_dict()}
 
 
 def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict:
@@ -192,6 +192,8 @@ def _entry_history(space, entry_id) -> dict:
                 "timestamp": p.timestamp.isoformat(),
                 "user_input": p.user_input,
                 "agent_response": p.agent_response,
+                "said": p.said,
+                "marks": curation.page_marks(p),
             }
             for p in pages
         ],

@@ -16,9 +16,11 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
 from datetime import datetime
 from pathlib import Path
 
+from memory_engine.errors import UnknownEntry
 from memory_engine.models import (
     Assistant,
     ConsolidationRun,
+    EntryVersion,
     Experiment,
     ImportJob,
     ImportUpload,
@@ -34,6 +36,8 @@ from memory_engine.services.lab import Probe, compare, experiment_create
 from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
 from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.services.transfer import space_restore, upload_import_start, upload_save
+
+ACTOR = "library"  # who the entries' history says changed them through this class
 
 
 class MemoryOS:
@@ -153,6 +157,40 @@ class MemoryOS:
     def get_knowledge(self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE):
         """Active user_knowledge or assistant_knowledge entries, oldest first."""
         return list(curation.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
+
+    # --- Curation: what the memory holds, changed by hand ------------------------------------------
+
+    def _entry(self, user_id: str, assistant_id: str, entry_id: int) -> LongTermEntry:
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        entry = curation.entry_of(space, entry_id, tuple(LongTermEntry.Kind.values))
+        if entry is None:
+            raise UnknownEntry(f"no entry {entry_id} in this memory")
+        return entry
+
+    def edit_entry(self, *, user_id: str, assistant_id: str, entry_id: int, value: str) -> LongTermEntry:
+        """Change an active entry's value: replies and prompts use it from then on, and the statements it was
+        drawn from stand corrected (`covers` of entry_coverage). Raises UnknownEntry, EntryNotActive, or
+        MemoryInputError for a value refused."""
+        entry = self._entry(user_id, assistant_id, entry_id)
+        return curation.entry_edit(entry=entry, value=value, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+
+    def delete_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> LongTermEntry:
+        """Forget an entry, and the statements of the turns it was drawn from (the turns stay, marked): no
+        reply or prompt uses them until it is reverted. Its history stays. Safe to repeat."""
+        entry = self._entry(user_id, assistant_id, entry_id)
+        return curation.entry_delete(entry=entry, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+
+    def revert_entry(self, *, user_id: str, assistant_id: str, entry_id: int, version_id: int) -> LongTermEntry:
+        """Give the entry the value it had after one of its versions, active, and its statements back."""
+        entry = self._entry(user_id, assistant_id, entry_id)
+        version = entry.versions.filter(pk=version_id).first() if 0 < version_id < 2**63 else None
+        if version is None:
+            raise UnknownEntry(f"no version {version_id} of entry {entry_id}")
+        return curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+
+    def entry_coverage(self, *, user_id: str, assistant_id: str, entry_id: int) -> dict:
+        """What the entry's delete or edit holds out of the turns: {"statements", "turns", "entries"}."""
+        return curation.coverage(self._entry(user_id, assistant_id, entry_id)).as_dict()
 
     def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
         """Run the tier moves that are due, here and now (retrying a failed promotion at once), and

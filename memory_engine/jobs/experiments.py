@@ -39,6 +39,7 @@ def replay_turns(source: MemorySpace) -> list[dict]:
             "reply_source": p["reply_source"],
         }
         for p in pages
+        if p["user_input"] or p["agent_response"]  # a turn whose every word was forgotten replays as nothing
     ]
     unfinished = ImportJob.objects.filter(
         space=source, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]

@@ -1,7 +1,10 @@
 """What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
-reverted (each change a version in the entry's history), pages and sessions corrected."""
+reverted (each change a version in the entry's history), pages and sessions corrected. A delete or an
+edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
+`page_marks` what a turn holds out."""
 
 from memory_engine.beyond.export import entry_dict, version_dict
+from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, page_marks
 from memory_engine.engine.long_term import (
     entry_delete,
     entry_edit,
@@ -15,6 +18,9 @@ from memory_engine.engine.long_term import (
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
 
 __all__ = [
+    "COVERAGE_PREFETCH",
+    "coverage",
+    "page_marks",
     "entry_delete",
     "entry_dict",
     "entry_edit",

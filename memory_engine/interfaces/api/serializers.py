@@ -24,6 +24,7 @@ from memory_engine.models import (
     ParameterChange,
 )
 from memory_engine.services.consolidation import RunCounts, has_pending_work
+from memory_engine.services.curation import coverage, page_marks
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
 from memory_engine.services.transfer import FORMAT_LABELS, import_activity
@@ -264,7 +265,22 @@ class ReplyRecordOut(serializers.Serializer):
     )
 
 
+class MarkOut(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["forgotten", "corrected"])
+    field = serializers.ChoiceField(choices=["user_input", "agent_response"])
+    sentence = serializers.CharField(help_text="The statement as it was said.")
+    replacement = serializers.CharField(help_text="What stands in its place (corrected); empty when forgotten.")
+    entry_id = serializers.IntegerField(help_text="The entry whose delete or edit held it out.")
+    at = serializers.DateTimeField()
+
+
 class PageOut(serializers.ModelSerializer):
+    said = serializers.JSONField(
+        read_only=True,
+        help_text="The words as said, while some are forgotten or corrected: user_input and agent_response hold "
+        "what the memory holds now. Null for a turn as it was said.",
+    )
+    marks = serializers.SerializerMethodField(help_text="The statements of the turn held out, and why.")
     reply = serializers.SerializerMethodField(
         help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
         "gives the items); null for a turn given whole."
@@ -286,7 +302,13 @@ class PageOut(serializers.ModelSerializer):
             "reply_withheld",
             "reply_source",
             "reply",
+            "said",
+            "marks",
         ]
+
+    @extend_schema_field(MarkOut(many=True))
+    def get_marks(self, page) -> list[dict]:
+        return page_marks(page)
 
     @extend_schema_field(ReplyRecordOut(allow_null=True))
     def get_reply(self, page) -> dict | None:
@@ -406,15 +428,41 @@ class BackgroundJobOut(serializers.ModelSerializer):
         return {"done": job.result["done"], "of": job.result["of"]}
 
 
+class CoverageOut(serializers.Serializer):
+    statements = serializers.IntegerField(help_text="Statements of the turns held out (forgotten or corrected).")
+    turns = serializers.ListField(child=serializers.IntegerField(), help_text="The turns (seq) they are in.")
+    entries = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Entries drawn from them that went too."
+    )
+
+
 class EntryOut(serializers.ModelSerializer):
     source_page_ids = serializers.SerializerMethodField()
+    covers = serializers.SerializerMethodField(
+        help_text="What the entry's delete or edit holds out of the turns it was drawn from (engine/curation.py)."
+    )
 
     class Meta:
         model = LongTermEntry
-        fields = ["id", "kind", "key", "value", "status", "hits", "created_at", "updated_at", "source_page_ids"]
+        fields = [
+            "id",
+            "kind",
+            "key",
+            "value",
+            "status",
+            "hits",
+            "created_at",
+            "updated_at",
+            "source_page_ids",
+            "covers",
+        ]
 
     def get_source_page_ids(self, entry) -> list[int]:
         return sorted(page.pk for page in entry.source_pages.all())
+
+    @extend_schema_field(CoverageOut)
+    def get_covers(self, entry) -> dict:
+        return coverage(entry).as_dict()
 
 
 class EntryVersionOut(serializers.ModelSerializer):

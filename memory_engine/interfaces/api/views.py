@@ -707,7 +707,7 @@ def _entries(space, kinds):
     return (
         LongTermEntry.objects.filter(space=space, kind__in=kinds)
         .defer("embedding")
-        .prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS))
+        .prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS), *curation.COVERAGE_PREFETCH)
     )
 
 

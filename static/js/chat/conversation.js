@@ -9,13 +9,35 @@
   const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
   const WEAK = "Written by the offline model: shown, never kept as a fact about you.";
 
-  function bubble(role, text, pageId) {
+  function bubble(role, text, pageId, marks = []) {
     const item = el("li", `bubble ${role}`);
-    item.append(el("div", "text", text));
+    item.append(marks.length ? markedText(text, marks) : el("div", "text", text));
     $("messages").append(item);
     if (pageId) markTurn(item, pageId);
     item.scrollIntoView({ block: "end" });
     return item;
+  }
+
+  // A turn as it was said, its statements that the memory no longer holds marked: struck through when
+  // forgotten, with what stands in their place when corrected (engine/curation.py). Text only, never HTML.
+  function markedText(text, marks) {
+    const box = el("div", "text");
+    let rest = text;
+    for (const mark of marks) {
+      const words = mark.sentence.split(/\s+/).filter(Boolean).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      const found = words.length ? rest.match(new RegExp(words.join("\\s+"))) : null;
+      if (!found) continue;
+      box.append(rest.slice(0, found.index));
+      const held = el(mark.kind === "corrected" ? "del" : "s", `held-out ${mark.kind}`, found[0]);
+      held.title = mark.kind === "corrected"
+        ? `Corrected ${mark.at.slice(0, 10)} to “${mark.replacement}”: replies use that now`
+        : `Forgotten ${mark.at.slice(0, 10)} with entry #${mark.entry_id}: replies do not use it`;
+      box.append(held);
+      if (mark.kind === "corrected") box.append(el("ins", "held-out correction", ` ${mark.replacement}`));
+      rest = rest.slice(found.index + found[0].length);
+    }
+    box.append(rest);
+    return box;
   }
 
   // Both bubbles of a stored turn carry its page id; the first is the anchor "What it used" links to.
@@ -141,8 +163,13 @@
   async function loadHistory() {
     const page = await call("turns/?newest=true&page_size=30");
     for (const turn of page.results.reverse()) {
-      if (turn.user_input) bubble("user", turn.user_input, turn.id);
-      if (turn.agent_response) markSource(bubble("assistant", turn.agent_response, turn.id), turn.reply_source, []);
+      // A turn some of whose words were forgotten or corrected is shown as it was said, those marked.
+      const said = turn.said || turn;
+      const marks = (field) => (turn.marks || []).filter((mark) => mark.field === field);
+      if (said.user_input) bubble("user", said.user_input, turn.id, marks("user_input"));
+      if (said.agent_response) {
+        markSource(bubble("assistant", said.agent_response, turn.id, marks("agent_response")), turn.reply_source, []);
+      }
       if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
       if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
         if (turn.reply) $("messages").lastElementChild.append(storedUsedPanel(turn));

@@ -208,23 +208,39 @@
 
   // --- Forgetting -------------------------------------------------------------------------------
 
-  // Deleting an entry keeps its history (an admin can revert it); retrieval stops using it at once.
+  // Deleting an entry keeps its history (an admin can revert it); replies stop using it at once, and the
+  // statements of the turns it was drawn from with it (the turns stay, those words marked).
   function forgetButton(entry, path, text) {
     const button = el("button", "forget", "×");
     button.type = "button";
     button.title = "Forget this";
     button.setAttribute("aria-label", `Forget ${text}`);
     button.addEventListener("click", async () => {
-      if (!window.confirm(`Forget “${text}”? Replies stop using it at once; its history is kept.`)) return;
+      const asked = `Forget “${text}”? Replies stop using it, and what you said of it, at once; its history is kept.`;
+      if (!window.confirm(asked)) return;
       button.disabled = true;
       try {
         await call(path, { method: "DELETE" });
+        showCoverage(text, (await call(path)).covers);
       } catch (error) {
         showError(error.message);
       }
       refresh();
     });
     return button;
+  }
+
+  // What a forget covered: "2 statements in turns #5 and #9" (engine/curation.py).
+  function showCoverage(text, covers) {
+    const status = $("curation-status");
+    const turns = covers.turns.map((seq) => `#${seq}`);
+    const where = turns.length > 1 ? `${turns.slice(0, -1).join(", ")} and ${turns.at(-1)}` : turns[0];
+    const statements = `${covers.statements} statement${covers.statements === 1 ? "" : "s"}`;
+    const others = covers.entries.length ? `, and ${covers.entries.length} other entr${covers.entries.length === 1 ? "y" : "ies"} drawn from them` : "";
+    status.textContent = covers.statements
+      ? `Forgot “${text}”: ${statements} in turn${turns.length === 1 ? "" : "s"} ${where}${others}.`
+      : `Forgot “${text}”.`;
+    status.hidden = false;
   }
 
   async function deleteSpace() {

@@ -1,0 +1,206 @@
+"""What you curate is what it says (engine/curation.py): an entry forgotten or edited changes every reader,
+not only the entry: the quoted reply, a capable model's prompt, retrieval, the turns shown, the lab's fork.
+Each scenario runs as its user would: the memory told in turns and consolidated with no key (the bundled
+model's class: its extraction keeps the person's own sentences), then curated through a door."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+
+from bench.fake_llm_server import nothing_extracted, reply
+from memory_engine import services
+from memory_engine.engine import curation
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.jobs.experiments import replay_turns
+from memory_engine.models import LongTermEntry, Page, StatementMark
+from tests.api_helpers import SPACE, client_for
+from tests.memory_helpers import add_turns, days_ago, weak_offline_llm
+
+TOLD = [
+    ("Hi! I'm Maria Lindqvist.", "Hello Maria!"),
+    ("My blood type is AB negative, in case that ever matters.", "Noted."),
+    ("I'm a radiology nurse and I have a cat named Milo.", "Lovely."),
+    ("The weather has been lovely.", "Glad to hear it."),
+]
+BLOOD = "What's my blood type?"
+WORK = "What do I do for work?"
+
+
+@pytest.fixture
+def told(memory, alice_space, settings):
+    """alice's memory told TOLD three days ago and consolidated with no key: every turn in mid-term memory
+    and its entries drawn from her own words. Returns the MemoryOS that answers with the bundled model's
+    class (a quoted answer never loads it)."""
+    alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.0
+    alice_space.save()
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    add_turns(weak, TOLD, start=days_ago(3))
+    weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    return weak
+
+
+def _ask(memory, query):
+    return memory.get_response(user_id="alice", assistant_id="helper", query=query).text
+
+
+def _retrieved(memory, query) -> str:
+    found = memory.retrieve(user_id="alice", assistant_id="helper", query=query, count_hits=False)
+    return "\n".join(item.text for item in [*found.items(), *found.cut, *found.filler])
+
+
+def _entry(key_or_words: str) -> LongTermEntry:
+    entries = LongTermEntry.objects.filter(status="active")
+    return entries.filter(key=key_or_words).first() or entries.get(value__icontains=key_or_words)
+
+
+def _forget_every_entry_about(memory, words: str) -> None:
+    for entry in LongTermEntry.objects.filter(status="active", value__icontains=words):
+        memory.delete_entry(user_id="alice", assistant_id="helper", entry_id=entry.pk)
+
+
+def test_a_forgotten_fact_is_neither_quoted_nor_retrieved_and_the_turn_keeps_its_words_marked(told):
+    assert "AB negative" in _ask(told, BLOOD)  # quoted, and the quote is a turn of its own
+    _forget_every_entry_about(told, "AB negative")
+
+    assert _ask(told, BLOOD) == "I don't think you've told me that yet."
+    assert "AB negative" not in _retrieved(told, "blood type AB negative")
+    page = Page.objects.get(seq=2)
+    assert page.said["user_input"] == TOLD[1][0] and "AB negative" not in page.user_input
+    # The reply that had quoted it is marked too: its words are nowhere the memory reads.
+    quoting = Page.objects.get(user_input=BLOOD, said__isnull=False)
+    assert "AB negative" in quoting.said["agent_response"] and "AB negative" not in quoting.agent_response
+    assert {m.kind for m in StatementMark.objects.all()} == {"forgotten"}
+
+
+def test_reverting_the_forgotten_entry_brings_its_words_and_the_answer_back(told):
+    entry = _entry("AB negative")
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=entry.pk)
+    assert "AB negative" not in _ask(told, BLOOD)
+    created = entry.versions.order_by("at", "pk").first()
+    told.revert_entry(user_id="alice", assistant_id="helper", entry_id=entry.pk, version_id=created.pk)
+
+    assert "AB negative" in _ask(told, BLOOD)
+    assert Page.objects.get(seq=2).user_input == TOLD[1][0] and Page.objects.get(seq=2).said is None
+    assert not StatementMark.objects.exists()
+
+
+def test_forgetting_one_clause_keeps_the_rest_of_what_was_said(told):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("occupation").pk)
+
+    assert "nurse" not in Page.objects.get(seq=3).user_input and "Milo" in Page.objects.get(seq=3).user_input
+    assert "Milo" in _ask(told, "What's my cat called?")
+    assert "nurse" not in _ask(told, WORK)
+    # The fact drawn from the whole sentence keeps its other clause, changed with the entry forgotten.
+    fact = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Milo")
+    assert "nurse" not in fact.value and fact.versions.order_by("-at", "-pk").first().with_entry_id is not None
+
+
+def test_an_edit_is_what_the_reply_gives_and_the_first_words_only_as_corrected(told):
+    entry = _entry("occupation")
+    alice = client_for("alice")
+    edited = alice.patch(SPACE.format(user="alice") + f"profile/{entry.pk}/", {"value": "midwife"}, format="json")
+    assert edited.status_code == 200, edited.data
+
+    text = _ask(told, WORK)
+    assert text.startswith("You first told me") and "corrected earlier today to" in text
+    assert text.index("radiology nurse") < text.index("midwife")  # the old words only as first told
+    assert "radiology nurse" not in _retrieved(told, "work job nurse midwife")
+    assert "I'm a midwife and I have a cat named Milo." in Page.objects.get(seq=3).user_input
+    fact = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Milo")
+    assert fact.value == "I'm a midwife and I have a cat named Milo."  # the fact drawn from it, corrected with it
+    assert edited.data["covers"] == {"statements": 1, "turns": [3], "entries": [fact.pk]}
+
+
+def test_the_rest_door_says_what_a_forget_covers_and_shows_the_turns_as_said_with_marks(told):
+    _ask(told, BLOOD)  # a reply that quotes it: a second turn holding the words
+    entry = _entry("AB negative")
+    alice = client_for("alice")
+    url = SPACE.format(user="alice") + f"knowledge/{entry.pk}/"
+    assert alice.delete(url).status_code == 204
+    covers = alice.get(url).data["covers"]
+    assert covers["statements"] == 2 and len(covers["turns"]) == 2 and covers["turns"][0] == 2  # said, quoted
+
+    turns = {t["seq"]: t for t in alice.get(SPACE.format(user="alice") + "turns/?page_size=50").data["results"]}
+    assert turns[2]["said"]["user_input"] == TOLD[1][0] and "AB negative" not in turns[2]["user_input"]
+    assert [(m["kind"], m["field"], m["entry_id"]) for m in turns[2]["marks"]] == [
+        ("forgotten", "user_input", entry.pk)
+    ]
+    assert turns[1]["said"] is None and turns[1]["marks"] == []
+
+
+def test_a_capable_models_prompt_holds_neither_forgotten_nor_corrected_words(told, settings, fake_llm):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
+    told.edit_entry(user_id="alice", assistant_id="helper", entry_id=_entry("occupation").pk, value="midwife")
+    fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Noted.")
+    capable = MemoryOS()  # the space's LLM: the fake OpenAI-compatible server
+
+    for query in (BLOOD, WORK, "Tell me about myself, everything you know."):
+        capable.get_response(user_id="alice", assistant_id="helper", query=query)
+    replies = [r["messages"] for r in fake_llm.requests if "response_format" not in r]
+    prompts = [str(messages) for messages in replies if messages[-1]["content"].endswith((BLOOD, WORK, "know."))]
+    assert len(prompts) >= 3  # a reply the degeneration check refused is asked again
+    assert all("AB negative" not in prompt and "radiology" not in prompt for prompt in prompts)
+    assert all("occupation: midwife" in prompt for prompt in prompts)
+
+
+def test_an_admin_delete_governs_the_reply_and_the_record_says_deleted(told, admin_client):
+    entry = _entry("AB negative")
+    delete = reverse("admin:memory_engine_longtermentry_delete", args=[entry.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
+
+    assert "AB negative" not in _ask(told, BLOOD)
+    assert StatementMark.objects.filter(entry=entry, kind="forgotten").exists()
+
+
+def test_a_fork_replays_what_the_memory_holds_now(told):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
+    told.edit_entry(user_id="alice", assistant_id="helper", entry_id=_entry("occupation").pk, value="midwife")
+    turns = replay_turns(told.space(user_id="alice", assistant_id="helper"))
+    said = " ".join(f"{t['user_input']} {t['agent_response']}" for t in turns)
+    assert "AB negative" not in said and "radiology" not in said and "midwife" in said
+
+
+def test_a_turn_corrected_by_hand_keeps_the_words_given_and_drops_its_marks(told):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
+    page = Page.objects.get(seq=2)
+    services.curation.page_edit(page=page, user_input="My blood type is O positive.", agent_response="Noted.")
+
+    page.refresh_from_db()
+    assert page.user_input == "My blood type is O positive." and page.said is None
+    assert not page.marks.exists()
+
+
+def test_clauses_and_corrections_are_found_in_the_words_as_said():
+    sentence = "I'm a radiology nurse and I have a cat named Milo."
+    assert curation.clauses(sentence) == ["I'm a radiology nurse and", "I have a cat named Milo."]
+    assert curation.statement_in("radiology nurse", sentence) == "I'm a radiology nurse and"
+    assert curation.statement_in("AB negative", "My blood type is AB negative.") == "My blood type is AB negative."
+    whole = "My blood type is AB negative, in case that ever matters."
+    assert curation.statement_in(whole, whole) == whole  # a fact kept in the person's words goes whole
+    assert curation.corrected(sentence, "radiology nurse", "midwife") == "I'm a midwife and I have a cat named Milo."
+    assert curation.without(sentence, [("I'm a radiology nurse and", "")]) == "I have a cat named Milo."
+    assert curation.without(sentence, [("I have a cat named Milo.", "")]) == "I'm a radiology nurse"
+    assert curation.without("You told me: \u201cI'm AB negative.\u201d", [("I'm AB negative.", "")]) == (
+        "You told me: (forgotten)"
+    )
+
+
+def test_a_fact_corrected_in_conversation_is_superseded_in_the_knowledge_and_answered_latest_first(told):
+    add_turns(told, [("We live in Leeds for now, in a small flat in Roundhay.", "Nice.")], start=days_ago(2))
+    add_turns(told, [("Good news: we moved to Bristol last weekend!", "Congratulations!")], start=days_ago(1))
+    add_turns(told, [("The weather has been grey.", "Oh well.")], start=days_ago(1) + timedelta(hours=1))
+    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+
+    leeds = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Leeds")
+    assert leeds.status == "superseded" and leeds.versions.order_by("-at", "-pk").first().cause == "superseded"
+    assert LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Bristol").status == "active"
+    assert told.get_user_profile(user_id="alice", assistant_id="helper")["location"] == "Bristol"
+    text = _ask(told, "Where do I live now?")
+    assert text.startswith("The latest you told me, yesterday:") and text.index("Bristol") < text.index("Leeds")
+    assert "Leeds" not in "\n".join(
+        i.text
+        for i in told.retrieve(
+            user_id="alice", assistant_id="helper", query="where do I live", count_hits=False
+        ).user_knowledge
+    )
