@@ -433,10 +433,11 @@ class EntryVersion(models.Model):
 
     class Cause(models.TextChoices):
         CONSOLIDATION = "consolidation", "consolidation (LLM extraction)"
+        WORDS = "words", "consolidation (the person's own words, no LLM)"
         MERGED = "merged", "duplicate merged"
         SUPERSEDED = "superseded", "superseded by a newer fact"
         EVICTED = "evicted", "evicted at capacity"
-        ADMIN = "admin", "admin edit"
+        ADMIN = "admin", "admin"
         OWNER = "owner", "owner edit"  # the space's owner, on the chat page (a signed-in session)
         API = "api", "API"
         LIBRARY = "library", "library call"
@@ -462,6 +463,22 @@ class EntryVersion(models.Model):
 
     def __str__(self) -> str:
         return f"entry {self.entry_id} {self.cause} by {self.actor} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def change(self) -> str:
+        """What the version did, as the history says it: "added", "edited", "deleted", "superseded",
+        "evicted", "sources merged", "restored"; "... with entry #N" when it went with another entry's forget
+        or edit (engine/curation.py)."""
+        Status = LongTermEntry.Status
+        if self.status_after in (Status.DELETED, Status.SUPERSEDED, Status.EVICTED):
+            what = str(self.status_after)
+        elif self.before is None:
+            what = "added" if self.cause not in (self.Cause.ADMIN, self.Cause.OWNER, self.Cause.API) else "restored"
+        elif self.before == self.after:
+            what = "sources merged" if self.cause == self.Cause.MERGED else "unchanged"
+        else:
+            what = "edited"
+        return f"{what} with entry #{self.with_entry_id}" if self.with_entry_id else what
 
 
 class ConsolidationRun(models.Model):

@@ -238,7 +238,7 @@ def test_an_admin_edit_shows_in_the_entrys_diff_history(browser, live_server, an
     assert rows.count() == 2
     last = rows.last
     assert last.locator("ins").inner_text() == "paediatric" and "admin sam" in last.inner_text()
-    assert "admin edit" in last.inner_text()
+    assert "edited" in last.inner_text() and "consolidation" not in last.inner_text()
     browser.screenshot(path=str(screenshots / "profile-history.png"), full_page=True)
     entry.refresh_from_db()
     assert entry.value == "paediatric nurse"

@@ -204,3 +204,24 @@ def test_a_fact_corrected_in_conversation_is_superseded_in_the_knowledge_and_ans
             user_id="alice", assistant_id="helper", query="where do I live", count_hits=False
         ).user_knowledge
     )
+
+
+def test_the_record_says_what_happened_and_who_did_it_and_an_entry_kept_without_an_llm_says_so(told, admin_client):
+    entry = _entry("AB negative")
+    assert entry.versions.get().get_cause_display() == "consolidation (the person's own words, no LLM)"
+    words = entry.key.split()  # readable: the fact's own words, in its order, not stems
+    assert len(words) >= 3 and all(w.lower() in entry.value.lower() for w in words)
+    assert [entry.value.lower().find(w.lower()) for w in words] == sorted(
+        entry.value.lower().find(w.lower()) for w in words
+    )
+    delete = reverse("admin:memory_engine_longtermentry_delete", args=[entry.pk])
+    confirm = admin_client.get(delete).content.decode()
+    banner = admin_client.post(delete, {"post": "yes"}, follow=True).content.decode()
+    assert "marked deleted" in confirm and "marked deleted" in banner and "history is kept" in banner
+    assert "deleted successfully" not in banner
+
+    history = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
+    last = history.split('class="version')[-1]
+    assert "deleted" in last and "admin admin" in last and "admin edit" not in history
+    gone = entry.versions.order_by("-at", "-pk").first()
+    assert gone.change == "deleted" and gone.get_cause_display() == "admin"

@@ -65,6 +65,8 @@ class Extraction:
     profile: list[ProfileItem] = field(default_factory=list)
     facts: list[FactItem] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    # What the history credits: an LLM's extraction, or the person's own words kept with no LLM.
+    cause: str = Cause.CONSOLIDATION
 
 
 _SPEAKING = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself)\b", re.I)
@@ -175,6 +177,17 @@ def statements(text: str) -> list[str]:
     return found
 
 
+TOPIC_WORDS = 4
+
+
+def topic_words(sentence: str) -> str:
+    """A fact's topic, for a person to read: its TOPIC_WORDS most characteristic words as spelled, in the
+    sentence's order ("blood negative case matters"), never stems ("roundhay small flat leed"). Pure."""
+    words = extract_keywords([sentence], k=TOPIC_WORDS, surface=True)
+    lowered = sentence.lower()
+    return " ".join(sorted(words, key=lambda word: lowered.find(word.lower())))
+
+
 def extraction_from_words(pages: list[Page]) -> Extraction:
     """What a weak model's promotion keeps, with no LLM call: the person's own statements as user
     knowledge, the assistant's as assistant knowledge where its reply is memory (given with the turn, or
@@ -182,14 +195,14 @@ def extraction_from_words(pages: list[Page]) -> Extraction:
     (profile_attributes.values_in: "Porto", never "I live in Porto."). Everything stored is a span of what
     was said, so nothing can be invented; topics are the fact's own keywords and never supersede, but a
     single-valued profile attribute takes its newest value. Pure apart from reading the pages given."""
-    out = Extraction()
+    out = Extraction(cause=Cause.WORDS)
     for page in pages:
         for kind, text in ((Kind.USER_KNOWLEDGE, page.user_input), (Kind.ASSISTANT_KNOWLEDGE, page.memory_reply)):
             for sentence in statements(text):
                 if len(set(content_tokens(sentence))) < FACT_MIN_WORDS:
                     out.rejected.append(f"{kind}: too slight to keep: {sentence[:80]!r}")
                     continue
-                topic = " ".join(extract_keywords([sentence], k=4))
+                topic = topic_words(sentence)
                 out.facts.append(FactItem(kind, topic, sentence, page, supersedes=False))
         for sentence in split_sentences(page.user_input):
             for attribute, value in values_in(sentence):
@@ -348,7 +361,7 @@ def apply_extraction(
             attribute=item.attribute,
             value=item.value,
             pages=[item.page],
-            cause=Cause.CONSOLIDATION,
+            cause=extraction.cause,
             actor=actor,
             now=now,
         )
@@ -362,7 +375,7 @@ def apply_extraction(
             fact=item.fact,
             vector=vector,
             pages=[item.page],
-            cause=Cause.CONSOLIDATION,
+            cause=extraction.cause,
             actor=actor,
             now=now,
             version=version,

@@ -380,8 +380,9 @@ class EntryForm(forms.ModelForm):
 @admin.register(LongTermEntry)
 class LongTermEntryAdmin(admin.ModelAdmin):
     """Only the value can be edited, and an edit or a delete goes through the engine's services: it is
-    recorded in the entry's history (cause "admin edit", the staff member as actor) and retrieval sees it
-    at once. Deleting marks the entry deleted; its history stays."""
+    recorded in the entry's history (cause "admin", the staff member as actor) and retrieval sees it at
+    once. Deleting marks the entry deleted, with the statements it was drawn from (engine/curation.py);
+    its history stays, and the banner says so, as the confirmation did."""
 
     list_display = ["pk", "space", "kind", "key", "value", "status", "updated_at"]
     list_filter = ["kind", "status"]
@@ -454,6 +455,17 @@ class LongTermEntryAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for entry in queryset:
             curation.entry_delete(entry=entry, actor=_actor(request), cause=Cause.ADMIN)
+
+    def response_delete(self, request, obj_display, obj_id):
+        covers = curation.coverage(LongTermEntry.objects.get(pk=obj_id))
+        held = f", with {covers.statements} statement(s) of turns {covers.seqs}" if covers.statements else ""
+        self.message_user(request, f"Entry {obj_id} was marked deleted{held}; its history is kept (revert it there).")
+        return redirect("admin:memory_engine_longtermentry_changelist")
+
+    def message_user(self, request, message, *args, **kwargs):
+        if str(message).startswith("Successfully deleted"):  # the "delete selected" action's banner
+            message = str(message).replace("Successfully deleted", "Marked deleted", 1) + " Their history is kept."
+        super().message_user(request, message, *args, **kwargs)
 
 
 def _deleted_by_the_engine(found):
