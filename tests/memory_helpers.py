@@ -89,3 +89,17 @@ def offline_model_loaded() -> bool:
     from memory_engine.llm import offline
 
     return any(context == UNLOADED_CONTEXT for _, context, _ in offline._servers)
+
+
+def told_with_no_key(space, settings, turns, *, start=None):
+    """`turns` told to `space` (alice's with helper) and consolidated with no key (the bundled model's
+    class: its extraction keeps the person's own sentences), every turn in mid-term memory: returns the
+    MemoryOS that answers with that class (a quoted answer never loads it)."""
+    from memory_engine.interfaces.memoryos import MemoryOS
+
+    space.stm_capacity, space.heat_threshold = 1, 1.0
+    space.save()
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    add_turns(weak, turns, start=start or days_ago(3))
+    weak.force_mid_term_analysis(user_id=space.user.external_id, assistant_id=space.assistant.external_id)
+    return weak

@@ -15,7 +15,7 @@ from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.experiments import replay_turns
 from memory_engine.models import LongTermEntry, Page, StatementMark
 from tests.api_helpers import SPACE, client_for
-from tests.memory_helpers import add_turns, days_ago, weak_offline_llm
+from tests.memory_helpers import add_turns, days_ago, told_with_no_key
 
 TOLD = [
     ("Hi! I'm Maria Lindqvist.", "Hello Maria!"),
@@ -32,12 +32,7 @@ def told(memory, alice_space, settings):
     """alice's memory told TOLD three days ago and consolidated with no key: every turn in mid-term memory
     and its entries drawn from her own words. Returns the MemoryOS that answers with the bundled model's
     class (a quoted answer never loads it)."""
-    alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.0
-    alice_space.save()
-    weak = MemoryOS(llm=weak_offline_llm(settings))
-    add_turns(weak, TOLD, start=days_ago(3))
-    weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
-    return weak
+    return told_with_no_key(alice_space, settings, TOLD)
 
 
 def _ask(memory, query):

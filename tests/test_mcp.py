@@ -28,6 +28,7 @@ CURATION_TOOLS = {
     "edit_knowledge",
     "delete_profile_entry",
     "delete_knowledge",
+    "erase_entry",
     "entry_history",
     "export_memory",
 }
@@ -116,9 +117,10 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
         knowledge = result(await session.call_tool("list_knowledge", {"status": "all"}))
         exported = result(await session.call_tool("export_memory", {}))
         missing = await session.call_tool("edit_knowledge", {"entry_id": 999999, "value": "x"})
-        return listed, edited, history, deleted, knowledge, exported, missing
+        erased = result(await session.call_tool("erase_entry", {"entry_id": fact_id}))
+        return listed, edited, history, deleted, knowledge, exported, missing, erased
 
-    listed, edited, history, deleted, knowledge, exported, missing = asyncio.run(
+    listed, edited, history, deleted, knowledge, exported, missing, erased = asyncio.run(
         stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
     )
     assert [(e["key"], e["value"]) for e in listed] == [("occupation", "nurse")]
@@ -135,6 +137,10 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
     assert [e["status"] for e in knowledge] == ["deleted"]
     assert exported["user"]["id"] == "alice" and exported["spaces"][0]["entries"]
     assert missing.is_error
+    # Erased: the fact, its history and the words it was drawn from are nowhere.
+    assert erased["status"] == "erased" and not LongTermEntry.objects.filter(pk=fact_id).exists()
+    first = Page.objects.get(space__user__external_id="alice", seq=1)
+    assert "Milo" not in first.user_input and first.said is None  # the turn it was drawn from
     assert EntryVersion.objects.filter(entry_id=profile_id, cause="api", actor="mcp").exists()
 
 

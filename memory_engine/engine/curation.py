@@ -370,17 +370,19 @@ def change_with(
     )
 
 
-def curate(page_ids: set[int], *, write) -> None:
-    """Rewrite each page's words from the words as said and its marks: what the memory holds now. A page
+def curate(page_ids: set[int], *, write, said: dict[int, dict[str, str]] | None = None) -> None:
+    """Rewrite each page's words from the words as said and its marks: what the memory holds now. `said`
+    gives some pages new words as said (an erasure: the words are gone from the record itself). A page
     whose words change is re-embedded (when it has a vector), its keywords, thread summaries and session
     recomputed, and stamped for the indexes."""
+    given = said or {}
     pages = list(Page.objects.filter(pk__in=page_ids).order_by("seq"))
     marks: dict[tuple[int, str], list[tuple[str, str]]] = {}
     for mark in StatementMark.objects.filter(page_id__in=page_ids).order_by("pk"):
         marks.setdefault((mark.page_id, mark.field), []).append((mark.sentence, mark.replacement))
     changed: list[Page] = []
     for page in pages:
-        said = _words(page)
+        said = given.get(page.pk) or _words(page)
         words = {
             name: without(said[name], marks[page.pk, name]) if (page.pk, name) in marks else said[name]
             for name in FIELDS

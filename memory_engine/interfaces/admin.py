@@ -391,6 +391,17 @@ class LongTermEntryAdmin(admin.ModelAdmin):
     form = EntryForm
     readonly_fields = ["space", "kind", "key", "status", "superseded_by", "hits", "last_hit_at", "vector_version"]
     inlines = [EntryVersionInline]
+    actions = ["erase_selected"]
+
+    @admin.action(
+        description="Erase for good (irreversible): the entries, their history and the words they were drawn from",
+        permissions=["delete"],
+    )
+    def erase_selected(self, request, queryset):
+        ids = list(queryset.values_list("pk", flat=True))
+        for entry in LongTermEntry.objects.filter(pk__in=ids):
+            curation.erase_entry(entry)
+        self.message_user(request, f"Erased {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}, their history and words.")
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -177,6 +177,11 @@ def _delete_entry(space, entry_id, kinds) -> dict:
     return {"status": "deleted", "id": entry.pk}
 
 
+def _erase_entry(space, entry_id) -> dict:
+    entry = _entry(space, entry_id, tuple(Kind.values))
+    return {"status": "erased", "id": entry_id, "turns_changed": curation.erase_entry(entry)}
+
+
 def _entry_history(space, entry_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
     versions = [version_dict(v) for v in entry.versions.prefetch_related("source_pages").order_by("at", "pk")]
@@ -304,15 +309,24 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
 
     @server.tool()
     async def delete_profile_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
-        """Delete a profile entry (its history stays)."""
+        """Delete a profile entry (its history stays), and the statements it was drawn from: no reply uses
+        them until it is reverted."""
         found = await space(user_id, assistant_id)
         return await run_orm(_delete_entry, found, entry_id, (Kind.PROFILE,))
 
     @server.tool()
     async def delete_knowledge(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
-        """Delete a knowledge entry (its history stays); retrieval stops finding it at once."""
+        """Delete a knowledge entry (its history stays); retrieval stops finding it, and the statements it
+        was drawn from, at once."""
         found = await space(user_id, assistant_id)
         return await run_orm(_delete_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE))
+
+    @server.tool()
+    async def erase_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
+        """Erase an entry for good, for privacy: it, its history and the statements it was drawn from leave
+        every turn, reply, entry, summary and index file. Irreversible."""
+        found = await space(user_id, assistant_id)
+        return await run_orm(_erase_entry, found, entry_id)
 
     @server.tool()
     async def entry_history(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:

@@ -188,6 +188,22 @@ class MemoryOS:
             raise UnknownEntry(f"no version {version_id} of entry {entry_id}")
         return curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
 
+    def erase_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> int:
+        """Erase the entry, its history and the statements it was drawn from, wherever they are: turns,
+        replies that quoted them, other entries, summaries, index files, imports, forks. Irreversible.
+        Returns how many turns changed."""
+        return curation.erase_entry(self._entry(user_id, assistant_id, entry_id))
+
+    def erase_turn(self, *, user_id: str, assistant_id: str, page_id: int, sentence: str | None = None) -> int:
+        """Erase a turn's every word (it stays as "(erased)"), or only `sentence` of it, wherever the words
+        are (engine/erasure.py). Irreversible. Raises UnknownEntry for a turn not in this memory, ValueError
+        for a sentence the turn does not hold."""
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        page = Page.objects.filter(space=space, pk=page_id).first() if 0 < page_id < 2**63 else None
+        if page is None:
+            raise UnknownEntry(f"no turn {page_id} in this memory")
+        return curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)
+
     def entry_coverage(self, *, user_id: str, assistant_id: str, entry_id: int) -> dict:
         """What the entry's delete or edit holds out of the turns: {"statements", "turns", "entries"}."""
         return curation.coverage(self._entry(user_id, assistant_id, entry_id)).as_dict()

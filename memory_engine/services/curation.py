@@ -1,10 +1,11 @@
 """What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
 reverted (each change a version in the entry's history), pages and sessions corrected. A delete or an
 edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
-`page_marks` what a turn holds out."""
+`page_marks` what a turn holds out. Erasing (engine/erasure.py) removes the words for good."""
 
 from memory_engine.beyond.export import entry_dict, version_dict
 from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, page_marks
+from memory_engine.engine.erasure import erase_entry, erase_statement, erase_turn
 from memory_engine.engine.long_term import (
     entry_delete,
     entry_edit,
@@ -26,6 +27,9 @@ __all__ = [
     "entry_edit",
     "entry_of",
     "entry_revert",
+    "erase_entry",
+    "erase_statement",
+    "erase_turn",
     "knowledge_entries",
     "knowledge_entry_add",
     "page_edit",

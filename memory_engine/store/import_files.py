@@ -5,6 +5,7 @@ goes with its upload (deleted with its space or user, expired, refused); one tha
 has not been written to for an hour (a web process killed while it read a file) is an orphan, removed by
 the workers' sweep."""
 
+import json
 import time
 from pathlib import Path
 
@@ -23,6 +24,27 @@ def folder() -> Path:
 def restore_vectors_name(job_id: int) -> str:
     """The file where a restore keeps the vectors it has made so far (jobs/background.py)."""
     return f"restore-{job_id}.vectors"
+
+
+CHUNK = 1 << 20
+
+
+def holds(name: str, texts: list[str]) -> bool:
+    """Whether the kept file `name` holds any of `texts` (as written, or escaped in its JSON lines), read a
+    chunk at a time; a missing file holds nothing."""
+    needles = {form.encode() for text in texts for form in (text, json.dumps(text, ensure_ascii=False)[1:-1])}
+    longest = max((len(n) for n in needles), default=0)
+    try:
+        with (folder() / Path(name).name).open("rb") as f:
+            tail = b""
+            while chunk := f.read(CHUNK):
+                window = tail + chunk
+                if any(needle in window for needle in needles):
+                    return True
+                tail = window[-longest:] if longest else b""
+    except FileNotFoundError:
+        return False
+    return False
 
 
 def remove_on_commit(names: list[str]) -> None:

@@ -265,6 +265,9 @@ def lexical_path(space_id: int, name: str) -> Path:
 # --- Files -------------------------------------------------------------------------------------
 
 
+HEADER_BYTES = 4096  # a sidecar's magic and header (a few hundred bytes) fit in this
+
+
 def _write_sidecar(path: Path, magic: bytes, meta: dict, payload: bytes) -> None:
     """Write atomically: a reader sees the old file or the new one, never half of one. The header
     carries `meta` and the payload's checksum."""
@@ -553,10 +556,11 @@ def forget_space(space_id: int, *, delete_files: bool = False) -> None:
 
 
 def prune_deleted_spaces() -> int:
-    """Remove this process's index folders (and cached indexes) of spaces that no longer exist: a space
-    deleted through another process (a web process, over REST) leaves its folders in every other one's
-    MEMORYOS_INDEX_DIR, holding its words. Returns how many were removed. Safe to run at any time: a
-    folder removed by mistake is a cache, rebuilt from the database."""
+    """Remove this process's index folders (and cached indexes) of spaces that no longer exist, or whose
+    files were written under another index key (words erased since: engine/erasure.py gives the space a new
+    key): a space deleted or erased through another process (a web process, over REST) leaves its folders in
+    every other one's MEMORYOS_INDEX_DIR, holding its words. Returns how many were removed. Safe to run at
+    any time: a folder removed by mistake is a cache, rebuilt from the database."""
     root = Path(settings.MEMORYOS["INDEX_DIR"])
     try:
         folders = [path.name for path in root.iterdir() if path.is_dir() and path.name.startswith("space-")]
@@ -565,10 +569,27 @@ def prune_deleted_spaces() -> int:
     ids = {int(name.removeprefix("space-")) for name in folders if name.removeprefix("space-").isdigit()}
     if not ids:
         return 0
-    gone = ids - set(MemorySpace.objects.filter(pk__in=ids).values_list("pk", flat=True))
-    for space_id in gone:
+    keys = {pk: str(key) for pk, key in MemorySpace.objects.filter(pk__in=ids).values_list("pk", "index_key")}
+    stale = [pk for pk in ids if pk not in keys or _folder_keys(index_dir(pk)) - {keys[pk]}]
+    for space_id in stale:
         forget_space(space_id, delete_files=True)
-    return len(gone)
+    return len(stale)
+
+
+def _folder_keys(folder: Path) -> set[str]:
+    """The index keys the folder's files were written under, read from their headers."""
+    keys = set()
+    for path in folder.glob("*"):
+        magic = FILE_MAGIC if path.suffix == ".faiss" else LEXICAL_MAGIC if path.suffix == ".bm25" else None
+        if magic is None:
+            continue
+        try:
+            with path.open("rb") as f:
+                head = f.read(HEADER_BYTES)
+            keys.add(str(json.loads(head[len(magic) : head.index(b"\n", len(magic))])["space"]))
+        except (OSError, ValueError, KeyError):
+            keys.add("")  # unreadable: not this space's as it is now
+    return keys
 
 
 def forget_all() -> None:

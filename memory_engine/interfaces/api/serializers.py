@@ -428,6 +428,17 @@ class BackgroundJobOut(serializers.ModelSerializer):
         return {"done": job.result["done"], "of": job.result["of"]}
 
 
+class EraseIn(serializers.Serializer):
+    sentence = EngineTextField(
+        required=False, allow_blank=True, help_text="Only this sentence of the turn; the whole turn when absent."
+    )
+
+
+class ErasedOut(serializers.Serializer):
+    erased = serializers.BooleanField()
+    turns_changed = serializers.IntegerField(help_text="Turns whose words changed (the space's and its forks').")
+
+
 class CoverageOut(serializers.Serializer):
     statements = serializers.IntegerField(help_text="Statements of the turns held out (forgotten or corrected).")
     turns = serializers.ListField(child=serializers.IntegerField(), help_text="The turns (seq) they are in.")

@@ -25,6 +25,7 @@ urlpatterns = [
     path(space + "restore/", views.RestoreView.as_view(), name="api-space-restore"),
     path(space + "turns/", views.TurnsView.as_view(), name="api-turns"),
     path(space + "turns/<int:page_id>/", views.TurnView.as_view(), name="api-turn"),
+    path(space + "turns/<int:page_id>/erase/", views.TurnEraseView.as_view(), name="api-turn-erase"),
     path(space + "turns/<int:page_id>/used/", views.TurnUsedView.as_view(), name="api-turn-used"),
     path(space + "usage/", views.UsageView.as_view(), name="api-usage"),
     path(space + "chat/", views.ChatView.as_view(), name="api-chat"),
@@ -60,9 +61,11 @@ urlpatterns = [
     ),
     path(space + "profile/", views.ProfileView.as_view(), name="api-profile"),
     path(space + "profile/<int:entry_id>/", views.EntryView.as_view(), name="api-profile-entry"),
+    path(space + "profile/<int:entry_id>/erase/", views.EntryEraseView.as_view(), name="api-profile-erase"),
     path(space + "profile/<int:entry_id>/history/", views.EntryHistoryView.as_view(), name="api-profile-history"),
     path(space + "knowledge/", views.KnowledgeView.as_view(), name="api-knowledge"),
     path(space + "knowledge/<int:entry_id>/", views.KnowledgeEntryView.as_view(), name="api-knowledge-entry"),
+    path(space + "knowledge/<int:entry_id>/erase/", views.KnowledgeEraseView.as_view(), name="api-knowledge-erase"),
     path(
         space + "knowledge/<int:entry_id>/history/", views.KnowledgeHistoryView.as_view(), name="api-knowledge-history"
     ),

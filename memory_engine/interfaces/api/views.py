@@ -308,6 +308,24 @@ class TurnView(MemoryApiView):
         return Response(s.PageOut(page).data)
 
 
+class TurnEraseView(MemoryApiView):
+    @extend_schema(
+        request=s.EraseIn,
+        responses=s.ErasedOut,
+        summary="Erase a turn's words for good (or one sentence of it), wherever they are: irreversible",
+    )
+    def post(self, request, user_id, assistant_id, page_id):
+        data = self.valid(s.EraseIn)
+        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        try:
+            changed = (
+                curation.erase_statement(page, data["sentence"]) if data.get("sentence") else curation.erase_turn(page)
+            )
+        except ValueError as exc:
+            raise ValidationError({"sentence": [str(exc)]}) from None
+        return Response({"erased": True, "turns_changed": changed})
+
+
 class TurnUsedView(MemoryApiView):
     @extend_schema(
         responses=s.UsedOut,
@@ -804,6 +822,23 @@ class EntryView(MemoryApiView):
 
 
 class KnowledgeEntryView(EntryView):
+    kinds = KNOWLEDGE
+
+
+class EntryEraseView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(
+        request=None,
+        responses=s.ErasedOut,
+        summary="Erase an entry, its history and the statements it was drawn from, for good: irreversible",
+    )
+    def post(self, request, user_id, assistant_id, entry_id):
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        return Response({"erased": True, "turns_changed": curation.erase_entry(entry)})
+
+
+class KnowledgeEraseView(EntryEraseView):
     kinds = KNOWLEDGE
 
 

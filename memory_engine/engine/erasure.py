@@ -1,0 +1,198 @@
+"""Erase: words removed for good, for privacy. Forgetting (curation.py) holds statements out of what the
+memory uses and keeps them to give back; erasing leaves them nowhere.
+
+`erase_entry` erases an entry and every statement it was drawn from (each value it ever had, found in the
+turns as a forget finds them), `erase_turn` a turn's every word, `erase_statement` one sentence of a turn.
+Each comes down to `erase_words(space, texts)`, which takes the words out of:
+
+- every turn of the space that holds them, as said (`Page.said`) and as the memory holds them now (a reply
+  that quoted them too); a turn left with no words says "(erased)". Its vector, keywords, thread summary
+  and session summary are made again from what is left;
+- every entry: one drawn from them (its value states them) is deleted with its whole history; one that
+  only holds them among other words keeps the rest, in its value and in every version;
+- the marks of forgets and edits that name them, the turns waiting in the space's imports and replays,
+  the finished restores and comparisons that carried them, the files kept for import that hold them;
+- the lab's forks of the space (their own copies of the turns);
+- the index files: the space gets a new index key, so every process rebuilds its indexes from the
+  database and removes the old files (store/index.prune_stale_folders), and this process at once.
+
+After the transaction, SQLite's log is emptied into its file, whose freed pages secure_delete zeroes, and
+PostgreSQL vacuums the tables written (a dump holds none of the words; its write-ahead log and free space
+keep the bytes until they are overwritten: README "Deploying"). Nothing of it can be reverted.
+"""
+
+import json
+import uuid
+
+from django.db import connection, transaction
+
+from memory_engine.engine.curation import FIELDS, curate, span, statements_of, without
+from memory_engine.engine.grounding import states
+from memory_engine.engine.summaries import split_sentences
+from memory_engine.models import (
+    BackgroundJob,
+    EntryVersion,
+    ImportJob,
+    ImportUpload,
+    LongTermEntry,
+    MemorySpace,
+    MidTermSession,
+    Page,
+    StatementMark,
+)
+from memory_engine.store import import_files, index
+from memory_engine.store.spaces import erase_deleted
+from memory_engine.store.writes import space_write
+
+ERASED = "(erased)"
+# The tables an erasure rewrites, vacuumed after it on PostgreSQL.
+TABLES = [
+    model._meta.db_table
+    for model in (Page, LongTermEntry, EntryVersion, StatementMark, ImportJob, BackgroundJob, MidTermSession)
+]
+
+
+def erase_entry(entry: LongTermEntry) -> int:
+    """Erase the entry, its history and the statements it was drawn from. Returns how many turns changed."""
+    values = {v for v in entry.versions.values_list("before", flat=True) if v}
+    values |= {v for v in entry.versions.values_list("after", flat=True) if v} | {entry.value}
+    texts = {sentence for value in values for _, _, sentence in statements_of(entry, value)} | values
+    return erase_words(entry.space, sorted(texts, key=len, reverse=True), entries={entry.pk})
+
+
+def erase_turn(page: Page) -> int:
+    """Erase every word of a turn (it stays in the conversation as "(erased)"), and what holds them."""
+    said = page.said or {name: getattr(page, name) for name in FIELDS}
+    texts = [sentence for name in FIELDS for sentence in split_sentences(said[name])]
+    return erase_words(page.space, texts, pages={page.pk})
+
+
+def erase_statement(page: Page, sentence: str) -> int:
+    """Erase one sentence of a turn wherever it is. Raises ValueError when the turn does not hold it."""
+    said = page.said or {name: getattr(page, name) for name in FIELDS}
+    sentence = " ".join(str(sentence).split())
+    if not sentence or not any(span(sentence, said[name]) for name in FIELDS):
+        raise ValueError("the turn holds no such sentence")
+    return erase_words(page.space, [sentence])
+
+
+def erase_words(space: MemorySpace, texts: list[str], *, entries=frozenset(), pages=frozenset()) -> int:
+    """Take `texts` out of everything the space (and its forks) holds; see the module docstring. `entries`
+    are deleted whatever their words, `pages` emptied. Returns how many turns changed."""
+    texts = [text for text in dict.fromkeys(" ".join(t.split()) for t in texts) if text]
+    with space_write(space.pk) as write:
+        changed = _erase_in(write, texts, entries=set(entries), pages=set(pages))
+        for shadow in MemorySpace.objects.filter(experiment__source_id=space.pk):
+            with space_write(shadow.pk) as shadow_write:
+                changed += _erase_in(shadow_write, texts, entries=set(), pages=set())
+    return changed
+
+
+def _erase_in(write, texts: list[str], *, entries: set[int], pages: set[int]) -> int:
+    space = write.space
+    removed = [(text, "") for text in texts]
+
+    def holds(text: str | None) -> bool:
+        return bool(text) and any(span(t, text) for t in texts)
+
+    # The marks that name the words go first: what a turn holds now is made again without them.
+    for mark in StatementMark.objects.filter(space=space):
+        if holds(mark.sentence) or holds(mark.replacement) or any(span(mark.sentence, t) for t in texts):
+            mark.delete()
+    said: dict[int, dict[str, str]] = {}
+    for page in _pages_holding(space, texts, pages):
+        before = page.said or {name: getattr(page, name) for name in FIELDS}
+        after = {name: without(before[name], removed) for name in FIELDS}
+        if page.pk in pages:
+            after = {"user_input": ERASED, "agent_response": ""}
+            Page.objects.filter(pk=page.pk).update(meta={})
+        if before["user_input"] and not after["user_input"] or not any(after.values()):
+            after["user_input"] = ERASED  # the turn says its words were erased
+        said[page.pk] = after
+    curate(set(said), write=write, said=said)
+    for page in Page.objects.filter(space=space).exclude(thread_summary="").only("thread_summary"):
+        if holds(page.thread_summary):
+            Page.objects.filter(pk=page.pk).update(thread_summary=without(page.thread_summary, removed))
+    for session in MidTermSession.objects.filter(space=space).only("summary", "keywords"):
+        if holds(session.summary):
+            MidTermSession.objects.filter(pk=session.pk).update(summary=without(session.summary, removed))
+    _erase_entries(space, texts, entries, write=write)
+    _erase_waiting(space, texts)
+    thread = without(space.thread_summary, removed)
+    MemorySpace.objects.filter(pk=space.pk).update(thread_summary=thread, index_key=uuid.uuid4())
+    write.version  # noqa: B018 (claimed: every index catches up, and rebuilds under the new key)
+    transaction.on_commit(lambda: _after(space.pk))
+    return len(said)
+
+
+def _pages_holding(space: MemorySpace, texts: list[str], pages: set[int]) -> list[Page]:
+    """The space's turns that hold any of the words, as said or now, and the turns to empty."""
+    query = Page.objects.filter(space=space).defer("embedding")
+    found = query.filter(pk__in=pages) | query.filter(said__isnull=False)
+    for text in texts:
+        longest = max(text.split(), key=len)
+        found = found | query.filter(user_input__icontains=longest) | query.filter(agent_response__icontains=longest)
+    out = []
+    for page in found.distinct().order_by("seq"):
+        words = page.said or {name: getattr(page, name) for name in FIELDS}
+        if page.pk in pages or any(span(t, words[name]) for t in texts for name in FIELDS):
+            out.append(page)
+    return out
+
+
+def _erase_entries(space: MemorySpace, texts: list[str], entries: set[int], *, write) -> None:
+    """Delete the entries named and those drawn from the words (their value's words are in one of them);
+    take the words out of the others' values and histories."""
+    removed = [(text, "") for text in texts]
+    for entry in LongTermEntry.objects.filter(space=space).defer("embedding"):
+        if entry.pk in entries or any(states(entry.value, t) for t in texts):
+            entry.delete()  # its versions and marks with it
+            continue
+        versions = list(entry.versions.all())
+        held = [v for v in (entry.value, *(x.before for x in versions), *(x.after for x in versions)) if v]
+        if not any(span(t, v) for t in texts for v in held):
+            continue
+        for version in versions:
+            version.before = without(version.before, removed) if version.before else version.before
+            version.after = without(version.after, removed) if version.after else version.after
+            version.save(update_fields=["before", "after"])
+        entry.value = without(entry.value, removed) or ERASED
+        write.stamp(entry)
+        entry.save(update_fields=["value", "vector_version", "updated_at"])
+
+
+def _erase_waiting(space: MemorySpace, texts: list[str]) -> None:
+    """The words in what waits or was carried: imports' and replays' turns, finished restores and
+    comparisons, files kept for import."""
+    removed = [(text, "") for text in texts]
+    needles = [text.lower() for text in texts]
+    for job in ImportJob.objects.filter(space=space).only("turns"):
+        if any(n in json.dumps(job.turns, ensure_ascii=False).lower() for n in needles):
+            job.turns = [_turn_without(turn, removed) for turn in job.turns]
+            job.save(update_fields=["turns"])
+    finished = BackgroundJob.objects.filter(space=space).exclude(status__in=["queued", "running"])
+    for job in finished.only("request", "result"):
+        if any(n in json.dumps([job.request, job.result], ensure_ascii=False).lower() for n in needles):
+            job.delete()
+    for upload in ImportUpload.objects.filter(space=space):
+        if import_files.holds(upload.path, texts):
+            import_files.remove_on_commit([upload.path])
+            upload.delete()
+
+
+def _turn_without(turn: dict, removed: list[tuple[str, str]]) -> dict:
+    words = {name: without(str(turn.get(name) or ""), removed) for name in FIELDS}
+    if not any(words.values()):
+        words["user_input"] = ERASED
+    return {**turn, **words}
+
+
+def _after(space_id: int) -> None:
+    """Once committed: this process's indexes and files of the space go, SQLite's log is emptied into its
+    file, PostgreSQL vacuums what was rewritten."""
+    index.forget_space(space_id, delete_files=True)
+    erase_deleted()
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        with connection.cursor() as cursor:
+            for table in TABLES:
+                cursor.execute(f"VACUUM {table}")
