@@ -64,6 +64,7 @@ class ReplyRecord:
     names_user: bool = False  # opens with the person's name, claims it, or describes them by it
     source: str = ""  # who made the reply: "model", "weak_model", "quoted" (Page.ReplySource)
     under_load: bool | None = None  # a worker was consolidating from its start to its end
+    not_told: bool = False  # an ask about something the person never told
 
 
 @dataclass
@@ -90,6 +91,7 @@ class RunResult:
         records = self.records
         warm = records[1:] or records  # the first reply also loads the model
         asks = [r for r in records if r.expect is not None]
+        never = [r for r in records if r.not_told]
         changed = [r for r in asks if r.stale is not None]
         seconds = sorted(r.seconds for r in warm)
         loaded = sorted(r.seconds for r in warm if r.under_load)
@@ -112,11 +114,18 @@ class RunResult:
             "p95 seconds": round(_p95(seconds), 2),
             "fact recalled": _share(r.found for r in asks),
             "changed facts answered with only the old value": f"{sum(bool(r.stale) for r in changed)}/{len(changed)}",
+            "never-told questions": len(never),
+            "never told, said so": _share(says_not_told(r.text) for r in never),
+            "never told, answered with a quote (a guess)": sum(
+                r.source == "quoted" and not says_not_told(r.text) for r in never
+            ),
             "replies reciting the prompt": sum(r.leak is not None for r in records),
             "replies opening with, claiming or describing the person's name": sum(r.names_user for r in records),
             "claims the user's identity": _share(r.claims_identity for r in records),
             "replies quoting the person's words": _share(r.source == "quoted" for r in records),
-            "small talk answered with a quote": sum(r.source == "quoted" and r.expect is None for r in records),
+            "small talk answered with a quote": sum(
+                r.source == "quoted" and r.expect is None and not r.not_told for r in records
+            ),
             "conversations with one reply to two questions": self.same_reply_conversations,
             "memory entries (profile, knowledge, summaries)": entries,
             "entries with words the person never said": sum(m.unsupported for m in self.memories),
@@ -124,6 +133,18 @@ class RunResult:
             "replies under load": len(loaded),
             "p95 seconds under load": round(_p95(loaded), 2) if loaded else None,
         }
+
+
+_NOT_TOLD = re.compile(
+    r"\b(?:haven't told me|have not told me|don't think you've told me|didn't tell me|never told me|"
+    r"not told me|don't know (?:your|that))\b",
+    re.IGNORECASE,
+)
+
+
+def says_not_told(text: str) -> bool:
+    """Whether a reply says the person never told it (what a never-told question should get)."""
+    return bool(_NOT_TOLD.search(text.replace("\u2019", "'")))
 
 
 def _share(flags) -> float:
@@ -353,6 +374,7 @@ def _play(conversation: dict, *, llm: LLM, run_id: str, memory: bool, start: dat
                     names_user=names_user(response.text, conversation["user_name"] or "", identity),
                     source=getattr(response, "source", "model"),
                     under_load=under_load,
+                    not_told=bool(turn.get("not_told")),
                 )
             )
     return records, space

@@ -1,0 +1,35 @@
+"""Answers from memory alone, per conversation set (bench/recall_only.py): seconds a set, no model.
+
+    manage.py bench_recall bench/data/chat_not_told.json bench/data/chat_fresh.json
+
+Prints a markdown table, a row a set. Run it on a database of its own (it creates memory users named
+ro-...), e.g. DATABASE_URL=sqlite:///var/bench-recall.sqlite3, after `manage.py migrate`.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from bench import recall_only
+
+
+class Command(BaseCommand):
+    help = "Answer each set's questions from memory alone (recall, no model) and count what it got."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", help="conversation sets (JSON)")
+
+    def handle(self, *args, files, **options):
+        paths = [Path(name) for name in files]
+        missing = [str(path) for path in paths if not path.is_file()]
+        if missing:
+            raise CommandError(f"no such set: {', '.join(missing)}")
+        # No key: recall answers, and the consolidation keeps the person's own words (no LLM call).
+        settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "LLM_BASE_URL": ""}
+        rows = [recall_only.summary(path.stem, recall_only.run(path)) for path in paths]
+        columns = list(rows[0])
+        self.stdout.write("| " + " | ".join(columns) + " |")
+        self.stdout.write("|" + " --- |" * len(columns))
+        for row in rows:
+            self.stdout.write("| " + " | ".join(str(row[c]) for c in columns) + " |")
