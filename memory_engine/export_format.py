@@ -30,7 +30,7 @@ from pydantic import (
 
 from memory_engine import inputs
 from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
-from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MidTermSession, Page
+from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MidTermSession, Page, StatementMark
 
 EXPORT_FORMAT = "memoryos-export-1"
 MAX_SPACES = 1000
@@ -144,8 +144,28 @@ class SessionDoc(ExportPart):
     heat_timeline: Annotated[list[HeatPoint], _at_most(MAX_POINTS, "heat points")] = []
 
 
+class SaidDoc(ExportPart):
+    """A turn's words as they were said, while some are forgotten or corrected (engine/curation.py)."""
+
+    user_input: Text = ""
+    agent_response: Text = ""
+
+
+class MarkDoc(ExportPart):
+    """A statement of a turn the memory no longer holds as said: forgotten with an entry, or corrected."""
+
+    kind: Literal[tuple(StatementMark.Kind.values)]
+    field: Literal["user_input", "agent_response"]
+    sentence: Text
+    replacement: Text = ""
+    entry_id: Id = Field(description="The entry of the export whose delete or edit held it out.")
+    at: Time
+
+
 class PageDoc(ExportPart):
-    """A turn: what the person said and the reply, its tier, and the session it belongs to."""
+    """A turn: what the memory holds of it now (user_input, agent_response), its tier, the session it
+    belongs to; and, while some of its statements are forgotten or corrected, its words as said (`said`)
+    and what holds them out (`marks`)."""
 
     id: Id
     seq: Annotated[int, Field(ge=1, le=2**31 - 1)]
@@ -161,6 +181,8 @@ class PageDoc(ExportPart):
     thread_summary: Text = ""
     continues_previous: bool | None = None
     analyzed: bool = False
+    said: SaidDoc | None = None
+    marks: Annotated[list[MarkDoc], _at_most(MAX_VERSIONS, "marks")] = []
 
     @model_validator(mode="after")
     def _whole_turn(self):
@@ -183,6 +205,7 @@ class VersionDoc(ExportPart):
     actor: Actor
     at: Time
     source_page_ids: PageIds = []
+    with_entry: Id | None = Field(None, description="The entry of the export whose forget or edit this went with.")
 
 
 class EntryDoc(ExportPart):
@@ -233,6 +256,10 @@ class SpaceExport(ExportPart):
             if i and page.seq <= self.pages[i - 1].seq:
                 raise BadExport(f"pages[{i}].seq: pages must come in increasing seq")
             _names(page.session_id, sessions, f"pages[{i}].session_id")
+            for j, mark in enumerate(page.marks):
+                _names(mark.entry_id, entries, f"pages[{i}].marks[{j}].entry_id")
+            if page.marks and page.said is None:
+                raise BadExport(f"pages[{i}].said: a turn with marks keeps its words as said")
         for i, entry in enumerate(self.entries):
             _names(entry.superseded_by, entries, f"entries[{i}].superseded_by")
             for page_id in entry.source_page_ids:
@@ -240,6 +267,7 @@ class SpaceExport(ExportPart):
             for j, version in enumerate(entry.history):
                 for page_id in version.source_page_ids:
                     _names(page_id, pages, f"entries[{i}].history[{j}].source_page_ids")
+                _names(version.with_entry, entries, f"entries[{i}].history[{j}].with_entry")
         return self
 
 

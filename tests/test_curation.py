@@ -10,6 +10,8 @@ from django.urls import reverse
 
 from bench.fake_llm_server import nothing_extracted, reply
 from memory_engine import services
+from memory_engine.beyond.export import space_export
+from memory_engine.beyond.restore import space_restore
 from memory_engine.engine import curation
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.jobs.experiments import replay_turns
@@ -220,3 +222,22 @@ def test_the_record_says_what_happened_and_who_did_it_and_an_entry_kept_without_
     assert "deleted" in last and "admin admin" in last and "admin edit" not in history
     gone = entry.versions.order_by("-at", "-pk").first()
     assert gone.change == "deleted" and gone.get_cause_display() == "admin"
+
+
+def test_an_export_marks_what_was_forgotten_or_corrected_and_a_restore_keeps_it_revertible(told, bob_space):
+    fact = _entry("AB negative")
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=fact.pk)
+    told.edit_entry(user_id="alice", assistant_id="helper", entry_id=_entry("occupation").pk, value="midwife")
+    document = space_export(space=told.space(user_id="alice", assistant_id="helper"))
+    page = next(p for p in document["pages"] if p["seq"] == 2)
+    assert "AB negative" not in page["user_input"] and page["said"]["user_input"] == TOLD[1][0]
+    assert [(m["kind"], m["entry_id"]) for m in page["marks"]] == [("forgotten", fact.pk)]
+    assert {m["kind"] for p in document["pages"] for m in p["marks"]} == {"forgotten", "corrected"}
+
+    space_restore(space=bob_space, document=document)
+    restored = LongTermEntry.objects.get(space=bob_space, value__icontains="AB negative")
+    assert StatementMark.objects.filter(space=bob_space, entry=restored).exists()
+    assert "AB negative" not in Page.objects.get(space=bob_space, seq=2).user_input
+    first = restored.versions.order_by("at", "pk").first()
+    services.curation.entry_revert(entry=restored, version=first, actor="bob")
+    assert Page.objects.get(space=bob_space, seq=2).user_input == TOLD[1][0]  # revertible where it was restored

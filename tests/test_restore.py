@@ -77,6 +77,8 @@ def canonical(document: dict) -> dict:
     for page in doc["pages"]:
         page.pop("id")
         page["session_id"] = session_of.get(page["session_id"])
+        for mark in page.get("marks", []):
+            mark["entry_id"] = entry_of[mark["entry_id"]]
     for session in doc["sessions"]:
         session.pop("id")
     for entry in doc["entries"]:
@@ -86,6 +88,7 @@ def canonical(document: dict) -> dict:
         for version in entry["history"]:
             version.pop("id")
             version["source_page_ids"] = [seq_of[p] for p in version["source_page_ids"]]
+            version["with_entry"] = entry_of.get(version.get("with_entry"))
     return doc
 
 

@@ -15,7 +15,9 @@ from memory_engine.export_format import (
     AssistantDoc,
     EntryDoc,
     HeatPoint,
+    MarkDoc,
     PageDoc,
+    SaidDoc,
     SessionDoc,
     SpaceExport,
     UserDoc,
@@ -49,7 +51,19 @@ def _page_ids(pages) -> list[int]:
 
 
 def _version(version: EntryVersion) -> VersionDoc:
-    return _part(VersionDoc, version, source_page_ids=_page_ids(version.source_pages))
+    return _part(VersionDoc, version, source_page_ids=_page_ids(version.source_pages), with_entry=version.with_entry_id)
+
+
+def _page(page: Page) -> PageDoc:
+    """A turn, with its words as said and its marks while curation holds some of them out."""
+    if page.said is None:
+        return _part(PageDoc, page, said=None, marks=[])
+    return _part(
+        PageDoc,
+        page,
+        said=SaidDoc.model_construct(**page.said),
+        marks=[_part(MarkDoc, mark) for mark in page.marks.all()],
+    )
 
 
 def _entry(entry: LongTermEntry, *, history: bool = True) -> EntryDoc:
@@ -74,7 +88,7 @@ def entry_dict(entry: LongTermEntry, *, history: bool = True) -> dict:
 
 def _space(space: MemorySpace) -> SpaceExport:
     only_ids = Page.objects.only("id")
-    pages = Page.objects.filter(space=space).defer("embedding").order_by("seq")
+    pages = Page.objects.filter(space=space).defer("embedding").prefetch_related("marks").order_by("seq")
     sessions = (
         MidTermSession.objects.filter(space=space)
         .defer("embedding")
@@ -98,7 +112,7 @@ def _space(space: MemorySpace) -> SpaceExport:
         space,
         assistant=_part(AssistantDoc, assistant, id=assistant.external_id),
         parameters={name: getattr(space, name) for name in SPACE_PARAMETERS},
-        pages=[_part(PageDoc, p) for p in pages],
+        pages=[_page(p) for p in pages],
         sessions=[
             _part(SessionDoc, s, heat_timeline=[_part(HeatPoint, e) for e in s.heat_events.all()]) for s in sessions
         ],

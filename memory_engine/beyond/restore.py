@@ -22,6 +22,7 @@ from memory_engine.models import (
     MemorySpace,
     MidTermSession,
     Page,
+    StatementMark,
     page_text,
 )
 from memory_engine.store.embeddings import get_embedder, to_bytes
@@ -106,7 +107,7 @@ def space_restore(
             [
                 Page(
                     space=locked,
-                    **p.model_dump(exclude={"id", "session_id"}),
+                    **p.model_dump(exclude={"id", "session_id", "marks"}),
                     session=session_of.get(p.session_id),
                     embedding=to_bytes(page_vectors[pid]) if pid in page_vectors else None,
                     vector_version=version,
@@ -120,6 +121,7 @@ def space_restore(
         locked.save(update_fields=["last_seq", *checked.parameters])
 
         entry_of = {}
+        went_with: list[tuple[int, int]] = []  # (version, the export's entry it went with)
         for old_id, e in entries.items():
             row = LongTermEntry.objects.create(
                 space=locked,
@@ -130,8 +132,27 @@ def space_restore(
             row.source_pages.set([page_of[pid] for pid in e.source_page_ids])
             entry_of[old_id] = row
             for v in e.history:
-                made = EntryVersion.objects.create(entry=row, **v.model_dump(exclude={"id", "source_page_ids"}))
+                made = EntryVersion.objects.create(
+                    entry=row, **v.model_dump(exclude={"id", "source_page_ids", "with_entry"})
+                )
                 made.source_pages.set([page_of[pid] for pid in v.source_page_ids])
+                if v.with_entry is not None:
+                    went_with.append((made.pk, v.with_entry))
+        for version_id, old_id in went_with:
+            EntryVersion.objects.filter(pk=version_id).update(with_entry=entry_of[old_id])
+        StatementMark.objects.bulk_create(
+            [
+                StatementMark(
+                    space=locked,
+                    page_id=page_of[pid],
+                    entry=entry_of[mark.entry_id],
+                    **mark.model_dump(exclude={"entry_id"}),
+                )
+                for pid, p in pages.items()
+                for mark in p.marks
+            ],
+            batch_size=500,
+        )
         for old_id, e in entries.items():
             LongTermEntry.objects.filter(pk=entry_of[old_id].pk).update(
                 created_at=e.created_at,
