@@ -457,13 +457,16 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
         return browser.locator(".bubble.assistant").last.locator(".text").inner_text()
 
     assert ask("What's my blood type?") == recall.NOT_TOLD
+    browser.click("#curation-status button.undo")  # undone on the page: the entry and its words are back
+    browser.wait_for_selector("#curation-status >> text=is back")
+    browser.locator("#knowledge li", has_text="AB negative").wait_for()
+    fact.refresh_from_db()
+    assert fact.status == "active" and fact.versions.order_by("-at", "-pk").first().actor == "ann"
+    assert "AB negative" in ask("What's my blood type?")
+
+    browser.locator("#knowledge li", has_text="AB negative").locator("button.forget").click()
+    browser.wait_for_selector("#curation-status >> text=Forgot")
     browser.reload()  # the turn is shown as it was said, the forgotten statement struck through
     struck = browser.locator(".bubble.user s.held-out.forgotten").first
     struck.wait_for()
     assert struck.inner_text() == "My blood type is AB negative, in case that ever matters."
-
-    created = fact.versions.order_by("at", "pk").first()
-    weak.revert_entry(user_id="alice", assistant_id="helper", entry_id=fact.pk, version_id=created.pk)
-    browser.reload()
-    browser.locator("#knowledge li", has_text="AB negative").wait_for()
-    assert "AB negative" in ask("What's my blood type?")

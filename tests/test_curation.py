@@ -126,6 +126,19 @@ def test_the_rest_door_says_what_a_forget_covers_and_shows_the_turns_as_said_wit
     assert turns[1]["said"] is None and turns[1]["marks"] == []
 
 
+def test_the_rest_door_reverts_a_forget_and_refuses_what_it_cannot_revert(told):
+    fact = _entry("AB negative")
+    alice = client_for("alice")
+    url = SPACE.format(user="alice") + f"knowledge/{fact.pk}/"
+    assert alice.delete(url).status_code == 204
+    assert "AB negative" not in _ask(told, BLOOD)
+    back = alice.post(url + "revert/", {}, format="json")
+    assert back.status_code == 200 and back.data["status"] == "active" and back.data["covers"]["statements"] == 0
+    assert "AB negative" in _ask(told, BLOOD)
+    assert alice.post(url + "revert/", {"version_id": 2**40}, format="json").status_code == 404
+    assert client_for("bob").post(url + "revert/", {}, format="json").status_code == 404  # not bob's
+
+
 def test_a_capable_models_prompt_holds_neither_forgotten_nor_corrected_words(told, settings, fake_llm):
     told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
     told.edit_entry(user_id="alice", assistant_id="helper", entry_id=_entry("occupation").pk, value="midwife")

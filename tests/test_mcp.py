@@ -29,6 +29,7 @@ CURATION_TOOLS = {
     "delete_profile_entry",
     "delete_knowledge",
     "erase_entry",
+    "revert_entry",
     "entry_history",
     "export_memory",
 }
@@ -117,10 +118,11 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
         knowledge = result(await session.call_tool("list_knowledge", {"status": "all"}))
         exported = result(await session.call_tool("export_memory", {}))
         missing = await session.call_tool("edit_knowledge", {"entry_id": 999999, "value": "x"})
+        reverted = result(await session.call_tool("revert_entry", {"entry_id": fact_id}))
         erased = result(await session.call_tool("erase_entry", {"entry_id": fact_id}))
-        return listed, edited, history, deleted, knowledge, exported, missing, erased
+        return listed, edited, history, deleted, knowledge, exported, missing, reverted, erased
 
-    listed, edited, history, deleted, knowledge, exported, missing, erased = asyncio.run(
+    listed, edited, history, deleted, knowledge, exported, missing, reverted, erased = asyncio.run(
         stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
     )
     assert [(e["key"], e["value"]) for e in listed] == [("occupation", "nurse")]
@@ -137,6 +139,7 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
     assert [e["status"] for e in knowledge] == ["deleted"]
     assert exported["user"]["id"] == "alice" and exported["spaces"][0]["entries"]
     assert missing.is_error
+    assert reverted["status"] == "active" and reverted["id"] == fact_id  # the delete undone
     # Erased: the fact, its history and the words it was drawn from are nowhere.
     assert erased["status"] == "erased" and not LongTermEntry.objects.filter(pk=fact_id).exists()
     first = Page.objects.get(space__user__external_id="alice", seq=1)

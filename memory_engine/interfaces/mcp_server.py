@@ -177,6 +177,19 @@ def _delete_entry(space, entry_id, kinds) -> dict:
     return {"status": "deleted", "id": entry.pk}
 
 
+def _revert_entry(space, entry_id, version_id) -> dict:
+    entry = _entry(space, entry_id, tuple(Kind.values))
+    versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
+    version = (versions.filter(pk=version_id) if version_id is not None else versions).first()
+    if version is None:
+        raise ToolError(f"no version of entry {entry_id} with a value to revert to")
+    try:
+        entry = curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.API)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    return _entry_dict(entry)
+
+
 def _erase_entry(space, entry_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
     return {"status": "erased", "id": entry_id, "turns_changed": curation.erase_entry(entry)}
@@ -320,6 +333,15 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         was drawn from, at once."""
         found = await space(user_id, assistant_id)
         return await run_orm(_delete_entry, found, entry_id, (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE))
+
+    @server.tool()
+    async def revert_entry(
+        entry_id: int, version_id: int | None = None, user_id: str | None = None, assistant_id: str | None = None
+    ) -> dict:
+        """Give an entry the value it had after one of its versions (by default its last that left a value:
+        undo a delete), active again, with the statements it was drawn from."""
+        found = await space(user_id, assistant_id)
+        return await run_orm(_revert_entry, found, entry_id, version_id)
 
     @server.tool()
     async def erase_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:

@@ -123,6 +123,16 @@ class EntryEditIn(serializers.Serializer):
     value = EngineTextField(help_text="At most 2000 characters.")
 
 
+class RevertIn(serializers.Serializer):
+    version_id = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="The version whose value the entry takes again; by default its last version that left a value "
+        "(undoes a delete).",
+    )
+
+
 class ImportIn(serializers.Serializer):
     transcript = serializers.ListField(
         child=serializers.DictField(), required=False, help_text="[{user_input, agent_response, timestamp?}]"

@@ -61,10 +61,12 @@ urlpatterns = [
     ),
     path(space + "profile/", views.ProfileView.as_view(), name="api-profile"),
     path(space + "profile/<int:entry_id>/", views.EntryView.as_view(), name="api-profile-entry"),
+    path(space + "profile/<int:entry_id>/revert/", views.EntryRevertView.as_view(), name="api-profile-revert"),
     path(space + "profile/<int:entry_id>/erase/", views.EntryEraseView.as_view(), name="api-profile-erase"),
     path(space + "profile/<int:entry_id>/history/", views.EntryHistoryView.as_view(), name="api-profile-history"),
     path(space + "knowledge/", views.KnowledgeView.as_view(), name="api-knowledge"),
     path(space + "knowledge/<int:entry_id>/", views.KnowledgeEntryView.as_view(), name="api-knowledge-entry"),
+    path(space + "knowledge/<int:entry_id>/revert/", views.KnowledgeRevertView.as_view(), name="api-knowledge-revert"),
     path(space + "knowledge/<int:entry_id>/erase/", views.KnowledgeEraseView.as_view(), name="api-knowledge-erase"),
     path(
         space + "knowledge/<int:entry_id>/history/", views.KnowledgeHistoryView.as_view(), name="api-knowledge-history"

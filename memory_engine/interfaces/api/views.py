@@ -825,6 +825,34 @@ class KnowledgeEntryView(EntryView):
     kinds = KNOWLEDGE
 
 
+class EntryRevertView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(
+        request=s.RevertIn,
+        responses=s.EntryOut,
+        summary="Give an entry a value it had again, active, with the statements it was drawn from (undo a delete)",
+    )
+    def post(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(s.RevertIn)
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
+        if "version_id" in data:
+            versions = versions.filter(pk=data["version_id"])
+        version = versions.first()
+        if version is None:
+            raise Http404("no version of this entry with a value to revert to")
+        try:
+            entry = curation.entry_revert(entry=entry, version=version, actor=self.actor(), cause=self.cause())
+        except ValueError as exc:  # another entry holds the attribute now
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(s.EntryOut(entry).data)
+
+
+class KnowledgeRevertView(EntryRevertView):
+    kinds = KNOWLEDGE
+
+
 class EntryEraseView(MemoryApiView):
     kinds: tuple[str, ...] = PROFILE
 

@@ -221,7 +221,7 @@
       button.disabled = true;
       try {
         await call(path, { method: "DELETE" });
-        showCoverage(text, (await call(path)).covers);
+        showCoverage(text, (await call(path)).covers, path);
       } catch (error) {
         showError(error.message);
       }
@@ -230,16 +230,30 @@
     return button;
   }
 
-  // What a forget covered: "2 statements in turns #5 and #9" (engine/curation.py).
-  function showCoverage(text, covers) {
+  // What a forget covered: "2 statements in turns #5 and #9" (engine/curation.py), and a way back: Undo
+  // reverts the entry, its statements and the entries that went with it.
+  function showCoverage(text, covers, path) {
     const status = $("curation-status");
     const turns = covers.turns.map((seq) => `#${seq}`);
     const where = turns.length > 1 ? `${turns.slice(0, -1).join(", ")} and ${turns.at(-1)}` : turns[0];
     const statements = `${covers.statements} statement${covers.statements === 1 ? "" : "s"}`;
     const others = covers.entries.length ? `, and ${covers.entries.length} other entr${covers.entries.length === 1 ? "y" : "ies"} drawn from them` : "";
     status.textContent = covers.statements
-      ? `Forgot “${text}”: ${statements} in turn${turns.length === 1 ? "" : "s"} ${where}${others}.`
-      : `Forgot “${text}”.`;
+      ? `Forgot “${text}”: ${statements} in turn${turns.length === 1 ? "" : "s"} ${where}${others}. `
+      : `Forgot “${text}”. `;
+    const undo = el("button", "undo", "Undo");
+    undo.type = "button";
+    undo.addEventListener("click", async () => {
+      undo.disabled = true;
+      try {
+        await call(`${path}revert/`, { method: "POST", body: "{}" });
+        status.textContent = `“${text}” is back, with what you said of it.`;
+      } catch (error) {
+        showError(error.message);
+      }
+      refresh();
+    });
+    status.append(undo);
     status.hidden = false;
   }
 
