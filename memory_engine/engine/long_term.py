@@ -506,6 +506,17 @@ def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cau
     return entry
 
 
+def version_to_revert_to(entry: LongTermEntry, version_id: int | None = None) -> EntryVersion | None:
+    """The entry's version `version_id` if it left a value, or by default its last that did (what undoes a
+    delete); None when there is none."""
+    versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
+    if version_id is not None:
+        if not 0 < version_id < 2**63:
+            return None
+        versions = versions.filter(pk=version_id)
+    return versions.first()
+
+
 def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
     """Mark an entry deleted (its history stays) and drop it from retrieval, with the statements it was
     drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. Safe to

@@ -179,8 +179,7 @@ def _delete_entry(space, entry_id, kinds) -> dict:
 
 def _revert_entry(space, entry_id, version_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
-    versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
-    version = (versions.filter(pk=version_id) if version_id is not None else versions).first()
+    version = curation.version_to_revert_to(entry, version_id)
     if version is None:
         raise ToolError(f"no version of entry {entry_id} with a value to revert to")
     try:

@@ -180,10 +180,13 @@ class MemoryOS:
         entry = self._entry(user_id, assistant_id, entry_id)
         return curation.entry_delete(entry=entry, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
 
-    def revert_entry(self, *, user_id: str, assistant_id: str, entry_id: int, version_id: int) -> LongTermEntry:
-        """Give the entry the value it had after one of its versions, active, and its statements back."""
+    def revert_entry(
+        self, *, user_id: str, assistant_id: str, entry_id: int, version_id: int | None = None
+    ) -> LongTermEntry:
+        """Give the entry the value it had after one of its versions (by default its last that left a value:
+        undo a delete), active, and its statements back."""
         entry = self._entry(user_id, assistant_id, entry_id)
-        version = entry.versions.filter(pk=version_id).first() if 0 < version_id < 2**63 else None
+        version = curation.version_to_revert_to(entry, version_id)
         if version is None:
             raise UnknownEntry(f"no version {version_id} of entry {entry_id}")
         return curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)

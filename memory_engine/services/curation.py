@@ -15,6 +15,7 @@ from memory_engine.engine.long_term import (
     knowledge_entry_add,
     profile_entry_add,
     user_profile,
+    version_to_revert_to,
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
 
@@ -38,5 +39,6 @@ __all__ = [
     "session_edit",
     "summary_text",
     "user_profile",
+    "version_to_revert_to",
     "version_dict",
 ]

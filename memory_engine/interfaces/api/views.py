@@ -836,10 +836,7 @@ class EntryRevertView(MemoryApiView):
     def post(self, request, user_id, assistant_id, entry_id):
         data = self.valid(s.RevertIn)
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
-        versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
-        if "version_id" in data:
-            versions = versions.filter(pk=data["version_id"])
-        version = versions.first()
+        version = curation.version_to_revert_to(entry, data.get("version_id"))
         if version is None:
             raise Http404("no version of this entry with a value to revert to")
         try:
