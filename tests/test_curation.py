@@ -3,6 +3,7 @@ not only the entry: the quoted reply, a capable model's prompt, retrieval, the t
 Each scenario runs as its user would: the memory told in turns and consolidated with no key (the bundled
 model's class: its extraction keeps the person's own sentences), then curated through a door."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -254,3 +255,51 @@ def test_an_export_marks_what_was_forgotten_or_corrected_and_a_restore_keeps_it_
     first = restored.versions.order_by("at", "pk").first()
     services.curation.entry_revert(entry=restored, version=first, actor="bob")
     assert Page.objects.get(space=bob_space, seq=2).user_input == TOLD[1][0]  # revertible where it was restored
+
+
+def test_the_inspector_shows_neither_the_forgotten_words_nor_an_answer_from_them(told):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
+    seen = client_for("alice").post(SPACE.format(user="alice") + "inspect/", {"query": BLOOD}, format="json")
+    assert seen.status_code == 200, seen.data
+    assert "AB negative" not in json.dumps(seen.data)
+    assert seen.data["answer_from_memory"]["text"] == "I don't think you've told me that yet."
+
+
+def test_an_admin_edit_is_what_the_reply_gives_and_reverting_it_gives_the_first_words_back(told, admin_client):
+    entry = _entry("occupation")
+    url = reverse("admin:memory_engine_longtermentry_change", args=[entry.pk])
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: form.initial.get(name, "") for name in form.fields} | {"value": "midwife"}
+    data |= {"versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0"}
+    assert admin_client.post(url, data).status_code == 302
+    assert "midwife" in _ask(told, WORK) and "corrected" in _ask(told, WORK)
+
+    first = entry.versions.order_by("at", "pk").first()
+    revert = reverse("admin:memory_engine_longtermentry_revert", args=[entry.pk, first.pk])
+    assert admin_client.post(revert).status_code == 302
+    assert Page.objects.get(seq=3).user_input == TOLD[2][0] and not StatementMark.objects.exists()
+    text = _ask(told, WORK)
+    assert "radiology nurse" in text and "midwife" not in text and "corrected" not in text
+    assert LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Milo").value == TOLD[2][0]
+
+
+def test_what_was_forgotten_is_not_drawn_again_by_a_later_consolidation(told):
+    told.delete_entry(user_id="alice", assistant_id="helper", entry_id=_entry("AB negative").pk)
+    add_turns(told, [("Work was long today.", "Rest up."), ("I baked bread tonight.", "Nice!")], start=days_ago(1))
+    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    assert not LongTermEntry.objects.filter(status="active", value__icontains="AB negative").exists()
+    assert "AB negative" not in _ask(told, BLOOD)
+
+
+def test_a_capable_models_prompt_gives_the_latest_of_a_fact_corrected_in_conversation(told, request):
+    add_turns(told, [("We live in Leeds for now, in a small flat in Roundhay.", "Nice.")], start=days_ago(2))
+    add_turns(told, [("Good news: we moved to Bristol last weekend!", "Congratulations!")], start=days_ago(1))
+    add_turns(told, [("The weather has been grey.", "Oh well.")], start=days_ago(1) + timedelta(hours=1))
+    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")  # with no key: the person's words
+    fake_llm = request.getfixturevalue("fake_llm")  # then a capable model is configured
+    fake_llm.responder = lambda asked: nothing_extracted() if "response_format" in asked else reply("Bristol.")
+    MemoryOS().get_response(user_id="alice", assistant_id="helper", query="Where do I live now?")
+    prompt = next(str(r["messages"]) for r in fake_llm.requests if "response_format" not in r)
+    assert "location: Bristol" in prompt and "location: Leeds" not in prompt
+    # The superseded fact is not given as something known now (a dated turn may still say it was said).
+    assert '- Maria Lindqvist said: "We live in Leeds' not in prompt
