@@ -232,6 +232,7 @@ def test_the_record_says_what_happened_and_who_did_it_and_an_entry_kept_without_
     assert "deleted successfully" not in banner
 
     history = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
+    assert "Forgotten with it: 1 statement in turn #2." in history  # what the delete covers
     last = history.split('class="version')[-1]
     assert "deleted" in last and "admin admin" in last and "admin edit" not in history
     gone = entry.versions.order_by("-at", "-pk").first()

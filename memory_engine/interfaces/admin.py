@@ -438,6 +438,7 @@ class LongTermEntryAdmin(admin.ModelAdmin):
             "title": f"History of {entry.kind} entry {entry.pk}",
             "entry": entry,
             "rows": rows,
+            "covers": curation.coverage(entry),
             "can_revert": self.has_change_permission(request, entry),
         }
         return TemplateResponse(request, "admin/memory_engine/entry_versions.html", context)
