@@ -325,6 +325,7 @@ SPECTACULAR_SETTINGS = {
         "EntryStatusEnum": "memory_engine.models.LongTermEntry.Status",
         "SessionStatusEnum": "memory_engine.models.MidTermSession.Status",
         "JobStatusEnum": "memory_engine.models.JobStatus",
+        "StatementMarkKindEnum": "memory_engine.models.StatementMark.Kind",
         # the same sets in the export document's schema (memory_engine/export_format.py), which has no labels
         "ExportEntryStatusEnum": "memory_engine.export_format.ENTRY_STATUSES",
         "ExportSessionStatusEnum": "memory_engine.export_format.SESSION_STATUSES",

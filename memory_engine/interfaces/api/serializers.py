@@ -22,6 +22,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
     ParameterChange,
+    StatementMark,
 )
 from memory_engine.services.consolidation import RunCounts, has_pending_work
 from memory_engine.services.curation import coverage, page_marks
@@ -276,7 +277,7 @@ class ReplyRecordOut(serializers.Serializer):
 
 
 class MarkOut(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["forgotten", "corrected"])
+    kind = serializers.ChoiceField(choices=StatementMark.Kind.choices)
     field = serializers.ChoiceField(choices=["user_input", "agent_response"])
     sentence = serializers.CharField(help_text="The statement as it was said.")
     replacement = serializers.CharField(help_text="What stands in its place (corrected); empty when forgotten.")
