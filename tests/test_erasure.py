@@ -176,3 +176,24 @@ def test_an_admin_erases_selected_entries_for_good(memory, alice_space, settings
     done = admin_client.post(changelist, {"action": "erase_selected", "_selected_action": [fact.pk]}, follow=True)
     assert "Erased 1 entry" in done.content.decode()
     assert _rows_holding() == [] and not LongTermEntry.objects.filter(pk=fact.pk).exists()
+
+
+@pytest.mark.django_db
+def test_another_account_cannot_erase_and_erasing_shares_the_chat_rate(memory, alice_space, settings):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    _weak_memory(alice_space, settings)
+    fact = LongTermEntry.objects.get(value__icontains="quokka")
+    url = SPACE.format(user="alice") + f"knowledge/{fact.pk}/erase/"
+    assert client_for("bob").post(url).status_code == 404  # bob's token, alice's memory: not there
+    assert LongTermEntry.objects.filter(pk=fact.pk).exists() and _rows_holding()
+    rates = SimpleRateThrottle.THROTTLE_RATES
+    SimpleRateThrottle.THROTTLE_RATES = {"api": "100/min", "chat": "1/min"}
+    try:
+        alice = client_for("alice")
+        assert alice.post(url).status_code == 200
+        turn = Page.objects.get(seq=1)
+        limited = alice.post(SPACE.format(user="alice") + f"turns/{turn.pk}/erase/", {}, format="json")
+        assert limited.status_code == 429 and Page.objects.get(seq=1).user_input == TOLD[0][0]
+    finally:
+        SimpleRateThrottle.THROTTLE_RATES = rates

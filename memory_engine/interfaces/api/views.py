@@ -309,6 +309,8 @@ class TurnView(MemoryApiView):
 
 
 class TurnEraseView(MemoryApiView):
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # it rewrites turns and vacuums tables
+
     @extend_schema(
         request=s.EraseIn,
         responses=s.ErasedOut,
@@ -852,6 +854,7 @@ class KnowledgeRevertView(EntryRevertView):
 
 class EntryEraseView(MemoryApiView):
     kinds: tuple[str, ...] = PROFILE
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # it rewrites turns and vacuums tables
 
     @extend_schema(
         request=None,
