@@ -456,7 +456,7 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
         )
         return browser.locator(".bubble.assistant").last.locator(".text").inner_text()
 
-    assert ask("What's my blood type?") == recall.NOT_TOLD
+    assert ask("What's my blood type?") == recall.not_told("What's my blood type?")
     browser.click("#curation-status button.undo")  # undone on the page: the entry and its words are back
     browser.wait_for_selector("#curation-status >> text=is back")
     browser.locator("#knowledge li", has_text="AB negative").wait_for()

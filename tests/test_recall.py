@@ -270,7 +270,21 @@ def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space)
 def test_what_was_never_told_is_said_to_be_unknown_not_guessed(weak_memory, alice_space):
     _tell(weak_memory, TOLD[:2], days_ago(1))
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What's my blood type?").text
-    assert text == recall.NOT_TOLD
+    assert text == "You haven't told me your blood type yet."  # in their terms, not a guess
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("What's my blood type?", "You haven't told me your blood type yet."),
+        ("What is the name of my dentist again? I must call", "You haven't told me your dentist's name yet."),
+        ("what did I say my dog is called?", "You haven't told me your dog's name yet."),
+        ("what's my employee ID, I told you na? HR form is asking", "You haven't told me your employee id yet."),
+        ("Where do I live?", recall.NOT_TOLD),  # nothing of theirs named: said plainly
+    ],
+)
+def test_not_told_is_said_in_the_persons_terms(question, reply):
+    assert recall.not_told(question) == reply
 
 
 def test_a_capable_model_is_asked_as_before(memory, alice_space, fake_llm):

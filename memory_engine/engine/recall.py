@@ -43,6 +43,34 @@ from memory_engine.store.keywords import content_tokens
 logger = logging.getLogger(__name__)
 
 NOT_TOLD = "I don't think you've told me that yet."
+# "what's my blood type?", "the name of my dentist?": the thing of theirs a question asks for, at the end of
+# the clause that asks.
+_WORDS = r"(?:[a-z0-9][a-z0-9'\-]*\s+){0,3}?[a-z0-9][a-z0-9'\-]*"
+_CLAUSE_END = (
+    r"(?:\s+(?:is|was|are|were))?(?:\s+(?P<called>called|named))?"
+    r"(?:\s+(?:again|now|these days|exactly|pls|please|then))?\s*[?.!]*$"
+)
+_THE_X_OF_MINE = re.compile(rf"\bthe\s+({_WORDS})\s+of\s+(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
+_MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
+
+
+def not_told(question: str) -> str:
+    """What a reply says when the person never told what they ask, in their terms: "You haven't told me your
+    blood type yet." for "What's my blood type?", "your dentist's name" for "the name of my dentist";
+    NOT_TOLD when it cannot say what they asked for. Pure."""
+    # The words as they wrote them ("ID", not the chat spelling "i'd"), in the sentences that ask.
+    lowered = " ".join(question.replace("\u2019", "'").lower().split())
+    for sentence in _SENTENCES.findall(lowered):
+        if not _questions(_plain(sentence)):
+            continue
+        for clause in sentence.split(","):
+            if found := _THE_X_OF_MINE.search(clause.strip()):
+                return f"You haven't told me your {found.group(2)}'s {found.group(1)} yet."
+            if found := _MINE.search(clause.strip()):
+                thing = f"{found.group(1)}'s name" if found.group("called") else found.group(1)
+                return f"You haven't told me your {thing} yet."
+    return NOT_TOLD
+
 
 # --- Which messages are questions about the person ------------------------------------------------
 
@@ -700,7 +728,7 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
     if kind is None:
         return None
     if not statements:
-        return Recall(text=NOT_TOLD, quoted=()) if kind == MEMORY else None
+        return Recall(text=not_told(query), quoted=()) if kind == MEMORY else None
     embedder = get_embedder()
     abouts = [s.about(query) for s in statements]
     asked = asked_part(query)
@@ -721,6 +749,8 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
         logger.debug("recall %r: %s", query, [(score, s.text[:60]) for score, s in ranked])
     if not quoted and (kind == MAYBE or not _only_asks_memory(query)):
         return None
+    if not quoted:
+        return Recall(text=not_told(query), quoted=())
     if len(quoted) == 2:  # a fact that changed: the latest first
         latest, earlier = quoted[1], quoted[0]
         return Recall(text=latest_reply(latest, earlier, now or timezone.now(), sure=sure), quoted=(latest, earlier))
