@@ -173,7 +173,11 @@ def test_an_admin_erases_selected_entries_for_good(memory, alice_space, settings
     _weak_memory(alice_space, settings)
     fact = LongTermEntry.objects.get(value__icontains="quokka")
     changelist = "/admin/memory_engine/longtermentry/"
-    done = admin_client.post(changelist, {"action": "erase_selected", "_selected_action": [fact.pk]}, follow=True)
+    chosen = {"action": "erase_selected", "_selected_action": [fact.pk]}
+    asked = admin_client.post(changelist, chosen).content.decode()
+    assert "for good" in asked and "cannot be" in asked  # asked first: nothing erased yet
+    assert LongTermEntry.objects.filter(pk=fact.pk).exists() and _rows_holding()
+    done = admin_client.post(changelist, {**chosen, "post": "yes"}, follow=True)
     assert "Erased 1 entry" in done.content.decode()
     assert _rows_holding() == [] and not LongTermEntry.objects.filter(pk=fact.pk).exists()
 

@@ -398,6 +398,17 @@ class LongTermEntryAdmin(admin.ModelAdmin):
         permissions=["delete"],
     )
     def erase_selected(self, request, queryset):
+        if request.POST.get("post") != "yes":  # irreversible: asked first, as a delete is
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Erase for good?",
+                "queryset": list(queryset),
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(
+                request, "admin/memory_engine/longtermentry/erase_selected_confirmation.html", context
+            )
         ids = list(queryset.values_list("pk", flat=True))
         for entry in LongTermEntry.objects.filter(pk__in=ids):
             curation.erase_entry(entry)
