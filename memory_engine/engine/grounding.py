@@ -12,9 +12,10 @@ GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its 
 SPEAKER_WORDS = frozenset(content_tokens("user assistant person speaker"))
 
 
-def grounding(value: str, source_text: str) -> float:
-    """Share of the value's content words found in the source text (0.0 when it has none)."""
-    words = set(content_tokens(value))
+def grounding(value: str, source_text: str, *, ignore: frozenset[str] = frozenset()) -> float:
+    """Share of the value's content words (but those in `ignore`) found in the source text (0.0 when it has
+    none)."""
+    words = set(content_tokens(value)) - ignore
     if not words:
         return 0.0
     return len(words & set(content_tokens(source_text))) / len(words)
@@ -23,7 +24,4 @@ def grounding(value: str, source_text: str) -> float:
 def states(value: str, sentence: str) -> bool:
     """Whether `sentence` states `value`: it holds GROUNDING_MIN of the value's content words, the words for
     the speakers left out."""
-    words = set(content_tokens(value)) - SPEAKER_WORDS
-    if not words:
-        return False
-    return len(words & set(content_tokens(sentence))) / len(words) >= GROUNDING_MIN
+    return grounding(value, sentence, ignore=SPEAKER_WORDS) >= GROUNDING_MIN
