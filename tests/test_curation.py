@@ -52,6 +52,18 @@ def _entry(key_or_words: str) -> LongTermEntry:
     return entries.filter(key=key_or_words).first() or entries.get(value__icontains=key_or_words)
 
 
+LEEDS_TO_BRISTOL = "Good news: we moved to Bristol last weekend!"
+
+
+def _told_then_changed(memory, earlier: str, later: str) -> None:
+    """`earlier` told two days ago, `later` (which changes it) yesterday, then something else; consolidated
+    with no key."""
+    add_turns(memory, [(earlier, "Noted.")], start=days_ago(2))
+    add_turns(memory, [(later, "Got it.")], start=days_ago(1))
+    add_turns(memory, [("The weather has been grey.", "Oh well.")], start=days_ago(1) + timedelta(hours=1))
+    memory.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+
+
 def _forget_every_entry_about(memory, words: str) -> None:
     for entry in LongTermEntry.objects.filter(status="active", value__icontains=words):
         memory.delete_entry(user_id="alice", assistant_id="helper", entry_id=entry.pk)
@@ -198,10 +210,7 @@ def test_clauses_and_corrections_are_found_in_the_words_as_said():
 
 
 def test_a_fact_corrected_in_conversation_is_superseded_in_the_knowledge_and_answered_latest_first(told):
-    add_turns(told, [("We live in Leeds for now, in a small flat in Roundhay.", "Nice.")], start=days_ago(2))
-    add_turns(told, [("Good news: we moved to Bristol last weekend!", "Congratulations!")], start=days_ago(1))
-    add_turns(told, [("The weather has been grey.", "Oh well.")], start=days_ago(1) + timedelta(hours=1))
-    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    _told_then_changed(told, "We live in Leeds for now, in a small flat in Roundhay.", LEEDS_TO_BRISTOL)
 
     leeds = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="Leeds")
     assert leeds.status == "superseded" and leeds.versions.order_by("-at", "-pk").first().cause == "superseded"
@@ -293,10 +302,9 @@ def test_what_was_forgotten_is_not_drawn_again_by_a_later_consolidation(told):
 
 
 def test_a_capable_models_prompt_gives_the_latest_of_a_fact_corrected_in_conversation(told, request):
-    add_turns(told, [("We live in Leeds for now, in a small flat in Roundhay.", "Nice.")], start=days_ago(2))
-    add_turns(told, [("Good news: we moved to Bristol last weekend!", "Congratulations!")], start=days_ago(1))
-    add_turns(told, [("The weather has been grey.", "Oh well.")], start=days_ago(1) + timedelta(hours=1))
-    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")  # with no key: the person's words
+    _told_then_changed(
+        told, "We live in Leeds for now, in a small flat in Roundhay.", LEEDS_TO_BRISTOL
+    )  # with no key: the person's words
     fake_llm = request.getfixturevalue("fake_llm")  # then a capable model is configured
     fake_llm.responder = lambda asked: nothing_extracted() if "response_format" in asked else reply("Bristol.")
     MemoryOS().get_response(user_id="alice", assistant_id="helper", query="Where do I live now?")
@@ -304,3 +312,47 @@ def test_a_capable_models_prompt_gives_the_latest_of_a_fact_corrected_in_convers
     assert "location: Bristol" in prompt and "location: Leeds" not in prompt
     # The superseded fact is not given as something known now (a dated turn may still say it was said).
     assert '- Maria Lindqvist said: "We live in Leeds' not in prompt
+
+
+def test_a_change_no_profile_attribute_names_supersedes_the_earlier_fact_and_is_answered_latest_first(told):
+    _told_then_changed(
+        told,
+        "Our team standup is at 9:30 every morning.",
+        "Heads up: standup moved to 9:15 from Monday, not 9:30 anymore.",
+    )
+
+    earlier = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="every morning")
+    assert earlier.status == "superseded" and earlier.versions.order_by("-at", "-pk").first().cause == "superseded"
+    assert LongTermEntry.objects.get(kind="user_knowledge", value__icontains="9:15").status == "active"
+    text = _ask(told, "What time is standup?")
+    assert text.index("9:15") < text.index("every morning")  # the latest first, the earlier after it
+    knowledge = told.retrieve(user_id="alice", assistant_id="helper", query="standup time", count_hits=False)
+    assert "every morning" not in "\n".join(item.text for item in knowledge.user_knowledge)
+    # Another fact told the same day is about something else, and stays.
+    assert LongTermEntry.objects.get(kind="user_knowledge", value__icontains="radiology").status == "active"
+
+
+NEVER_TOLD = [
+    ("I have a rendez-vous at the dentist on Thursday at 14h, so I need to leave early.", "Good luck."),
+    ("My car, a grey Peugeot 308, shows an orange light.", "Get it checked."),
+]
+
+
+def test_what_was_never_told_is_said_to_be_unknown_in_the_persons_terms_not_guessed(told):
+    add_turns(told, NEVER_TOLD, start=days_ago(1))
+    told.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    # Close to something told (the dentist, the car), but asking what was not (a name, a plate).
+    assert _ask(told, "What is the name of my dentist again?") == "You haven't told me your dentist's name yet."
+    plate = _ask(told, "And what is the licence plate of my car?")
+    assert "Peugeot" not in plate and plate.startswith("You haven't told me")
+    # What was told is still answered.
+    assert "Peugeot 308" in _ask(told, "What car do I drive?")
+
+
+def test_the_rest_door_says_what_was_never_told_and_stores_the_exchange_as_said(told):
+    add_turns(told, NEVER_TOLD, start=days_ago(1))
+    alice = client_for("alice")
+    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my passport number?"}, format="json")
+    assert answer.status_code == 200
+    assert answer.data["response"] == "You haven't told me your passport number yet."
+    assert answer.data["page"]["agent_response"] == answer.data["response"]

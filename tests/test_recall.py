@@ -279,7 +279,10 @@ def test_what_was_never_told_is_said_to_be_unknown_not_guessed(weak_memory, alic
         ("What's my blood type?", "You haven't told me your blood type yet."),
         ("What is the name of my dentist again? I must call", "You haven't told me your dentist's name yet."),
         ("what did I say my dog is called?", "You haven't told me your dog's name yet."),
-        ("what's my employee ID, I told you na? HR form is asking", "You haven't told me your employee id yet."),
+        ("what's my employee ID, I told you na? HR form is asking", "You haven't told me your employee ID yet."),
+        ("what's Keisha's science teacher's name", "You haven't told me Keisha's science teacher's name yet."),
+        ("How old is Tarçın, did I tell you?", "You haven't told me how old Tarçın is yet."),
+        ("client's name again?", "You haven't told me the client's name yet."),
         ("Where do I live?", recall.NOT_TOLD),  # nothing of theirs named: said plainly
     ],
 )

@@ -5,6 +5,8 @@ validate_extraction), and a forget or an edit finds the statements an entry was 
 measure (curation.py). Pure.
 """
 
+import re
+
 from memory_engine.store.keywords import content_tokens
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
@@ -25,3 +27,37 @@ def states(value: str, sentence: str) -> bool:
     """Whether `sentence` states `value`: it holds GROUNDING_MIN of the value's content words, the words for
     the speakers left out."""
     return grounding(value, sentence, ignore=SPEAKER_WORDS) >= GROUNDING_MIN
+
+
+# A statement that says something changed: "update: they postponed the exam to the 21st", "standup at 9:15
+# from monday, not 9:30 anymore".
+CHANGED = re.compile(
+    r"\b(?:update|updated|change of plans?|changed|moved|postponed|rescheduled|brought forward|pushed back|"
+    r"switched|instead|now|no longer|not anymore|any ?more|renamed|new)\b"
+)
+# The values a change is about: a time, a date, a number.
+_VALUES = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d+(?:st|nd|rd|th)?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
+)
+
+
+def changes(earlier: str, later: str) -> bool:
+    """Whether `later` says that what `earlier` told changed: it says so (CHANGED) and gives a time, a date or
+    a number that `earlier` does not ("standup is at 9:30", then "standup moved to 9:15"). Whether the two
+    are about the same thing is the caller's to know (their vectors). Pure."""
+    if not CHANGED.search(later.lower()):
+        return False
+    return bool(set(_VALUES.findall(later.lower())) - set(_VALUES.findall(earlier.lower())))
+
+
+_MOVED = re.compile(
+    r"\b(?:moved|postponed|rescheduled|brought forward|pushed back|changed|switched|no longer|not (?:\w+ )?any ?more)\b"
+)
+
+
+def tells_a_change(sentence: str) -> bool:
+    """Whether `sentence` tells that a time, a date or a number changed, first person or not ("standup moved
+    to 9:15 from Monday"): worth keeping as the person's words, since it replaces what they told. Pure."""
+    lowered = sentence.lower()
+    return bool(_MOVED.search(lowered) and _VALUES.search(lowered))

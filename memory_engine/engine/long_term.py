@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.engine import curation
-from memory_engine.engine.grounding import GROUNDING_MIN, grounding, states
+from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, states, tells_a_change
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.engine.summaries import split_sentences
 from memory_engine.errors import EntryNotActive, InvalidEntry
@@ -38,6 +38,7 @@ Cause = EntryVersion.Cause
 
 FACT_MIN_WORDS = 3  # a fact with fewer content words ("I'm super thankful.") says nothing worth keeping
 VALUE_SEPARATOR = "; "
+CHANGE_SIMILARITY = 0.55  # a fact saying something changed replaces an earlier one this close (cosine)
 ERROR_LIKE = re.compile(r"^\s*(error|exception|traceback|i'm sorry|i cannot|as an ai)\b", re.IGNORECASE)
 
 
@@ -162,7 +163,8 @@ MAX_STATEMENT_CHARS = 200
 
 def statements(text: str) -> list[str]:
     """The sentences of `text` in which the speaker says something about themselves: statements (not
-    questions or requests) with a first-person word, short enough to keep as a fact. Pure."""
+    questions or requests) with a first-person word or telling a change of theirs ("standup moved to 9:15",
+    grounding.tells_a_change), short enough to keep as a fact. Pure."""
     found = []
     for raw in _SENTENCE_END.split(text.replace("\u2019", "'")):
         sentence = " ".join(raw.split())
@@ -170,7 +172,7 @@ def statements(text: str) -> list[str]:
             MIN_STATEMENT_CHARS <= len(sentence) <= MAX_STATEMENT_CHARS
             and not sentence.endswith("?")
             and not _REQUEST.match(sentence)
-            and _FIRST_PERSON.search(sentence)
+            and (_FIRST_PERSON.search(sentence) or tells_a_change(sentence))
             and sentence not in found
         ):
             found.append(sentence)
@@ -285,8 +287,9 @@ def knowledge_add(
     version: int,
     supersede: bool = True,
 ) -> LongTermEntry:
-    """Add a fact to user or assistant knowledge: merged into a near-duplicate, superseding an active
-    fact on the same topic (when `supersede`), or new. Caller holds the space lock; `version` is its
+    """Add a fact to user or assistant knowledge: merged into a near-duplicate, or new, superseding an active
+    fact on the same topic (when `supersede`) and a user fact it says has changed (grounding.changes, between
+    facts CHANGE_SIMILARITY close). Caller holds the space lock; `version` is its
     vector version."""
     dim = vector.shape[0]
     active = list(LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE))
@@ -301,8 +304,14 @@ def knowledge_add(
         space=space, kind=kind, key=topic, value=fact, embedding=to_bytes(vector), vector_version=version
     )
     _version(new, before=None, after=fact, cause=cause, actor=actor, now=now, pages=pages)
-    for old in active if supersede else []:
-        if old.key == topic:
+    for old in active:
+        about_the_same = old.embedding is not None and float(np.dot(from_bytes(old.embedding, dim), vector)) >= (
+            CHANGE_SIMILARITY
+        )
+        # "standup moved to 9:15" replaces "standup is at 9:30", whatever topic each was filed under
+        if (supersede and old.key == topic) or (
+            kind == Kind.USER_KNOWLEDGE and about_the_same and changes(old.value, fact)
+        ):
             old.status, old.superseded_by, old.vector_version = Status.SUPERSEDED, new, version
             old.save(update_fields=["status", "superseded_by", "vector_version", "updated_at"])
             _note(old, cause=Cause.SUPERSEDED, actor=actor, now=now, pages=pages)

@@ -33,6 +33,8 @@ import numpy as np
 from django.utils import timezone
 
 from memory_engine.engine import curation
+from memory_engine.engine.asked import asked_of
+from memory_engine.engine.grounding import CHANGED, changes
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.retriever import Retrieval, retrieve
 from memory_engine.engine.summaries import split_sentences
@@ -58,6 +60,8 @@ def not_told(question: str) -> str:
     """What a reply says when the person never told what they ask, in their terms: "You haven't told me your
     blood type yet." for "What's my blood type?", "your dentist's name" for "the name of my dentist";
     NOT_TOLD when it cannot say what they asked for. Pure."""
+    if (asked := asked_of(question)) is not None:
+        return f"You haven't told me {asked.in_their_terms(question)} yet."
     # The words as they wrote them ("ID", not the chat spelling "i'd"), in the sentences that ask.
     lowered = " ".join(question.replace("\u2019", "'").lower().split())
     for sentence in _SENTENCES.findall(lowered):
@@ -391,6 +395,7 @@ RECALL_KNOWLEDGE = 20
 NEWER_MARGIN = 0.12  # a newer statement this close to the best is quoted after it ...
 SAME_SUBJECT = 0.45  # ... when it is this close to the best one (cosine): the same subject, told again
 NOW_MARGIN, NOW_SUBJECT = 0.25, 0.30  # the same, for a question about how things are now
+NOT_GIVEN = -1.0  # the score of a statement that does not give what the question asks (engine/asked.py)
 ALSO_MARGIN = 0.05  # another message this close to the best is quoted beside it (nearly a tie)
 QUOTE_WHOLE_CHARS = 240  # a message this short is quoted whole, not only its sentence that matched
 
@@ -486,10 +491,6 @@ def score_statements(
     return scores
 
 
-_CHANGED = re.compile(
-    r"\b(?:update|updated|change of plans?|changed|moved|postponed|rescheduled|brought forward|pushed back|"
-    r"switched|instead|now|no longer|not anymore|renamed|new)\b"
-)
 _NOW = re.compile(r"\b(?:now|these days|currently|at the moment|any ?more|nowadays|lately|latest|new|still)\b")
 
 
@@ -519,7 +520,7 @@ def choose(
         and (
             scores[i] >= max(scores[best] - margin, enough)
             # "update: they postponed the exam to the 21st": a later statement that says the fact changed
-            or (scores[i] >= enough and _CHANGED.search(statements[i].text.lower()) is not None)
+            or (scores[i] >= enough and CHANGED.search(statements[i].text.lower()) is not None)
         )
     ]
     if not newer:
@@ -575,9 +576,12 @@ def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = Tr
 
 def replaces(earlier: Statement, later: Statement) -> bool:
     """Whether the later statement gives another value of an attribute that has one value at a time ("we live
-    in Leeds", then "we moved to Bristol"): then it is the latest, not a second answer. Pure."""
+    in Leeds", then "we moved to Bristol"), or says that a time, a date or a number changed ("standup is at
+    9:30", then "standup moved to 9:15": grounding.changes): then it is the latest, not a second answer.
+    Pure."""
     before = {attribute: value for attribute, value in values_in(earlier.text) if not is_multi_valued(attribute)}
-    return any(before.get(attribute) not in (None, value) for attribute, value in values_in(later.text))
+    changed_value = any(before.get(attribute) not in (None, value) for attribute, value in values_in(later.text))
+    return changed_value or changes(earlier.text, later.text)
 
 
 def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: bool = True) -> str:
@@ -740,6 +744,11 @@ def answer(space: MemorySpace, query: str, *, now: datetime | None = None) -> Re
         if about:
             about_vectors[i] = next(rows)
     scores = score_statements(query, statements, question_vectors, sentence_vectors, about_vectors)
+    if (wanted := asked_of(query)) is not None:
+        # "the name of my dentist": a sentence about the dentist that names no one is not an answer
+        scores = [
+            score if wanted.gives(s.text, query) else NOT_GIVEN for score, s in zip(scores, statements, strict=True)
+        ]
     asks_now = bool(_NOW.search(_plain(query)))
     enough = ENOUGH if kind == MEMORY else STRONG
     quoted = choose(statements, scores, sentence_vectors, enough=enough, asks_now=asks_now)

@@ -1,0 +1,367 @@
+"""What a question asks of its subject, and whether a statement gives it.
+
+A guess shares a question's subject but not what is asked of it: "What is the name of my dentist?" against
+"I have a rendez-vous at the dentist on Thursday", "what's my truck number?" against a sentence about
+dispatch. Recall (engine/recall.py) quotes only statements that give what is asked, and says "you haven't
+told me your dentist's name" when none does.
+
+Three kinds of asking are read, each with its own test; any other question is left to recall's scores:
+
+- a name ("the name of my dentist", "who's my team lead", "what's my dog called"): the statement speaks of
+  the same one (OWNER_WORDS: the word itself, a relative's other words, a pet's kinds) and holds a name the
+  question does not;
+- an identifier ("my passport number", "my blood type", "the rego on my ute", "my shoe size"): the
+  statement says what it is of ("passport", "blood", "rego") and, when the question names an owner, of it;
+- a date or an age of someone ("when is my wife's birthday", "how old is Tarçın"): the statement speaks of
+  them, says what the date is of when the question does ("birthday"), and holds a date or a number.
+
+Pure: regular expressions and word lists, no model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from memory_engine.store.keywords import content_tokens
+
+NAME = "name"
+IDENTIFIER = "identifier"
+WHEN = "when"
+AGE = "age"
+
+# What identifies one thing of theirs among all others; asked for with what it is of ("passport number").
+_IDENTIFIERS = frozenset(
+    re.findall(
+        r"\S+",
+        "number id no plate rego registration combo combination code pin password size type group score pb "
+        "licence license passport postcode zipcode handle username",
+    )
+)
+# Identifiers that say nothing of what they identify: "my truck number" is told with "truck" and a number.
+_GENERIC_IDENTIFIERS = frozenset(content_tokens("number id no code"))
+_NAME_WORDS = frozenset(re.findall(r"\S+", "name names called named surname"))
+# Things whose name is the answer, told without the word: "the name of my town" is "Seogwipo".
+_NAMED_PLACES = frozenset(
+    content_tokens(
+        "town city village country street road company business firm shop store bakery cafe restaurant hotel "
+        "school college university uni team band club project supplier brand farm church gym pub bar"
+    )
+)
+# Words a person uses for the same one: a relative, a pet, a boss. A word in several groups has them all.
+_SAME_ONE_GROUPS = (
+    "mom mum mother mama mam ma amma mommy mummy",
+    "dad father papa pa appa daddy",
+    "grandpa grandfather granddad grandad gramps lolo abuelo nonno",
+    "grandma grandmother gran granny nana nan lola abuela nonna halmeoni",
+    "wife missus",
+    "husband hubby",
+    "son boy lad",
+    "daughter girl",
+    "kid kids child children",
+    "doctor dr gp physician",
+    "professor prof dr supervisor lecturer",
+    "boss manager supervisor",
+    "roommate roomate flatmate housemate",
+    "house home flat apartment address",
+    "landlord landlady",
+    "bird budgie parrot cockatiel canary parakeet",
+    "cat kitten kitty",
+    "operation op surgery",
+)
+# ... and words that stand for many: "my partner" may be told as "my husband", "my dog" as "my greyhound".
+_ONE_OF = {
+    "half": "partner spouse husband wife hubby boyfriend girlfriend fiance fiancé fiancee fiancée",
+    "partner": "spouse husband wife hubby boyfriend girlfriend fiance fiancé fiancee fiancée",
+    "spouse": "partner husband wife hubby",
+    "kid": "son daughter boy girl",
+    "child": "son daughter boy girl",
+    "dog": "pup puppy labrador retriever spaniel terrier poodle dachshund greyhound collie beagle shepherd "
+    "husky pug bulldog boxer whippet chihuahua corgi schnauzer rottweiler dalmatian",
+    "lizard": "gecko iguana chameleon skink",
+    "reptile": "gecko iguana chameleon skink lizard snake tortoise turtle",
+    "pet": "dog cat bird budgie parrot hamster rabbit bunny gecko lizard snake tortoise turtle fish ferret horse",
+    "birthday": "bday born turns turning",
+    "bday": "birthday born turns turning",
+}
+
+
+def _same_one() -> dict[str, frozenset[str]]:
+    words: dict[str, set[str]] = {}
+    for group in _SAME_ONE_GROUPS:
+        tokens = set(content_tokens(group))
+        for token in tokens:
+            words.setdefault(token, set()).update(tokens)
+    for word, others in _ONE_OF.items():
+        for token in content_tokens(word):
+            words.setdefault(token, {token}).update(content_tokens(others))
+    return {word: frozenset(others) for word, others in words.items()}
+
+
+_SAME_ONE = _same_one()
+_RELATIVES = frozenset(content_tokens(" ".join(_SAME_ONE_GROUPS[:9]) + " partner spouse sister brother aunt uncle"))
+
+_OWNER = r"(?:my|our|his|her|their|the|[a-z][\w\-]*'s)"
+_NOUNS = r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}?[a-z0-9][\w\-]*(?:'s\s+[a-z][\w\-]*)?)"
+_ENDS = (
+    r"(?=\s*(?:$|[?,.!;:]|\s(?:again|now|is|was|are|were|did|do|does|i|you|that|for|to|on|in|at|from|dear|"
+    r"pls|please|exactly|called|named|had|has|have|so|but|and|when|before|who|which|where|whose)\b))"
+)
+_TOLD = r"(?:did )?i (?:tell|told|say|said|give|gave|mention|mentioned) (?:you|ya)"
+_ASKING = (
+    # "what is the name of my dentist", "the licence plate of my car", "remind me the name of Yasmin's fiancé"
+    ("of", re.compile(
+        rf"\b(?:what|which|remind me|tell me)(?:'s| is| was| are| were)? the {_NOUNS} of {_OWNER}\s+{_NOUNS}{_ENDS}"
+    )),
+    # "what's the rego on my ute"
+    ("of", re.compile(rf"\b(?:what|which)(?:'s| is| was)? the {_NOUNS} (?:on|for) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    # "what name did I give you for my mother"
+    ("of", re.compile(rf"\bwhat (name) {_TOLD} (?:for|of) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    # "what's my dog called"
+    ("called", re.compile(rf"\bwhat(?:'s| is| was)? (?:my|our|\w+'s)\s+{_NOUNS}(?: again)? (?:called|named)\b")),
+    # "what did I tell you my brother's called", "what I told you my cholesterol number was"
+    ("mine", re.compile(rf"\bwhat {_TOLD} (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    # "what IELTS score I told you I have"
+    ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} {_TOLD}\b")),
+    # "what's my blood type", "whats noodle's morph", "what's Keisha's science teacher's name"
+    ("mine", re.compile(rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    ("mine", re.compile(rf"\b(?:what|which)(?:'s| is| was| are| were)? ([a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}")),
+    # "who's my team lead", "who is doing my knee op"; not "who's the friend that ...", told by what she did
+    ("who", re.compile(rf"\bwho(?:'s| is| was| are)?(?: doing)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    # "when is my wife's birthday"
+    ("when", re.compile(rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    # "how old is Tarçın", "remind me how old Momo is"
+    ("old", re.compile(r"\bhow old (?:is |was )?([a-z][\w\-]*)(?: is| was)?\b")),
+    # "client's name again?"
+    ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks (`kind`), what of (`thing`: "passport number", "birthday"; "" for a name or an
+    age) and of whom (`owner`: "dentist", "euan's bride"; "" when of the person themselves)."""
+
+    kind: str
+    thing: str
+    owner: str
+
+    def in_their_terms(self, question: str) -> str:
+        """What was asked, as a reply tells it back: "your dentist's name", "Keisha's science teacher's
+        name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
+        owner = _as_written(self.owner, question)
+        if self.kind == AGE:
+            return f"how old {owner} is"
+        if owner:  # "your dentist", "the client", "Keisha's science teacher"
+            whose = _whose(self.owner, question) or ("" if owner[0].isupper() else "the")
+            owner = f"{whose} {owner}" if whose else owner
+        thing = "name" if self.kind == NAME else _as_written(self.thing, question)
+        if not owner:
+            return f"your {thing}"
+        return f"{owner}'s {thing}"
+
+    def gives(self, statement: str, question: str) -> bool:
+        """Whether `statement` gives what is asked, in one of its sentences (with the next one when it goes
+        on about the same one: "We hired the new sous chef!! Her name is Fernanda."): see the module's
+        description. Pure."""
+        sentences = _sentences(statement)
+        for i, sentence in enumerate(sentences):
+            following = sentences[i + 1] if i + 1 < len(sentences) else ""
+            if _GOES_ON.match(following):
+                sentence = f"{sentence} {following}"
+            if self._gives(sentence, question):
+                return True
+        return False
+
+    def _gives(self, sentence: str, question: str) -> bool:
+        said = set(content_tokens(sentence))
+        if self.kind == NAME:
+            if self.owner_head in _NAMED_PLACES:
+                return _names_one(sentence, question)
+            # a name in a sentence written all in lower case cannot be told from other words
+            return self._of_owner(said) and (
+                sentence == sentence.lower() or _names_one(sentence, question, person=True)
+            )
+        if self.kind != WHEN and not self._of_owner(said):
+            return False
+        if self.kind == IDENTIFIER:
+            words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
+            specific = [word for word in words if word not in _GENERIC_IDENTIFIERS]
+            number_too = len(specific) < len(words) or not specific  # "truck number": "truck" and a number
+            return all(_said(word, said) for word in specific) and (not number_too or _has_digit(sentence))
+        if self.kind == WHEN:
+            if self.owner and not self._of_owner(said) and said & _RELATIVES:
+                return False  # "husband Luc turns 55" does not give my mom's birthday; "Noor's birthday" may
+            return any(_said(word, said) for word in content_tokens(self.thing)) and bool(
+                _WHEN_WORDS.search(sentence.lower())
+            )
+        return bool(_NUMBER.search(sentence.lower()))  # AGE
+
+    @property
+    def owner_head(self) -> str:
+        words = content_tokens(self.owner.rpartition("'s ")[2])
+        return words[-1] if words else ""
+
+    def _of_owner(self, said: set[str]) -> bool:
+        """Whether the sentence speaks of the owner: its head word ("wholesaler" of "fabric wholesaler")
+        and whose it is ("euan" of "euan's bride")."""
+        if not self.owner:
+            return True
+        whose, _, owner = self.owner.rpartition("'s ")
+        needed = [self.owner_head, *(content_tokens(whose)[-1:] if whose else [])]
+        return all(_said(word, said) for word in needed if word)
+
+
+_TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of `text`, not split after a title ("Mrs. Bello")."""
+    sentences: list[str] = []
+    for part in _SENTENCE_END.split(text.strip()):
+        if sentences and sentences[-1].lower().rstrip(".").rsplit(" ", 1)[-1] in _TITLES:
+            sentences[-1] = f"{sentences[-1]} {part}"
+        else:
+            sentences.append(part)
+    return sentences
+
+
+_CHAT = {"whats": "what's", "wats": "what's", "whos": "who's", "whens": "when's", "u": "you", "ur": "your"}
+_CHAT_WORD = re.compile(r"\b(?:" + "|".join(_CHAT) + r")\b")
+
+
+def asked_of(question: str) -> Asked | None:
+    """What `question` asks of its subject, when it asks a name, an identifier, a date or an age in a way
+    read here (the first of _ASKING's forms that reads one); None for anything else. Pure."""
+    text = _plain(question)
+    for form, pattern in _ASKING:
+        if (found := pattern.search(text)) is not None and (asked := _read(form, found)) is not None:
+            return asked
+    return None
+
+
+def _read(form: str, found: re.Match) -> Asked | None:
+    groups = [group for group in found.groups() if group is not None]
+    if form == "of":  # the owner as asked: "euan's bride", not "bride"
+        owner = found.group(0).rsplit(" of ", 1)[-1].rsplit(" on ", 1)[-1].rsplit(" for ", 1)[-1]
+        asked = _asked(groups[0], re.sub(r"^(?:my|our|his|her|their|the) ", "", owner))
+        told_by_deeds = _TOLD_BY_DEEDS.match(found.string, found.end())
+        if asked and asked.kind == NAME and told_by_deeds and asked.owner_head not in _NAMED_PLACES:
+            return None  # "the gentleman who is looking after my eyes": known by what he does, not the word
+        return asked
+    if form in ("who", "called"):
+        return Asked(NAME, "", groups[0])
+    if form == "old":
+        return Asked(AGE, "", groups[0])
+    owner, _, thing = groups[0].rpartition("'s ")
+    if form == "when":
+        return Asked(WHEN, thing, owner) if thing.split()[-1] in ("birthday", "bday") else None
+    return _asked(thing, owner)
+
+
+_TOLD_BY_DEEDS = re.compile(r"\s+(?:who|that|whose)\b")
+_YOUR = {"my": "your", "our": "your", "his": "his", "her": "her", "their": "their", "the": "the"}
+
+
+def _whose(owner: str, question: str) -> str:
+    """Whose the owner is, as a reply says it: "your" for "my dentist", "the" for "the knee doctor"."""
+    found = re.search(rf"\b(my|our|his|her|their|the)\s+{re.escape(owner.split()[0])}", _plain(question))
+    return _YOUR[found.group(1)] if found else ""
+
+
+def _as_written(words: str, question: str) -> str:
+    """`words` (read in lower case) as the question spells them: "Keisha's science teacher", "IELTS score"."""
+    if not words:
+        return ""
+    found = re.search(re.escape(words).replace("'", "['\u2019]"), question, re.IGNORECASE)
+    return found.group(0) if found else words
+
+
+def _plain(question: str) -> str:
+    text = " ".join(question.replace("\u2019", "'").lower().split())
+    return _CHAT_WORD.sub(lambda match: _CHAT[match.group(0)], text)
+
+
+def _asked(thing: str, owner: str) -> Asked | None:
+    words = thing.split()
+    if not words:
+        return None
+    if words[-1] in _NAME_WORDS:
+        if len(words) > 1 and words[-2] in ("last", "full", "family", "second", "middle"):
+            return None  # "vale's last name": a surname is told without saying it is one
+        owner = owner or " ".join(words[:-1])
+        return Asked(NAME, "", owner) if owner else None
+    if form_of_number(words[-1]):
+        return Asked(IDENTIFIER, thing, owner)
+    if words[-1] in ("birthday", "bday"):
+        return Asked(WHEN, thing, owner)
+    return None
+
+
+def form_of_number(word: str) -> bool:
+    """Whether `word` names an identifier ("number", "rego", "size"). Pure."""
+    return word in _IDENTIFIERS
+
+
+def _said(word: str, said: set[str]) -> bool:
+    """Whether the statement's words (`said`) hold `word`, another word a person uses for the same one, or
+    the word misspelt by a letter ("roomate")."""
+    if word in said or _SAME_ONE.get(word, frozenset()) & said:
+        return True
+    return len(word) >= 6 and any(len(other) >= 5 and _one_letter_apart(word, other) for other in said)
+
+
+def _has_digit(text: str) -> bool:
+    return any(character.isdigit() for character in text)
+
+
+def _one_letter_apart(one: str, other: str) -> bool:
+    if abs(len(one) - len(other)) > 1:
+        return False
+    return difflib.SequenceMatcher(None, one, other).ratio() >= 1 - 2 / (len(one) + len(other))
+
+
+_WHEN_WORDS = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
+    r"apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|"
+    r"tomorrow|tonight|weekend|week|month|year|next|\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:./]\d{1,2}|\d{4})\b"
+)
+_NUMBER = re.compile(
+    r"\b\d+\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b"
+)
+_CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# Capitalised, but not a name of someone or something: days, months, languages, greetings.
+_NOT_A_NAME = frozenset(
+    re.findall(
+        r"\S+",
+        "i i'm i've i'd i'll ok monday tuesday wednesday thursday friday saturday sunday january february march "
+        "april may june july august september october november december english french spanish german italian "
+        "portuguese hello hi hey dear thanks please mr mrs ms dr",
+    )
+)
+_NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\s+(\S+)")
+
+
+def _names_one(statement: str, question: str, *, person: bool = False) -> bool:
+    """Whether `statement` holds a name the question does not: a capitalised word inside a sentence, or the
+    word after "called"/"named". A `person`'s name is not one after "in", "at", "from": "my mother lives
+    in Onitsha" names a town."""
+    asked_words = {word.lower() for word in _CAPITALISED.findall(question)}
+    names = {found.group(1).strip(".,!?;:").lower() for found in _NAMING.finditer(statement.lower())}
+    for found in _CAPITALISED.finditer(statement):
+        word = found.group(0)
+        before = statement[: found.start()].rstrip(" \"'\u201c(")
+        opens = not before or (before[-1] in ".!?:" and before.lower().rstrip(".").rsplit(" ", 1)[-1] not in _TITLES)
+        if not word[0].isupper() or opens or word.lower() in _NOT_A_NAME:
+            continue
+        if person and before.lower().rsplit(" ", 1)[-1] in _PLACE_WORDS:
+            continue
+        names.add(word.lower())
+    return bool(names - asked_words)
+
+
+_PLACE_WORDS = frozenset(re.findall(r"\S+", "in at from to near into of on via"))

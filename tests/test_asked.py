@@ -1,0 +1,82 @@
+"""What a question asks of its subject, and whether a statement gives it (engine/asked.py): a guess shares
+the subject (the dentist, the car) but not what is asked of it (a name, a plate)."""
+
+import pytest
+
+from memory_engine.engine.asked import AGE, IDENTIFIER, NAME, WHEN, Asked, asked_of
+from memory_engine.engine.grounding import changes, tells_a_change
+from memory_engine.engine.long_term import statements
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What is the name of my dentist again?", Asked(NAME, "", "dentist")),
+        ("And what is the licence plate of my car?", Asked(IDENTIFIER, "licence plate", "car")),
+        ("who's my team lead again, need to cc them", Asked(NAME, "", "team lead")),
+        ("whats my shoe size? ordering shoes", Asked(IDENTIFIER, "shoe size", "")),
+        ("what's Keisha's science teacher's name", Asked(NAME, "", "keisha's science teacher")),
+        ("whats the rego on my ute, did i give it to ya?", Asked(IDENTIFIER, "rego", "ute")),
+        ("When is my wife's birthday, did I mention it?", Asked(WHEN, "birthday", "wife")),
+        ("How old is Tarçın, did I tell you?", Asked(AGE, "", "tarçın")),
+        ("What name did I give you for my mother?", Asked(NAME, "", "mother")),
+        ("client's name again?", Asked(NAME, "", "client")),
+        # Asked of a kind of thing, or of someone told by what they did: left to recall's scores.
+        ("What car do I drive?", None),
+        ("Which city do I live in?", None),
+        ("who's the friend that's done loads of marathons?", None),
+        ("And what is the surname of the gentleman who is looking after my eyes?", None),
+        ("vale's last name? booking a table under her name", None),
+    ],
+)
+def test_what_a_question_asks_of_its_subject(question, asked):
+    assert asked_of(question) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "statement"),
+    [
+        ("What is the name of my dentist again?", "I have a rendez-vous at the dentist on Thursday at 14h."),
+        ("And what is the licence plate of my car?", "My car, a grey Peugeot 308, shows an orange light."),
+        ("what's my truck number again", "I drive a Freightliner out of Memphis, what stretches at a truck stop"),
+        ("What's my son-in-law's name dear?", "Hello dear my grandson Liam is turning 8 next month"),
+        ("Kindly remind me the name of Yasmin's fiancé.", "My daughter Yasmin will have her engagement party."),
+        ("What is the name of my son's wife?", "My son Daiki works in Montréal. My husband and I will visit him."),
+        ("what's my mom's birthday?", "husband Luc turns 55 in February"),
+        ("What name did I give you for my mother?", "My mother lives in Onitsha."),
+        ("what is my blood type?", "I must write it in the travel insurance form."),
+        ("And please remind me how old Momo is.", "Our shiba Momo will stay with my sister in Kobe."),
+    ],
+)
+def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_an_answer(question, statement):
+    assert asked_of(question).gives(statement, question) is False
+
+
+@pytest.mark.parametrize(
+    ("question", "statement"),
+    [
+        ("What's my dog called?", "I have a greyhound named Comet."),
+        ("What's my grandpa's name?", "My grandfather Kimo taught me to carve wood."),
+        ("what's my boss's name again", "I'll raise it with my manager, Mrs. Bello."),
+        ("wait whats my roommate's name", "also my roomate kabir snores like a tractor"),
+        ("who's my sous chef now?", "We hired the new sous chef!! Her name is Fernanda Ocampo."),
+        ("What is the name of the town where halmeoni is living?", "She still lives in Seogwipo."),
+        ("what's my student number?", "my student ID is 33817462"),
+        ("when's my girlfriend's bday again?", "note to self: Noor's birthday is march 3rd"),
+        ("What's my other half's name?", "my partner Thabo and I rent a tiny place"),
+        ("how old is my son?", "My son Leo is 7 and loves dinosaurs."),
+    ],
+)
+def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
+    assert asked_of(question).gives(statement, question) is True
+
+
+def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes():
+    assert changes("Our team standup is at 9:30 every morning.", "standup moved to 9:15 from Monday.")
+    assert not changes("Our team standup is at 9:30 every morning.", "standup is still at 9:30, sadly.")
+    assert not changes("The gig is on the 9th.", "The gig is on the 16th.")  # says no change: two gigs?
+    assert tells_a_change("standup moved to 9:15 from Monday") and not tells_a_change("standup was fun")
+    # Kept as the person's words with no first-person word, since it replaces what they told.
+    assert statements("Heads up: standup moved to 9:15 from Monday. Weather's nice.") == [
+        "Heads up: standup moved to 9:15 from Monday."
+    ]
