@@ -352,7 +352,8 @@ def test_what_was_never_told_is_said_to_be_unknown_in_the_persons_terms_not_gues
 def test_the_rest_door_says_what_was_never_told_and_stores_the_exchange_as_said(told):
     add_turns(told, NEVER_TOLD, start=days_ago(1))
     alice = client_for("alice")
-    answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my passport number?"}, format="json")
+    asked = {"query": "What's the licence plate of my car?"}  # the car was told, its plate never
+    answer = alice.post(SPACE.format(user="alice") + "chat/", asked, format="json")
     assert answer.status_code == 200
-    assert answer.data["response"] == "You haven't told me your passport number yet."
+    assert answer.data["response"] == "You haven't told me your car's licence plate yet."
     assert answer.data["page"]["agent_response"] == answer.data["response"]
