@@ -175,7 +175,7 @@ def kept_index_dir(options: TenantOptions) -> Path:
 def write_index_files(options: TenantOptions, progress) -> None:
     """Write every space's index files into this process's index folder (the population's), once per
     population: each run's processes start from a copy, as a deployment's processes start from the files
-    their volumes kept (README, "Deploying"), so a first use reads a file rather than every vector."""
+    their volumes kept (docs/deploying.md), so a first use reads a file rather than every vector."""
     from django.conf import settings
 
     from memory_engine.models import MemorySpace

@@ -1,6 +1,6 @@
 """Settings for the MemoryOS playground.
 
-Every setting comes from the environment with a safe default; the README lists them all.
+Every setting comes from the environment with a safe default; docs/settings.md and docs/deploying.md list them all.
 The helpers below fail loudly on a malformed value instead of silently falling back.
 """
 

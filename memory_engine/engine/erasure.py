@@ -18,7 +18,7 @@ Each comes down to `erase_words(space, texts)`, which takes the words out of:
 
 After the transaction, SQLite's log is emptied into its file, whose freed pages secure_delete zeroes, and
 PostgreSQL vacuums the tables written (a dump holds none of the words; its write-ahead log and free space
-keep the bytes until they are overwritten: README "Deploying"). Nothing of it can be reverted.
+keep the bytes until they are overwritten: docs/deploying.md). Nothing of it can be reverted.
 """
 
 import json

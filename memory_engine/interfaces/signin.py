@@ -11,7 +11,7 @@ clears its username and address's count.
 
 So someone guessing a victim's password from their own address slows only themselves: the victim, from
 theirs, signs in as usual. Behind a proxy the client address is the one the proxy forwards, which the web
-server trusts only from FORWARDED_ALLOW_IPS (README, "Deploying"); otherwise everyone behind it shares one
+server trusts only from FORWARDED_ALLOW_IPS (docs/deploying.md); otherwise everyone behind it shares one
 address. Counts live in Django's cache (set CACHE_URL so that several web processes share them) and are
 forgotten after an hour without failures.
 """

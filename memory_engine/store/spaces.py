@@ -227,7 +227,7 @@ def erase_deleted() -> None:
     """After a deletion, on SQLite: copy the write-ahead log into the database file and empty it, so that
     the deleted rows' words are left neither in the log nor (secure_delete, playground/databases.py) in the
     file's free pages. A checkpoint that a reader holds back finishes at a later one. PostgreSQL keeps
-    deleted rows until VACUUM (autovacuum, or README "Deploying")."""
+    deleted rows until VACUUM (autovacuum, or docs/deploying.md)."""
     if connection.vendor != "sqlite":
         return
     with connection.cursor() as cursor:
