@@ -1,5 +1,5 @@
-"""What a restore and a comparison cost a web request, before and after they moved to a worker (issue 34:
-a 300-page restore held a request 29 s, a 200-question comparison 68 s, on a busy machine).
+"""What a restore and a comparison cost a web request, done in the request and as a worker's job: done in
+the request, a 300-page restore held it 29 s and a 200-question comparison 68 s on a busy machine.
 
 For a space of `pages` synthetic turns in mid-term sessions: the restore of its export as the request did
 it before (check, embed and store, beyond/restore.space_restore), then as it does now (check and record a

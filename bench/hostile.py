@@ -11,7 +11,7 @@ production limits as shipped (rates, sizes, quotas).
 1. **The victim alone.** One Locust client chats with its own space (a reply, then --think seconds), whose
    short-term memory holds one turn, so every turn sets off a consolidation job in the worker.
 2. **The victim beside the attack.** The same, while another account (its tokens, its spaces) sends, as
-   fast as its limits let it, what issue 47's red team sent: a 171-byte ChatGPT file whose branches loop,
+   fast as its limits let it, the worst files a hostile account can bring: a 171-byte ChatGPT file whose branches loop,
    a zip of gigabytes of whitespace, a zip holding one 400 MB string, a 200 MB file of one conversation in
    millions of tiny messages (accepted, then imported: millions of turns), a 50 MB ChatGPT export
    imported whole, an 8 MB export restored into one empty space after another, numbers of 100,000 digits,
@@ -20,7 +20,7 @@ production limits as shipped (rates, sizes, quotas).
 For each phase: the victim's reply latency (Locust's p50/p95/max), its consolidation delay (from each
 turn's storing to the end of the first consolidation job that started after it, from the database), the
 peak resident memory of every process of the stack (the file checks' processes included: they are the web
-processes' children), and what each attack got (statuses, counts). Targets (issue 47): the victim's reply
+processes' children), and what each attack got (statuses, counts). Targets: the victim's reply
 p95 and consolidation delay p95 within 2x of alone, no process past 1 GiB.
 """
 

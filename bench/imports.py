@@ -1,4 +1,4 @@
-"""What importing a large file costs (issue 38): a generated ChatGPT export of each size, taken by the web
+"""What importing a large file costs: a generated ChatGPT export of each size, taken by the web
 process's part (the body streamed to disk, checked whole and listed: jobs/uploads.upload_save, as
 POST .../imports/files/ does) and by the worker's (the chosen conversations read again as a stream and
 stored turn by turn with consolidation: jobs/imports.import_run), each in a fresh process of its own, so

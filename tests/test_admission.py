@@ -65,8 +65,8 @@ def test_a_request_waiting_elsewhere_lends_its_place_and_takes_one_back():
 
 
 def test_a_request_holding_its_place_past_the_stuck_limit_fails_the_health_check(client, settings):
-    """A thread at work for ever (a red team's 171-byte file did it) kept every place of a process while
-    /healthz answered 200; now the health check names it."""
+    """A thread at work for ever (a 171-byte file whose branches loop, walked naively) must not keep a
+    process's places while /healthz answers 200: the health check names it."""
     import time
 
     settings.WEB_STUCK_SECONDS = 0.2

@@ -204,9 +204,8 @@ def test_changing_a_parameter_in_the_page_changes_the_memory(browser, live_serve
 
 
 def test_parameters_being_edited_are_not_redrawn_when_the_memory_changes(browser, live_server, ann, alice_space):
-    """Issue 35: a memory panel redrawn by a feed event between two edits put the stored stm_capacity back
-    in its input, and Save stored the old value (the production walk-through's worker then had nothing to
-    do for ten minutes)."""
+    """A memory panel redrawn by a feed event between two edits must not put the stored value back in an
+    input being edited: Save would store the old value."""
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '2'")
@@ -342,7 +341,7 @@ def test_a_file_of_more_conversations_than_are_listed_at_once_shows_the_rest_on_
 
 
 def test_a_reply_that_went_wrong_shows_as_withheld_and_is_not_kept(browser, live_server, ann, fake_llm):
-    """Issue 13: a reply that degenerates twice is shown as an honest short answer, marked, and the
+    """A reply that degenerates twice is shown as an honest short answer, marked, and the
     looping text never reaches the page or the memory; after a reload the turn still says so."""
     loops = iter([reply("Milo Milo Milo Milo " * 50), reply("I am a cat, I am a cat, I am a cat, I am a cat")])
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else next(loops)
@@ -368,7 +367,7 @@ def test_a_reply_that_went_wrong_shows_as_withheld_and_is_not_kept(browser, live
 def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents_nothing(
     browser, live_server, memory, django_user_model, settings, screenshots
 ):
-    """Issue 33 as a new user meets it, with no key: the bundled SmolLM2 (not a fake) behind the page. The
+    """With no key, as a new user meets it: the bundled SmolLM2 (not a fake) behind the page. The
     page says what the offline mode is; a fact told in passing comes back, quoted, to a question in other
     words after it has left short-term memory; nothing in the memory panel is in words the person never
     said; and no reply recites the prompt or takes the person's name."""

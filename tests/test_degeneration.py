@@ -5,7 +5,7 @@ import pytest
 
 from memory_engine.llm.degeneration import ReplyGuard, loop_problem, most_repeated_ngram
 
-# Replies the bundled model really gave before the guard (issue 13), and their like.
+# Replies the bundled model really gives without the guard, and their like.
 LOOPS = [
     "He was a little cat, and he was a little cat, and he was a little cat, and he was a little cat",
     "The user's profile: The user's profile: The user's profile: The user's profile:",
@@ -68,7 +68,7 @@ def test_it_refuses_the_same_words_it_gave_to_another_message():
 
 
 def test_it_refuses_a_reply_that_describes_the_user_by_name_or_recites_the_instructions():
-    """What the bundled model did with its notes (issue 33): "Maria Lindqvist - A friendly and helpful
+    """What the bundled model does with notes about the person: "Maria Lindqvist - A friendly and helpful
     person", "Dana's a wonderful person", and its instructions read back."""
     guard = ReplyGuard(
         user_names=["Maria Lindqvist", "Maria", "Dana"],

@@ -1,4 +1,4 @@
-"""Files made to hurt the service (issue 47's red team, and what their fixes found): each is refused with where
+"""Files made to hurt the service: each is refused with where
 and why, or read within bounds, and nothing of a refused file is kept. The web door's part (a body decided on
 before it is read) is driven through the production ASGI handler in process, with the ASGI messages a server
 sends."""
@@ -397,7 +397,7 @@ def test_an_upload_of_no_stated_length_is_read_as_it_arrives(alice, alice_space,
 @pytest.mark.django_db(transaction=True)
 def test_an_upload_whose_client_leaves_stops_and_keeps_nothing(alice, settings):
     """The client disconnects once its body is sent, while the file is being checked: the check stops
-    (it went on for minutes after the red team's client had left) and nothing is kept."""
+    (unchecked, it goes on for minutes after the client has left) and nothing is kept."""
     many = [{"id": f"c{n}", "messages": [{"role": "user", "content": f"hi {n}"}] * 20} for n in range(20_000)]
     body = json.dumps(many).encode()
     headers = {

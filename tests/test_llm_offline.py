@@ -62,9 +62,9 @@ def test_it_answers_a_chat_message(offline_llm):
 
 @pytest.mark.django_db
 def test_a_conversation_through_the_api_gets_short_distinct_replies_and_the_fact_back(offline_llm, settings):
-    """Issue 13, as a user meets it: with no key, the bundled model answers through the REST API. Before
-    the chat settings and the guard, every reply ran to the 512-token cap in a loop, and the dog's name
-    never came back."""
+    """With no key, as a user meets it: the bundled model answers through the REST API, each reply short
+    and distinct (unguarded, every reply ran to the 512-token cap in a loop), and the dog's name comes
+    back."""
     from memory_engine.interfaces.memoryos import MemoryOS
     from memory_engine.llm.degeneration import loop_problem
     from tests.api_helpers import SPACE, client_for

@@ -98,7 +98,7 @@ def test_it_retries_after_invalid_json_content_and_counts_both_calls(fake_llm):
     usage = llm.usage()
     assert usage.calls == 2
     assert usage.invalid_answers == 1
-    # The retry is no longer greedy: the same prompt at temperature 0 would repeat the bad answer.
+    # The retry is not greedy: the same prompt at temperature 0 would repeat the bad answer.
     assert [r["temperature"] for r in fake_llm.requests] == [0.0, 0.4]
 
 

@@ -166,8 +166,8 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     browser.fill("input[name=heat_threshold]", "0.1")
     browser.click("#parameters button[type=submit]")
     browser.wait_for_selector("#parameters-status >> text=saved")
-    # What was stored is what was typed, whatever the memory panel redrew meanwhile (issue 35: a feed event
-    # between the two fields put 7 back, and the worker then had nothing to do for ten minutes).
+    # What was stored is what was typed, whatever the memory panel redrew meanwhile (a feed event between
+    # the two fields must not put the stored 7 back).
     saved = MemorySpace.objects.get(user__external_id="sam:me", assistant__external_id="helper")
     assert (saved.stm_capacity, saved.heat_threshold) == (1, 0.1)
     for number, said in enumerate(("Hi, I'm Sam and I work as a nurse.", "I'm off to the hospital now."), start=1):

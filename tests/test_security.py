@@ -1,4 +1,5 @@
-"""Issue 15's findings, each reproduced first: what a hostile account, a crash or a reset finds."""
+"""What a hostile account, a crash or a reset would find, each attack run against the service: another
+account's data stays out of reach, a crash or a reset loses and leaks nothing."""
 
 import asyncio
 import json

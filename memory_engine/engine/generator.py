@@ -43,8 +43,8 @@ SYSTEM = (
 # For a weak model, small talk only (questions about the person are answered by engine/recall.py): a
 # friendly line and no memory to recite.
 COMPACT_SYSTEM = "You are {name}, a friendly assistant. Reply to the user in one or two short, kind sentences."
-# Notes from memory given to a weak model with its small talk. None: given three (the count before issue
-# 33), SmolLM2-135M recited them back as descriptions of the user ("Maria Lindqvist - a friendly nurse").
+# Notes from memory given to a weak model with its small talk. None: given any, SmolLM2-135M recites them
+# back as descriptions of the user ("Maria Lindqvist - a friendly nurse").
 COMPACT_LINES = 0
 USER_SECTION = "What you know about {user}"
 ASSISTANT_SECTION = "What you know about yourself"

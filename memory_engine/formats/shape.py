@@ -4,7 +4,7 @@ of the largest value at each of its first three levels. Each is held to a bound 
 that no file the parser is given can cost it more than linear time, or more memory than the bounds allow:
 
 - yajl (ijson's C parser) reads a token that spans its read buffers again from its start at every buffer,
-  so a long string costs time quadratic in its length (a red team saw 12 MB take 1.7 s and 50 MB 28.8 s),
+  so a long string costs time quadratic in its length (12 MB took 1.7 s and 50 MB 28.8 s),
   and it holds the whole string;
 - an integer of more than 4,300 digits crashes ijson (a segmentation fault: the web process gone);
 - ijson names each value by its path from the top, so a file of nested brackets fills memory with names;

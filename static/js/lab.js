@@ -177,7 +177,7 @@
     return value === null || value === undefined ? "—" : value.toFixed(3);
   }
 
-  // The evidence each side's prompt context shows at each budget (issue 37's curve): a row a budget.
+  // The evidence each side's prompt context shows at each budget (the comparison's curve): a row a budget.
   function showCurve(curve) {
     const table = $("curve");
     table.hidden = !curve.source.length;
