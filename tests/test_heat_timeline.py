@@ -43,6 +43,9 @@ def test_a_label_in_the_points_cannot_break_out_of_the_page(admin_client, memory
     assert _heat_data(page)["points"][0]["cause"] == "</script>"
 
 
-def test_the_heat_timeline_is_for_staff_only(client, memory, alice_space):
+def test_the_heat_timeline_is_for_staff_only(client, admin_client, django_user_model, memory, alice_space):
     url = reverse("admin:memory_engine_memoryspace_heat", args=[alice_space.pk])
-    assert client.get(url).status_code == 302
+    assert client.get(url).status_code == 302  # signed out
+    client.force_login(django_user_model.objects.create_user("member", password="pw-member-12345"))
+    assert client.get(url).status_code == 302  # signed in, not staff
+    assert admin_client.get(url).status_code == 200  # staff

@@ -114,8 +114,12 @@ def test_stored_html_is_escaped_in_the_admin(admin_client, filled):
     assert "<script>alert" not in page
 
 
-def test_the_admin_is_for_staff_only(client, filled):
-    assert client.get(reverse("admin:memory_engine_page_changelist")).status_code == 302
+def test_the_admin_is_for_staff_only(client, admin_client, django_user_model, filled):
+    url = reverse("admin:memory_engine_page_changelist")
+    assert client.get(url).status_code == 302  # signed out: sent to sign in
+    client.force_login(django_user_model.objects.create_user("member", password="pw-member-12345"))
+    assert client.get(url).status_code == 302  # signed in, not staff: the same
+    assert admin_client.get(url).status_code == 200  # staff
 
 
 def test_an_admin_edit_or_delete_is_recorded_and_retrieval_sees_it_at_once(admin_client, memory, filled):

@@ -124,8 +124,9 @@ def test_a_read_only_retrieval_changes_no_heat(memory, filled):
 
 
 def test_one_user_never_retrieves_another_users_memory(memory, filled, bob_space):
-    result = memory.retrieve(user_id="bob", assistant_id="helper", query="Lisbon hotel cat Milo nurse curry")
-    assert result.items() == []
+    query = "Lisbon hotel cat Milo nurse curry"
+    assert memory.retrieve(user_id="alice", assistant_id="helper", query=query).items() != []  # there is memory
+    assert memory.retrieve(user_id="bob", assistant_id="helper", query=query).items() == []  # none of it bob's
 
 
 def test_a_match_weighs_bm25_scaled_to_the_best_page_against_the_cosine():
