@@ -15,6 +15,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from memory_engine.services.tokens import token_create
+from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 from tests.processes import ROOT, mcp_http_server
 
@@ -202,3 +203,20 @@ def test_over_http_a_request_without_a_valid_token_is_refused(http_server):
             headers={**headers, "Accept": "application/json, text/event-stream"},
         )
         assert answer.status_code == 401
+
+
+def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, server_env):
+    async def work(session):
+        return [
+            *result(await session.call_tool("list_profile_entries", {})),
+            *result(await session.call_tool("list_knowledge", {"status": "all"})),
+        ]
+
+    over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    assert {entry["kind"] for entry in over_mcp} == {"profile", "user_knowledge"}
+    alice = client_for("alice")
+    for entry in over_mcp:
+        path = "profile" if entry["kind"] == "profile" else "knowledge"
+        over_rest = alice.get(SPACE.format(user="alice") + f"{path}/{entry['id']}/")
+        assert over_rest.status_code == 200
+        assert json.loads(over_rest.content) == entry

@@ -31,7 +31,7 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.services import curation
 from memory_engine.services.conversation import retrieve, turn_add
-from memory_engine.services.curation import entry_dict, version_dict
+from memory_engine.services.curation import version_dict
 from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.services.tokens import token_for_secret
 from memory_engine.services.transfer import user_export
@@ -107,10 +107,6 @@ def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTer
     return entry
 
 
-def _entry_dict(entry: LongTermEntry) -> dict:
-    return {**entry_dict(entry, history=False), "covers": curation.coverage(entry).as_dict()}
-
-
 def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict:
     try:
         page = turn_add(
@@ -159,7 +155,7 @@ def _list_entries(space, kinds, status) -> list[dict]:
         if status not in LongTermEntry.Status.values:
             raise ToolError(f"status must be one of {', '.join(LongTermEntry.Status.values)} or all")
         entries = entries.filter(status=status)
-    return [_entry_dict(e) for e in entries.prefetch_related("source_pages")]
+    return [curation.entry_card(e) for e in entries.prefetch_related("source_pages")]
 
 
 def _edit_entry(space, entry_id, kinds, value) -> dict:
@@ -169,7 +165,7 @@ def _edit_entry(space, entry_id, kinds, value) -> dict:
         )
     except ValueError as exc:
         raise ToolError(str(exc)) from None
-    return _entry_dict(entry)
+    return curation.entry_card(entry)
 
 
 def _delete_entry(space, entry_id, kinds) -> dict:
@@ -186,7 +182,7 @@ def _revert_entry(space, entry_id, version_id) -> dict:
         entry = curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.API)
     except ValueError as exc:
         raise ToolError(str(exc)) from None
-    return _entry_dict(entry)
+    return curation.entry_card(entry)
 
 
 def _erase_entry(space, entry_id) -> dict:
@@ -200,7 +196,7 @@ def _entry_history(space, entry_id) -> dict:
     page_ids = {i for v in versions for i in v["source_page_ids"]}
     pages = Page.objects.filter(space=space, pk__in=page_ids).defer("embedding").order_by("seq")
     return {
-        "entry": _entry_dict(entry),
+        "entry": curation.entry_card(entry),
         "history": versions,
         "source_pages": [
             {

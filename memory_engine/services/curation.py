@@ -18,11 +18,13 @@ from memory_engine.engine.long_term import (
     version_to_revert_to,
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
+from memory_engine.models import LongTermEntry
 
 __all__ = [
     "COVERAGE_PREFETCH",
     "coverage",
     "page_marks",
+    "entry_card",
     "entry_delete",
     "entry_dict",
     "entry_edit",
@@ -42,3 +44,9 @@ __all__ = [
     "version_to_revert_to",
     "version_dict",
 ]
+
+
+def entry_card(entry: LongTermEntry) -> dict:
+    """An entry as every door gives it (REST, MCP): its fields and provenance as the export writes them
+    (entry_dict, without the history), and what its forget or edit holds out of the turns (`covers`)."""
+    return {**entry_dict(entry, history=False), "covers": coverage(entry).as_dict()}

@@ -25,7 +25,7 @@ from memory_engine.models import (
     StatementMark,
 )
 from memory_engine.services.consolidation import RunCounts, has_pending_work
-from memory_engine.services.curation import coverage, page_marks
+from memory_engine.services.curation import entry_card, page_marks
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
 from memory_engine.services.transfer import FORMAT_LABELS, import_activity
@@ -459,9 +459,13 @@ class CoverageOut(serializers.Serializer):
 
 
 class EntryOut(serializers.ModelSerializer):
-    source_page_ids = serializers.SerializerMethodField()
-    covers = serializers.SerializerMethodField(
-        help_text="What the entry's delete or edit holds out of the turns it was drawn from (engine/curation.py)."
+    """An entry as every door gives it: the payload is services.curation.entry_card's, the same document MCP
+    gives; these fields document it."""
+
+    source_page_ids = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    covers = CoverageOut(
+        read_only=True,
+        help_text="What the entry's delete or edit holds out of the turns it was drawn from (engine/curation.py).",
     )
 
     class Meta:
@@ -472,19 +476,17 @@ class EntryOut(serializers.ModelSerializer):
             "key",
             "value",
             "status",
+            "superseded_by",
             "hits",
+            "last_hit_at",
             "created_at",
             "updated_at",
             "source_page_ids",
             "covers",
         ]
 
-    def get_source_page_ids(self, entry) -> list[int]:
-        return sorted(page.pk for page in entry.source_pages.all())
-
-    @extend_schema_field(CoverageOut)
-    def get_covers(self, entry) -> dict:
-        return coverage(entry).as_dict()
+    def to_representation(self, entry) -> dict:
+        return entry_card(entry)
 
 
 class EntryVersionOut(serializers.ModelSerializer):
