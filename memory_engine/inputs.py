@@ -22,7 +22,7 @@ from memory_engine.errors import (
     MemoryInputError,
     TurnTooLong,
 )
-from memory_engine.models import SPACE_PARAMETERS, MemorySpace
+from memory_engine.models import SPACE_PARAMETERS, LongTermEntry, MemorySpace
 
 ENTRY_VALUE_CHARS = 2000  # a profile value or a fact
 ENTRY_KEY_CHARS = 200  # a profile attribute or a fact's topic
@@ -150,6 +150,18 @@ def entry_key(value: object, field: str = "key") -> str:
     """A profile attribute or a fact's topic: text, whitespace collapsed, at most ENTRY_KEY_CHARS (may
     be empty; the caller decides whether it must be given)."""
     return " ".join(text(value, field, limit=ENTRY_KEY_CHARS, error=InputTooLarge).split())
+
+
+ALL_STATUSES = "all"
+
+
+def entry_status(value: object) -> str | None:
+    """A status to list entries by: one of LongTermEntry.Status's values, or "all" (None: no filter)."""
+    if value == ALL_STATUSES:
+        return None
+    if value not in LongTermEntry.Status.values:
+        raise InvalidParameter("status", f"must be one of {', '.join(LongTermEntry.Status.values)} or all")
+    return value
 
 
 EXPERIMENT_NAME_CHARS = 100

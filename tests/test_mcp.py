@@ -207,12 +207,14 @@ def test_over_http_a_request_without_a_valid_token_is_refused(http_server):
 
 def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, server_env):
     async def work(session):
-        return [
+        refused = await session.call_tool("list_knowledge", {"status": "gone"})
+        assert refused.is_error
+        return refused.content[0].text, [
             *result(await session.call_tool("list_profile_entries", {})),
             *result(await session.call_tool("list_knowledge", {"status": "all"})),
         ]
 
-    over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    refused, over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
     assert {entry["kind"] for entry in over_mcp} == {"profile", "user_knowledge"}
     alice = client_for("alice")
     for entry in over_mcp:
@@ -220,3 +222,6 @@ def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, se
         over_rest = alice.get(SPACE.format(user="alice") + f"{path}/{entry['id']}/")
         assert over_rest.status_code == 200
         assert json.loads(over_rest.content) == entry
+    # A status neither knows is refused by both with the same words.
+    bad = alice.get(SPACE.format(user="alice") + "knowledge/", {"status": "gone"})
+    assert bad.status_code == 400 and refused.endswith(f": {bad.data['detail']}")

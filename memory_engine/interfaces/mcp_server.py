@@ -150,12 +150,10 @@ def _get_user_profile(space, include_knowledge, include_assistant_knowledge) -> 
 
 
 def _list_entries(space, kinds, status) -> list[dict]:
-    entries = LongTermEntry.objects.filter(space=space, kind__in=kinds).defer("embedding").order_by("pk")
-    if status != "all":
-        if status not in LongTermEntry.Status.values:
-            raise ToolError(f"status must be one of {', '.join(LongTermEntry.Status.values)} or all")
-        entries = entries.filter(status=status)
-    return [curation.entry_card(e) for e in entries.prefetch_related("source_pages")]
+    try:
+        return [curation.entry_card(e) for e in curation.entries(space, kinds=kinds, status=status)]
+    except MemoryInputError as exc:
+        raise ToolError(str(exc)) from None
 
 
 def _edit_entry(space, entry_id, kinds, value) -> dict:

@@ -3,6 +3,9 @@ reverted (each change a version in the entry's history), pages and sessions corr
 edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
 `page_marks` what a turn holds out. Erasing (engine/erasure.py) removes the words for good."""
 
+from django.db.models import Prefetch, QuerySet
+
+from memory_engine import inputs
 from memory_engine.beyond.export import entry_dict, version_dict
 from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, page_marks
 from memory_engine.engine.erasure import erase_entry, erase_statement, erase_turn
@@ -18,12 +21,13 @@ from memory_engine.engine.long_term import (
     version_to_revert_to,
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
-from memory_engine.models import LongTermEntry
+from memory_engine.models import LongTermEntry, MemorySpace, Page
 
 __all__ = [
     "COVERAGE_PREFETCH",
     "coverage",
     "page_marks",
+    "entries",
     "entry_card",
     "entry_delete",
     "entry_dict",
@@ -50,3 +54,15 @@ def entry_card(entry: LongTermEntry) -> dict:
     """An entry as every door gives it (REST, MCP): its fields and provenance as the export writes them
     (entry_dict, without the history), and what its forget or edit holds out of the turns (`covers`)."""
     return {**entry_dict(entry, history=False), "covers": coverage(entry).as_dict()}
+
+
+def entries(space: MemorySpace, *, kinds: tuple[str, ...], status: object = LongTermEntry.Status.ACTIVE) -> QuerySet:
+    """The space's entries of `kinds` with `status` ("all" for every status; inputs.entry_status refuses
+    another), in the order they were made, with what entry_card reads fetched with them."""
+    wanted = inputs.entry_status(status)
+    found = (
+        LongTermEntry.objects.filter(space=space, kind__in=kinds)
+        .defer("embedding")
+        .prefetch_related(Prefetch("source_pages", queryset=Page.objects.only("id")), *COVERAGE_PREFETCH)
+    )
+    return (found if wanted is None else found.filter(status=wanted)).order_by("pk")

@@ -723,26 +723,9 @@ class RunsView(MemoryApiView):
 # --- Long-term memory: profile and knowledge ----------------------------------------------------------
 
 
-def _entries(space, kinds):
-    return (
-        LongTermEntry.objects.filter(space=space, kind__in=kinds)
-        .defer("embedding")
-        .prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS), *curation.COVERAGE_PREFETCH)
-    )
-
-
 ENTRY_STATUS = OpenApiParameter(
     "status", str, enum=[*LongTermEntry.Status.values, "all"], description="Default: active."
 )
-
-
-def _with_status(request, entries):
-    wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
-    if wanted == "all":
-        return entries
-    if wanted not in LongTermEntry.Status.values:
-        raise ValidationError({"status": [f"one of {', '.join(LongTermEntry.Status.values)} or all"]})
-    return entries.filter(status=wanted)
 
 
 class ProfileView(MemoryApiView):
@@ -753,7 +736,7 @@ class ProfileView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id)
-        entries = list(_entries(space, PROFILE).filter(status=LongTermEntry.Status.ACTIVE).order_by("key"))
+        entries = list(curation.entries(space, kinds=PROFILE).order_by("key"))
         profile = {entry.key: entry.value for entry in entries}
         return Response({"profile": profile, "entries": s.EntryOut(entries, many=True).data})
 
@@ -779,8 +762,9 @@ class KnowledgeView(MemoryApiView):
         kind = request.query_params.get("kind")
         if kind and kind not in KNOWLEDGE:
             raise ValidationError({"kind": ["user_knowledge or assistant_knowledge"]})
-        entries = _with_status(request, _entries(space, (kind,) if kind else KNOWLEDGE))
-        return self.page_of(entries.order_by("pk"), s.EntryOut)
+        wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
+        entries = curation.entries(space, kinds=(kind,) if kind else KNOWLEDGE, status=wanted)
+        return self.page_of(entries, s.EntryOut)
 
     @extend_schema(request=s.KnowledgeIn, responses={201: s.EntryOut}, summary="Add a fact")
     def post(self, request, user_id, assistant_id):
