@@ -64,8 +64,14 @@ class EntryNotActive(InvalidEntry):
     ago by someone else): a conflict with its state, 409 over HTTP. Revert it from its history first."""
 
 
+class EntryHeldByAnother(InvalidEntry):
+    """A revert of a profile entry whose attribute another active entry now holds: a conflict with the
+    memory's state, 409 over HTTP. Edit that entry instead."""
+
+
 class InvalidParameter(MemoryInputError):
-    """A space parameter out of its range; `field` names it, `reason` says why."""
+    """A parameter out of its range or not one the request may give (a space's parameter, a status to list
+    by, a sentence the turn does not hold); `field` names it, `reason` says why."""
 
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(f"{field} {reason}")

@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from memory_engine.engine.curation import FIELDS, curate, span, statements_of, without
 from memory_engine.engine.grounding import states
 from memory_engine.engine.summaries import split_sentences
+from memory_engine.errors import InvalidParameter
 from memory_engine.models import (
     BackgroundJob,
     EntryVersion,
@@ -68,11 +69,11 @@ def erase_turn(page: Page) -> int:
 
 
 def erase_statement(page: Page, sentence: str) -> int:
-    """Erase one sentence of a turn wherever it is. Raises ValueError when the turn does not hold it."""
+    """Erase one sentence of a turn wherever it is. Raises InvalidParameter when the turn does not hold it."""
     said = page.said or {name: getattr(page, name) for name in FIELDS}
     sentence = " ".join(str(sentence).split())
     if not sentence or not any(span(sentence, said[name]) for name in FIELDS):
-        raise ValueError("the turn holds no such sentence")
+        raise InvalidParameter("sentence", "is not one the turn holds")
     return erase_words(page.space, [sentence])
 
 

@@ -26,7 +26,7 @@ from memory_engine.engine import curation
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, states, tells_a_change
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.engine.summaries import split_sentences
-from memory_engine.errors import EntryNotActive, InvalidEntry
+from memory_engine.errors import EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
 from memory_engine.store.keywords import content_tokens, extract_keywords
@@ -489,12 +489,12 @@ def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cau
     """Give the entry the value it had after `version` again, active (an entry that was deleted,
     superseded or evicted comes back), re-embedding a knowledge entry; recorded as a new version, and
     seen by retrieval at once. Reverting to the value it has, while active, records nothing. Raises
-    ValueError for a version of another entry, one that left no value (a deletion), or a profile
-    attribute that another active entry now holds."""
+    UnknownEntry for a version of another entry, InvalidEntry for one that left no value (a deletion), and
+    EntryHeldByAnother for a profile attribute that another active entry now holds."""
     if version.entry_id != entry.pk:
-        raise ValueError(f"version {version.pk} is not a version of entry {entry.pk}")
+        raise UnknownEntry(f"version {version.pk} is not a version of entry {entry.pk}")
     if version.after is None:
-        raise ValueError(f"version {version.pk} left no value to revert to")
+        raise InvalidEntry(f"version {version.pk} left no value to revert to")
     value = version.after
     vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
     with space_write(entry.space_id) as write:
@@ -503,7 +503,7 @@ def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cau
             return entry
         rival = LongTermEntry.objects.filter(space=write.space, kind=Kind.PROFILE, key=entry.key, status=Status.ACTIVE)
         if entry.kind == Kind.PROFILE and rival.exclude(pk=entry.pk).exists():
-            raise ValueError(f"another entry now holds the attribute {entry.key!r}: edit that one instead")
+            raise EntryHeldByAnother(f"another entry now holds the attribute {entry.key!r}: edit that one instead")
         before = entry.value if entry.status == Status.ACTIVE else None
         entry.value, entry.status, entry.superseded_by = value, Status.ACTIVE, None
         if vector is not None:

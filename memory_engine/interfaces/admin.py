@@ -462,7 +462,7 @@ class LongTermEntryAdmin(admin.ModelAdmin):
         try:
             curation.entry_revert(entry=entry, version=version, actor=_actor(request), cause=Cause.ADMIN)
             messages.success(request, f"Entry {entry.pk} is back to: {version.after}")
-        except ValueError as exc:
+        except MemoryInputError as exc:  # another entry holds the attribute; a version with no value
             messages.error(request, str(exc))
         return redirect("admin:memory_engine_longtermentry_versions", entry_id=entry.pk)
 

@@ -75,11 +75,15 @@ class ApiTokenVerifier:
 
 async def run_orm(fn, *args, **kwargs):
     """Run an ORM function off the event loop, on a live database connection (this process lives long:
-    a connection the database dropped is replaced, as Django does between requests)."""
+    a connection the database dropped is replaced, as Django does between requests). The engine's input
+    errors (MemoryInputError) become the tool's error, with the same words REST gives."""
 
     def call():
         close_old_connections()
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except MemoryInputError as exc:  # what the caller sent: said as the tool's error, as REST says a 4xx
+            raise ToolError(str(exc)) from None
 
     return await sync_to_async(call)()
 
@@ -90,14 +94,11 @@ def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
     known = MemoryUser.objects.filter(external_id=user_id).exists()
     if not known and not create:
         raise ToolError(f"no memory for user {user_id!r} yet")
-    try:
-        if create:
-            if not known:
-                user_create(user_id=user_id)
-            assistant_create(assistant_id=assistant_id)
-        return space_get(user_id=user_id, assistant_id=assistant_id, create=create)
-    except MemoryInputError as exc:
-        raise ToolError(str(exc)) from None
+    if create:
+        if not known:
+            user_create(user_id=user_id)
+        assistant_create(assistant_id=assistant_id)
+    return space_get(user_id=user_id, assistant_id=assistant_id, create=create)
 
 
 def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry:
@@ -108,22 +109,16 @@ def _entry(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTer
 
 
 def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict:
-    try:
-        page = turn_add(
-            space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta_data
-        )
-    except MemoryInputError as exc:
-        raise ToolError(str(exc)) from None
+    page = turn_add(
+        space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta_data
+    )
     return {"status": "success", "message": "stored in short-term memory", "page_id": page.pk, "seq": page.seq}
 
 
 def _retrieve_memory(space, query, relationship_with_user, style_hint, max_results) -> dict:
-    try:
-        relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
-        style_hint = inputs.hint(style_hint, "style_hint")
-        found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
-    except MemoryInputError as exc:
-        raise ToolError(str(exc)) from None
+    relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
+    style_hint = inputs.hint(style_hint, "style_hint")
+    found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
     items = found.as_dict()
     return {
         "status": "success",
@@ -150,19 +145,13 @@ def _get_user_profile(space, include_knowledge, include_assistant_knowledge) -> 
 
 
 def _list_entries(space, kinds, status) -> list[dict]:
-    try:
-        return [curation.entry_card(e) for e in curation.entries(space, kinds=kinds, status=status)]
-    except MemoryInputError as exc:
-        raise ToolError(str(exc)) from None
+    return [curation.entry_card(e) for e in curation.entries(space, kinds=kinds, status=status)]
 
 
 def _edit_entry(space, entry_id, kinds, value) -> dict:
-    try:
-        entry = curation.entry_edit(
-            entry=_entry(space, entry_id, kinds), value=value, actor=ACTOR, cause=EntryVersion.Cause.API
-        )
-    except ValueError as exc:
-        raise ToolError(str(exc)) from None
+    entry = curation.entry_edit(
+        entry=_entry(space, entry_id, kinds), value=value, actor=ACTOR, cause=EntryVersion.Cause.API
+    )
     return curation.entry_card(entry)
 
 
@@ -176,10 +165,7 @@ def _revert_entry(space, entry_id, version_id) -> dict:
     version = curation.version_to_revert_to(entry, version_id)
     if version is None:
         raise ToolError(f"no version of entry {entry_id} with a value to revert to")
-    try:
-        entry = curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.API)
-    except ValueError as exc:
-        raise ToolError(str(exc)) from None
+    entry = curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.API)
     return curation.entry_card(entry)
 
 

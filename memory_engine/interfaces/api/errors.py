@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory_engine.errors import (
+    EntryHeldByAnother,
     EntryNotActive,
     ExperimentConflict,
     InputTooLarge,
@@ -55,7 +56,8 @@ def exception_handler(exc, context):
         return response
     if isinstance(exc, TooMuchBulkWork):
         return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": "60"})
-    if isinstance(exc, EntryNotActive | ExperimentConflict | SecretsUnavailable):  # the state is in the way
+    in_the_way = EntryNotActive | EntryHeldByAnother | ExperimentConflict | SecretsUnavailable  # the state is
+    if isinstance(exc, in_the_way):
         return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, InvalidParameter):  # a field message, as DRF gives for a field it checks
         return Response({exc.field: [exc.reason], "detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)

@@ -319,12 +319,8 @@ class TurnEraseView(MemoryApiView):
     def post(self, request, user_id, assistant_id, page_id):
         data = self.valid(s.EraseIn)
         page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
-        try:
-            changed = (
-                curation.erase_statement(page, data["sentence"]) if data.get("sentence") else curation.erase_turn(page)
-            )
-        except ValueError as exc:
-            raise ValidationError({"sentence": [str(exc)]}) from None
+        sentence = data.get("sentence")
+        changed = curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)
         return Response({"erased": True, "turns_changed": changed})
 
 
@@ -825,10 +821,7 @@ class EntryRevertView(MemoryApiView):
         version = curation.version_to_revert_to(entry, data.get("version_id"))
         if version is None:
             raise Http404("no version of this entry with a value to revert to")
-        try:
-            entry = curation.entry_revert(entry=entry, version=version, actor=self.actor(), cause=self.cause())
-        except ValueError as exc:  # another entry holds the attribute now
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        entry = curation.entry_revert(entry=entry, version=version, actor=self.actor(), cause=self.cause())
         return Response(s.EntryOut(entry).data)
 
 
