@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.db.models import Count, Q
 from django.http import Http404
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import redirect, render
@@ -17,28 +16,16 @@ from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
-from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, Experiment, MemorySpace, Page
+from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, Experiment, MemorySpace
 from memory_engine.services import tokens as api_tokens
 from memory_engine.services.space_llm import weak_model
-from memory_engine.services.spaces import assistant_create, owned_user_create, space_get
+from memory_engine.services.spaces import assistant_create, owned_spaces, owned_user_create, space_get
 from memory_engine.services.transfer import locomo_sample_ids
 
 
 def home(request):
     """Signed in: one's memory spaces, tier by tier, and a form to start another. Otherwise: what this is."""
-    spaces = []
-    if request.user.is_authenticated:
-        spaces = (
-            MemorySpace.objects.filter(user__owner=request.user)
-            .select_related("user", "assistant")
-            .annotate(
-                short_term=Count("pages", filter=Q(pages__tier=Page.Tier.SHORT), distinct=True),
-                mid_term=Count("pages", filter=Q(pages__tier=Page.Tier.MID), distinct=True),
-                sessions_active=Count("sessions", filter=Q(sessions__status="active"), distinct=True),
-                entries_active=Count("entries", filter=Q(entries__status="active"), distinct=True),
-            )
-            .order_by("user__external_id", "assistant__external_id")
-        )
+    spaces = owned_spaces(request.user) if request.user.is_authenticated else []
     return render(request, "memory_engine/home.html", {"spaces": spaces})
 
 
