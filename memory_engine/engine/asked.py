@@ -100,7 +100,13 @@ def _same_one() -> dict[str, frozenset[str]]:
 
 
 _SAME_ONE = _same_one()
-_RELATIVES = frozenset(content_tokens(" ".join(_SAME_ONE_GROUPS[:9]) + " partner spouse sister brother aunt uncle"))
+# Words for a relative: a sentence naming one speaks of that one ("husband Luc turns 55").
+_RELATIVES = frozenset(
+    content_tokens(
+        "mom mum mother mama amma dad father papa grandpa grandfather grandma grandmother gran nana wife "
+        "husband partner spouse son daughter kid child sister brother aunt uncle cousin"
+    )
+)
 
 _OWNER = r"(?:my|our|his|her|their|the|[a-z][\w\-]*'s)"
 _NOUNS = r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}?[a-z0-9][\w\-]*(?:'s\s+[a-z][\w\-]*)?)"
@@ -294,16 +300,11 @@ def _asked(thing: str, owner: str) -> Asked | None:
             return None  # "vale's last name": a surname is told without saying it is one
         owner = owner or " ".join(words[:-1])
         return Asked(NAME, "", owner) if owner else None
-    if form_of_number(words[-1]):
+    if words[-1] in _IDENTIFIERS:
         return Asked(IDENTIFIER, thing, owner)
     if words[-1] in ("birthday", "bday"):
         return Asked(WHEN, thing, owner)
     return None
-
-
-def form_of_number(word: str) -> bool:
-    """Whether `word` names an identifier ("number", "rego", "size"). Pure."""
-    return word in _IDENTIFIERS
 
 
 def _said(word: str, said: set[str]) -> bool:
