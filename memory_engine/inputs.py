@@ -152,6 +152,25 @@ def entry_key(value: object, field: str = "key") -> str:
     return " ".join(text(value, field, limit=ENTRY_KEY_CHARS, error=InputTooLarge).split())
 
 
+def one_of(value: object, field: str, choices) -> str | None:
+    """A filter's value: None when not given, else one of `choices` (InvalidParameter names the others)."""
+    if value in (None, ""):
+        return None
+    if value not in choices:
+        raise InvalidParameter(field, f"must be one of {', '.join(choices)}")
+    return value
+
+
+def row_id(value: object, field: str) -> int | None:
+    """A row's id given as a filter ("?session=12"): None when not given, else a whole number."""
+    if value in (None, ""):
+        return None
+    text = str(value)
+    if not text.isdecimal() or len(text) > 18:
+        raise InvalidParameter(field, "must be an id (a whole number)")
+    return int(text)
+
+
 ALL_STATUSES = "all"
 
 

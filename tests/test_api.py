@@ -546,3 +546,21 @@ def test_deleting_one_space_keeps_the_users_other_spaces(filled, alice, fake_llm
     assert alice.get(SPACE.format(user="alice")).status_code == 404
     assert alice.get(other + "turns/").data["count"] == 1
     assert alice.get("/api/v1/users/alice/").data["assistants"] == ["travel-bot"]
+
+
+@pytest.mark.parametrize(
+    ("path", "field", "value"),
+    [
+        ("sessions/", "status", "warm"),
+        ("heat/", "cause", "sunshine"),
+        ("heat/", "session", "twelve"),
+        ("parameters/history/", "name", "warmth"),
+        ("runs/", "status", "sleeping"),
+        ("knowledge/", "status", "gone"),
+    ],
+)
+def test_a_list_refuses_a_filter_it_does_not_know_and_says_which_it_does(alice, alice_space, path, field, value):
+    base = SPACE.format(user="alice")
+    assert alice.get(base + path).status_code == 200  # the list itself answers
+    refused = alice.get(base + path, {field: value})
+    assert refused.status_code == 400 and refused.data["detail"].startswith(f"{field} must be")

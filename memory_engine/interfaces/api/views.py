@@ -47,10 +47,9 @@ from memory_engine.models import (
     MemoryUser,
     MidTermSession,
     Page,
-    ParameterChange,
     ReplyRecord,
 )
-from memory_engine.services import curation, usage
+from memory_engine.services import consolidation, curation, spaces, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
 from memory_engine.services.lab import (
     Probe,
@@ -564,9 +563,8 @@ class SessionsView(MemoryApiView):
         summary="Mid-term sessions with their heat, hottest first",
     )
     def get(self, request, user_id, assistant_id):
-        sessions = MidTermSession.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
-        sessions = _filtered(request, sessions, "status", MidTermSession.Status.values)
-        return self.page_of(sessions.order_by("-heat", "pk"), s.SessionOut)
+        found = spaces.sessions(space_for(request, user_id, assistant_id), status=request.query_params.get("status"))
+        return self.page_of(found, s.SessionOut)
 
 
 class ParameterChangesView(MemoryApiView):
@@ -576,9 +574,9 @@ class ParameterChangesView(MemoryApiView):
         summary="Changes to the space's parameters, oldest first: what it was set to, when, and by whom",
     )
     def get(self, request, user_id, assistant_id):
-        changes = ParameterChange.objects.filter(space=space_for(request, user_id, assistant_id))
-        changes = _filtered(request, changes, "name", SPACE_PARAMETERS)
-        return self.page_of(changes.order_by("at", "pk"), s.ParameterChangeOut)
+        space = space_for(request, user_id, assistant_id)
+        changes = spaces.parameter_changes(space, name=request.query_params.get("name"))
+        return self.page_of(changes, s.ParameterChangeOut)
 
 
 class HeatView(MemoryApiView):
@@ -592,14 +590,11 @@ class HeatView(MemoryApiView):
         summary="The heat timeline: a point each time a session's heat changed, oldest first",
     )
     def get(self, request, user_id, assistant_id):
-        events = HeatEvent.objects.filter(space=space_for(request, user_id, assistant_id))
-        events = _filtered(request, events, "cause", HeatEvent.Cause.values)
-        session = request.query_params.get("session")
-        if session:
-            if not session.isdecimal() or len(session) > 18:
-                raise ValidationError({"session": ["a session id (a whole number)"]})
-            events = events.filter(session_id=int(session))
-        return self.page_of(events.order_by("at", "pk"), s.HeatEventOut)
+        asked = request.query_params
+        events = spaces.heat_events(
+            space_for(request, user_id, assistant_id), session=asked.get("session"), cause=asked.get("cause")
+        )
+        return self.page_of(events, s.HeatEventOut)
 
 
 class ImportsView(MemoryApiView):
@@ -711,9 +706,9 @@ class RunsView(MemoryApiView):
         summary="Consolidation runs, newest first",
     )
     def get(self, request, user_id, assistant_id):
-        runs = ConsolidationRun.objects.filter(space=space_for(request, user_id, assistant_id))
-        runs = _filtered(request, runs, "status", ConsolidationRun.Status.values)
-        return self.page_of(runs.order_by("-started_at", "-pk"), s.ConsolidationRunOut)
+        space = space_for(request, user_id, assistant_id)
+        found = consolidation.runs(space, status=request.query_params.get("status"))
+        return self.page_of(found, s.ConsolidationRunOut)
 
 
 # --- Long-term memory: profile and knowledge ----------------------------------------------------------
