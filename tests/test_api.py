@@ -557,6 +557,7 @@ def test_deleting_one_space_keeps_the_users_other_spaces(filled, alice, fake_llm
         ("parameters/history/", "name", "warmth"),
         ("runs/", "status", "sleeping"),
         ("knowledge/", "status", "gone"),
+        ("turns/", "tier", "attic"),
     ],
 )
 def test_a_list_refuses_a_filter_it_does_not_know_and_says_which_it_does(alice, alice_space, path, field, value):

@@ -49,7 +49,7 @@ from memory_engine.models import (
     Page,
     ReplyRecord,
 )
-from memory_engine.services import consolidation, curation, spaces, usage
+from memory_engine.services import consolidation, conversation, curation, spaces, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
 from memory_engine.services.lab import (
     Probe,
@@ -163,16 +163,6 @@ class MemoryApiView(APIView):
         return paginator.get_paginated_response(serializer_class(rows, many=True).data)
 
 
-def _filtered(request, queryset, field: str, choices: list[str]):
-    """The rows whose `field` is the query parameter of that name, when given; 400 for another value."""
-    wanted = request.query_params.get(field)
-    if not wanted:
-        return queryset
-    if wanted not in choices:
-        raise ValidationError({field: [f"one of {', '.join(choices)}"]})
-    return queryset.filter(**{field: wanted})
-
-
 # --- Memory users ----------------------------------------------------------------------------------
 
 
@@ -280,10 +270,12 @@ class TurnsView(MemoryApiView):
         parameters=[*PAGING, TIER, NEWEST], responses=s.paginated(s.PageOut), summary="The stored turns, in order"
     )
     def get(self, request, user_id, assistant_id):
-        pages = Page.objects.filter(space=space_for(request, user_id, assistant_id)).defer("embedding")
-        pages = pages.select_related("reply_record")
-        pages = pages.order_by("-seq" if request.query_params.get("newest") in ("1", "true") else "seq")
-        pages = _filtered(request, pages, "tier", Page.Tier.values)
+        asked = request.query_params
+        pages = conversation.turns(
+            space_for(request, user_id, assistant_id),
+            tier=asked.get("tier"),
+            newest_first=asked.get("newest") in ("1", "true"),
+        )
         return self.page_of(pages, s.PageOut)
 
     @extend_schema(request=s.TurnIn, responses={201: s.PageOut}, summary="Add a turn (the space is made on first use)")
