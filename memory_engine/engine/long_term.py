@@ -305,12 +305,10 @@ def knowledge_add(
     )
     _version(new, before=None, after=fact, cause=cause, actor=actor, now=now, pages=pages)
     for old in active:
-        about_the_same = old.embedding is not None and float(np.dot(from_bytes(old.embedding, dim), vector)) >= (
-            CHANGE_SIMILARITY
-        )
         # "standup moved to 9:15" replaces "standup is at 9:30", whatever topic each was filed under
+        changed = kind == Kind.USER_KNOWLEDGE and old.embedding is not None and changes(old.value, fact)
         if (supersede and old.key == topic) or (
-            kind == Kind.USER_KNOWLEDGE and about_the_same and changes(old.value, fact)
+            changed and float(np.dot(from_bytes(old.embedding, dim), vector)) >= CHANGE_SIMILARITY
         ):
             old.status, old.superseded_by, old.vector_version = Status.SUPERSEDED, new, version
             old.save(update_fields=["status", "superseded_by", "vector_version", "updated_at"])
