@@ -123,7 +123,8 @@ class SpaceFeed:
         listener = feed.listener()
         wake = listener.register(self.space_id)
         with contextlib.suppress(TimeoutError):  # so that nothing announced after the first event is missed
-            await asyncio.wait_for(listener.ready.wait(), 2.0)
+            async with asyncio.timeout(2.0):
+                await listener.ready.wait()
         try:
             first = True
             while time.monotonic() < ends and not server_shutting_down():
@@ -155,7 +156,8 @@ async def _wait(wake: asyncio.Event, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and not server_shutting_down():
         try:
-            await asyncio.wait_for(wake.wait(), min(1.0, max(0.0, deadline - time.monotonic())))
+            async with asyncio.timeout(min(1.0, max(0.0, deadline - time.monotonic()))):
+                await wake.wait()
             return True
         except TimeoutError:
             continue

@@ -12,7 +12,9 @@ The reply runs in a thread of its own (the model's callback cannot yield to the 
 events reach the response through a queue. Under ASGI the response reads them asynchronously, so a
 stream holds no server thread while the model writes; under WSGI (the development server) it holds its
 request's thread, as every WSGI response does. When the client goes away (the stop button, a closed
-tab), the response is closed, the reply is stopped at its next word, and nothing is stored.
+tab), the reply is stopped at its next word, and nothing is stored: the response is closed, and under
+ASGI the server's disconnect watcher says so too (`gone`), so the reply stops even if the response's
+cancellation is lost (see `asynchronous`).
 """
 
 import asyncio
@@ -45,17 +47,23 @@ class ReplyStream:
         self,
         work: Callable[[Callable[[str], bool]], dict],
         failure: Callable[[Exception], tuple[int, dict]],
+        gone: Callable[[], bool] = lambda: False,
     ) -> None:
         self.work = work
         self.failure = failure
+        self.gone = gone
         self.stopped = threading.Event()
         self._sent = ""
         self._put: Callable[[object], None] = lambda item: None
 
     # --- the reply's thread ----------------------------------------------------------------------
 
+    def should_stop(self) -> bool:
+        """Whether the reply is to stop: its response was closed, or the client has disconnected."""
+        return self.stopped.is_set() or self.gone()
+
     def _on_text(self, text: str) -> bool:
-        if self.stopped.is_set():
+        if self.should_stop():
             return True
         if text.startswith(self._sent):
             delta = text[len(self._sent) :]
@@ -120,8 +128,9 @@ class ReplyStream:
         self._start()
         try:
             while True:
-                try:
-                    item = await asyncio.wait_for(items.get(), KEEP_ALIVE_SECONDS)
+                try:  # not asyncio.wait_for: on Python 3.11 it loses a cancellation that arrives with an item
+                    async with asyncio.timeout(KEEP_ALIVE_SECONDS):
+                        item = await items.get()
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue

@@ -32,7 +32,7 @@ from memory_engine.interfaces.api.throttling import (
     caller_key,
 )
 from memory_engine.interfaces.api.work import one_at_a_time, work_check
-from memory_engine.interfaces.asgi import is_precheck, was_prechecked
+from memory_engine.interfaces.asgi import client_gone, is_precheck, was_prechecked
 from memory_engine.models import (
     SPACE_PARAMETERS,
     BackgroundJob,
@@ -412,9 +412,9 @@ class ChatView(MemoryApiView):
         query, llm = inputs.query(data["query"]), llm_for(space)  # a bad query is a 400, before any event
 
         def work(on_text):
-            return _chat_body(reply(space=space, query=query, llm=llm, on_text=on_text, stopped=stream.stopped.is_set))
+            return _chat_body(reply(space=space, query=query, llm=llm, on_text=on_text, stopped=stream.should_stop))
 
-        stream = ReplyStream(work, _failure)
+        stream = ReplyStream(work, _failure, gone=lambda: client_gone(request))
         return event_stream(stream.asynchronous() if isinstance(request._request, ASGIRequest) else stream.sync())
 
 
