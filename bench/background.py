@@ -2,9 +2,9 @@
 the request, a 300-page restore held it 29 s and a 200-question comparison 68 s on a busy machine.
 
 For a space of `pages` synthetic turns in mid-term sessions: the restore of its export as the request did
-it before (check, embed and store, beyond/restore.space_restore), then as it does now (check and record a
-job, jobs/background.restore_create) and the worker's part (background_run); and a comparison of
-`questions` x k, before (beyond/comparison.compare in the request) and now (comparison_create, then the
+it before (check, embed and store, services/restore.space_restore), then as it does now (check and record a
+job, services/background.restore_create) and the worker's part (background_run); and a comparison of
+`questions` x k, before (services/comparison.compare in the request) and now (comparison_create, then the
 worker). Runs in this process on the configured database, in spaces of a throwaway memory user that it
 deletes afterwards.
 """
@@ -17,10 +17,10 @@ from datetime import timedelta
 from django.utils import timezone
 
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
-from memory_engine.beyond.comparison import Probe, compare
-from memory_engine.beyond.restore import space_restore
-from memory_engine.jobs.background import background_run, comparison_create, restore_create
 from memory_engine.models import BackgroundJob, Experiment, MemoryUser
+from memory_engine.services.background import background_run, comparison_create, restore_create
+from memory_engine.services.comparison import Probe, compare
+from memory_engine.services.restore import space_restore
 from memory_engine.store.embeddings import get_embedder
 from memory_engine.store.spaces import assistant_create, space_get, user_create, user_memory_delete
 
@@ -28,7 +28,7 @@ PAGES_A_SESSION = 10
 
 
 def synthetic_export(pages: int, seed: int = 7) -> dict:
-    """A space's export (beyond/export.py's shape) of `pages` turns in mid-term sessions of ten, each
+    """A space's export (services/export.py's shape) of `pages` turns in mid-term sessions of ten, each
     session summarised by its first turn: what a lived space holds, without an LLM to build it."""
     made = synthetic_pages(seed, pages)
     start = timezone.now() - timedelta(days=30)

@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from memory_engine.jobs.locomo import Turn, turn_document
+from memory_engine.formats.locomo import Turn, turn_document
 from memory_engine.store.embeddings import get_embedder
 from memory_engine.store.lexical import BM25Index
 

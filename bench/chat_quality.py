@@ -31,11 +31,11 @@ from pathlib import Path
 from django.utils import timezone
 
 from memory_engine.engine import generator
-from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
-from memory_engine.jobs.conversation import reply
 from memory_engine.llm import LLM, chat_sampling
 from memory_engine.llm.degeneration import most_repeated_ngram
 from memory_engine.models import LongTermEntry, MidTermSession
+from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
+from memory_engine.services.conversation import reply
 from memory_engine.store.keywords import content_tokens
 from memory_engine.store.spaces import assistant_create, space_get, user_create
 

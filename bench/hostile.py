@@ -145,7 +145,7 @@ def prepare(options: HostileOptions, progress) -> dict:
     from django.core.management import call_command
 
     from bench.scale import BenchOptions, space_grow
-    from memory_engine.beyond.export import space_export
+    from memory_engine.services.export import space_export
     from memory_engine.services.tokens import token_create
     from memory_engine.store.spaces import assistant_create, owned_user_create, space_delete, space_get, user_create
 

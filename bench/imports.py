@@ -1,7 +1,7 @@
 """What importing a large file costs: a generated ChatGPT export of each size, taken by the web
-process's part (the body streamed to disk, checked whole and listed: jobs/uploads.upload_save, as
+process's part (the body streamed to disk, checked whole and listed: services/uploads.upload_save, as
 POST .../imports/files/ does) and by the worker's (the chosen conversations read again as a stream and
-stored turn by turn with consolidation: jobs/imports.import_run), each in a fresh process of its own, so
+stored turn by turn with consolidation: services/imports.import_run), each in a fresh process of its own, so
 that its peak memory is its own.
 
 The export is synthetic (bench/synthetic_chat.py's pages as messages, 20 messages a conversation, every
@@ -137,7 +137,7 @@ def run_role(role: str, *, file: str, store_turns: int, result: str) -> None:
 def _web(file: str) -> dict:
     """What POST .../imports/files/ does with the body: into a throwaway space whose heat threshold is out
     of reach (no promotion, so no LLM call in the worker's part)."""
-    from memory_engine.jobs.uploads import upload_save
+    from memory_engine.services.uploads import upload_save
     from memory_engine.store.spaces import assistant_create, space_get, user_create
 
     user = user_create(user_id=f"bench-import-{uuid.uuid4().hex[:8]}", display_name="Bench")
@@ -147,7 +147,7 @@ def _web(file: str) -> dict:
     space.save(update_fields=["heat_threshold"])
     # The file is checked in a process of its own (memory_engine/file_check.py), whose peak it logs.
     logged = _Logged()
-    logging.getLogger("memory_engine.jobs.uploads").addHandler(logged)
+    logging.getLogger("memory_engine.services.uploads").addHandler(logged)
     with open(file, "rb") as body:
         upload = upload_save(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
     peaks = [float(m.rsplit("peak ", 1)[1].split()[0]) for m in logged.messages if "peak " in m]
@@ -171,8 +171,8 @@ class _Logged(logging.Handler):
 
 def _worker(store_turns: int) -> dict:
     """The newest upload's first conversations, up to `store_turns` turns, imported as a worker does."""
-    from memory_engine.jobs.imports import import_run, upload_import_create
     from memory_engine.models import ImportUpload
+    from memory_engine.services.imports import import_run, upload_import_create
 
     upload = ImportUpload.objects.select_related("space").order_by("-pk").first()
     chosen, total = [], 0

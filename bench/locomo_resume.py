@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from bench.locomo_run import QuestionResult, SampleResult
-from memory_engine.jobs.ingest import IngestCounters
+from memory_engine.services.ingest import IngestCounters
 
 # Settings that cannot change a result (where files go, how long to wait) or must not be written down.
 _NOT_IN_KEY = ("INDEX_DIR", "LLM_API_KEY", "LLM_TIMEOUT_SECONDS", "LLM_MAX_RETRIES", "INDEX_CACHE_MB")

@@ -26,18 +26,8 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from bench.baselines import BM25Turns, DenseTurns, LastTurns, TurnRanker
-from memory_engine.beyond.comparison import (
-    CURVE_BUDGETS,
-    TurnIds,
-    dialogue_ids,
-    distinct_turns,
-    evidence_curve,
-    ranked_items,
-)
 from memory_engine.engine.retriever import Item, Retrieval, estimate_tokens, retrieve
-from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest
-from memory_engine.jobs.locomo import (
+from memory_engine.formats.locomo import (
     LocomoPage,
     Turn,
     clean_evidence,
@@ -46,8 +36,18 @@ from memory_engine.jobs.locomo import (
     load_samples,
     turn_document,
 )
+from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.llm import LLM, LLMError
 from memory_engine.models import LongTermEntry, MemorySpace, Page
+from memory_engine.services.comparison import (
+    CURVE_BUDGETS,
+    TurnIds,
+    dialogue_ids,
+    distinct_turns,
+    evidence_curve,
+    ranked_items,
+)
+from memory_engine.services.ingest import IngestCounters, TurnIn, ingest
 from memory_engine.store import index
 
 logger = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ sides on "," and averages, over gold parts, the best F1 against any predicted pa
 gold at the first ";"; category 5 scores 1 when the prediction says the answer was not mentioned.
 BLEU-1 (used by later papers, not by LoCoMo) is unigram precision with brevity penalty and smoothing
 method 1, over lower-cased word and punctuation tokens. Evidence recall@k is the product's
-(beyond/comparison.py), so an experiment's comparison page scores recall as this evaluation does. All
+(services/comparison.py), so an experiment's comparison page scores recall as this evaluation does. All
 functions are pure.
 """
 
@@ -18,7 +18,7 @@ from functools import lru_cache
 from nltk.stem import PorterStemmer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
-from memory_engine.beyond.comparison import evidence_recall  # recall@k, scored the same in the playground
+from memory_engine.services.comparison import evidence_recall  # recall@k, scored the same in the playground
 
 __all__ = ["answer_f1", "bleu1", "evidence_recall", "locomo_answer_score", "normalize_answer", "token_f1"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from bench.locomo_run import MEMORY, SampleResult
 from bench.metrics import bleu1, evidence_recall, locomo_answer_score
-from memory_engine.jobs.locomo import CATEGORY_NAMES
+from memory_engine.formats.locomo import CATEGORY_NAMES
 
 GROUPS: list[tuple[str, tuple[int, ...]]] = [
     *((f"{c} {CATEGORY_NAMES[c]}", (c,)) for c in (1, 2, 3, 4)),

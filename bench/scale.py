@@ -58,10 +58,10 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.summaries import split_sentences, thread_summary
 from memory_engine.engine.timing import STAGES, timed
-from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
-from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.formats.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, page_text
+from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.keywords import extract_keywords

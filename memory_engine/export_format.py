@@ -1,4 +1,4 @@
-"""The export document, defined once: what beyond/export.py writes, what beyond/restore.py accepts, what
+"""The export document, defined once: what services/export.py writes, what services/restore.py accepts, what
 the API's OpenAPI document says its export and restore carry, and the JSON Schema published as
 docs/export.schema.json (`manage.py export_schema` writes it; a test keeps it equal to this module).
 

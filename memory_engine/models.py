@@ -294,7 +294,7 @@ class ReplyRecord(models.Model):
     """What one reply used and cost, beside the turn that stored it: its model and tokens (for what a space
     costs over time) and the memory it was given, as references (kind, id, score) rather than words, so
     that a forgotten entry is not kept here; the chat page shows "What it used" again after a reload
-    from these (beyond/replies.py)."""
+    from these (services/usage.py)."""
 
     page = models.OneToOneField(Page, on_delete=models.CASCADE, related_name="reply_record")
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="reply_records")
@@ -560,7 +560,7 @@ class WorkerJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # The last sign of work on the job (made, sent, started, a turn stored); empty when its message
     # could not be sent. The workers' sweep sends an unfinished job again when this is empty or old
-    # (jobs/imports.imports_stalled, jobs/background.background_stalled): its worker died, or the broker
+    # (services/imports.imports_stalled, services/background.background_stalled): its worker died, or the broker
     # was down.
     touched_at = models.DateTimeField(null=True, blank=True)
 
@@ -672,7 +672,7 @@ class ImportedKey(models.Model):
 
 
 class BackgroundJob(WorkerJob):
-    """Work too heavy for a web request, run by a worker (jobs/background.py): a space's export restored
+    """Work too heavy for a web request, run by a worker (services/background.py): a space's export restored
     (into the space, or into an experiment's shadow space), or a comparison of an experiment with its
     source. The request answers 202 with the job; its page or client polls it for the result."""
 
@@ -693,7 +693,7 @@ class BackgroundJob(WorkerJob):
 
 class Experiment(models.Model):
     """A fork of a memory space: the source's turns replayed, by an import job, into a shadow space with
-    other parameters, to compare what each remembers (jobs/experiments.py, beyond/comparison.py).
+    other parameters, to compare what each remembers (services/lab.py, services/comparison.py).
 
     The shadow space belongs to a memory user of its own that no account owns, so it is in no list and
     behind no door but the experiment's; nothing of the experiment is ever written to the source."""

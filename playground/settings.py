@@ -402,7 +402,7 @@ MEMORYOS = {
     "CONSOLIDATION": envchoice("MEMORYOS_CONSOLIDATION", "celery", ("celery", "inline")),
     "CONSOLIDATION_LEASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_LEASE_SECONDS", 300.0),
     # A stored turn's consolidation starts this many whole seconds later, and the turns a space gets
-    # meanwhile join that job rather than queue jobs of their own (jobs/dispatch.py). 0: at once, a job
+    # meanwhile join that job rather than queue jobs of their own (services/dispatch.py). 0: at once, a job
     # for every turn.
     "CONSOLIDATION_DELAY_SECONDS": envint("MEMORYOS_CONSOLIDATION_DELAY_SECONDS", 2),
     # An unfinished import untouched this long is sent again by the sweep (its worker died).

@@ -3,8 +3,8 @@ inspector's text in view beside its scores."""
 
 import pytest
 
-from memory_engine.jobs.experiments import experiment_create
 from memory_engine.models import MemorySpace, MemoryUser
+from memory_engine.services.lab import experiment_create
 from memory_engine.services.tokens import token_create
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import add_turns, days_ago

@@ -12,9 +12,9 @@ import pytest
 from django.db.models import Count
 
 from bench.fake_llm_server import held, reply, slow, status
-from memory_engine.jobs.consolidation import spaces_with_pending_work
-from memory_engine.jobs.tasks import enqueue
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from memory_engine.services.consolidation import spaces_with_pending_work
+from memory_engine.services.dispatch import enqueue
 from memory_engine.store.embeddings import get_embedder
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, write_concurrently
 from tests.processes import wait_for

@@ -6,7 +6,9 @@ import pytest
 from django.utils import timezone
 
 from bench.fake_llm_server import reply, status
-from memory_engine.jobs.consolidation import (
+from memory_engine.jobs.tasks import sweep_pending
+from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
+from memory_engine.services.consolidation import (
     ConsolidationRequest,
     LeaseLost,
     Outcome,
@@ -18,8 +20,6 @@ from memory_engine.jobs.consolidation import (
     run_consolidation,
     spaces_with_pending_work,
 )
-from memory_engine.jobs.tasks import sweep_pending
-from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction
 
 

@@ -11,12 +11,12 @@ from django.urls import reverse
 
 from bench.fake_llm_server import nothing_extracted, reply
 from memory_engine import services
-from memory_engine.beyond.export import space_export
-from memory_engine.beyond.restore import space_restore
 from memory_engine.engine import curation
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.experiments import replay_turns
 from memory_engine.models import LongTermEntry, Page, StatementMark
+from memory_engine.services.export import space_export
+from memory_engine.services.lab import replay_turns
+from memory_engine.services.restore import space_restore
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import add_turns, days_ago, told_with_no_key
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.formats.locomo import DEV_FILE, load_samples
 from memory_engine.store.embeddings import Embedder, OnnxEmbedder, bundled_model_path, get_embedder, model_label
 from tests.processes import ROOT
 

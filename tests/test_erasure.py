@@ -11,9 +11,9 @@ from django.db import connection
 
 from memory_engine.engine.erasure import ERASED
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.experiments import replay_turns
-from memory_engine.jobs.imports import import_create
 from memory_engine.models import EntryVersion, ImportJob, LongTermEntry, MemoryUser, MidTermSession, Page
+from memory_engine.services.imports import import_create
+from memory_engine.services.lab import replay_turns
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import told_with_no_key

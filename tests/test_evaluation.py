@@ -18,7 +18,7 @@ from bench.metrics import (
     token_f1,
 )
 from memory_engine.engine.retriever import estimate_tokens
-from memory_engine.jobs.locomo import iter_turns, turn_document
+from memory_engine.formats.locomo import iter_turns, turn_document
 from memory_engine.models import Page
 from tests.memory_helpers import nothing_extracted
 

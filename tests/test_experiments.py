@@ -6,21 +6,7 @@ import json
 import pytest
 from django.db.models import Sum
 
-from memory_engine.beyond.comparison import (
-    CURVE_BUDGETS,
-    Probe,
-    compare,
-    dialogue_ids,
-    distinct_turns,
-    evidence_curve,
-    evidence_recall,
-    heat_by_turn,
-    mean_curve,
-    ranked_items,
-)
 from memory_engine.errors import ExperimentConflict, InputTooLarge, InvalidParameter, MemoryInputError
-from memory_engine.jobs.experiments import MAX_EXPERIMENTS, experiment_create, locomo_probes, replay_turns
-from memory_engine.jobs.imports import import_create
 from memory_engine.models import (
     BackgroundJob,
     ConsolidationRun,
@@ -34,6 +20,20 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services.comparison import (
+    CURVE_BUDGETS,
+    Probe,
+    compare,
+    dialogue_ids,
+    distinct_turns,
+    evidence_curve,
+    evidence_recall,
+    heat_by_turn,
+    mean_curve,
+    ranked_items,
+)
+from memory_engine.services.imports import import_create
+from memory_engine.services.lab import MAX_EXPERIMENTS, experiment_create, locomo_probes, replay_turns
 from memory_engine.store import index
 from memory_engine.store.spaces import space_delete
 from tests.api_helpers import SPACE, client_for
@@ -156,7 +156,7 @@ def test_the_comparison_shows_each_sides_items_their_overlap_and_recall(source):
 
 
 def test_a_comparison_on_a_worker_goes_a_probe_at_a_time_and_ends_as_one_in_a_go(source):
-    from memory_engine.jobs.background import background_run, comparison_create
+    from memory_engine.services.background import background_run, comparison_create
 
     experiment = experiment_create(source=source, name="hotter", parameters={"heat_threshold": 2})
     probes = [

@@ -222,7 +222,7 @@ def test_the_same_file_brought_twice_is_kept_once_and_an_account_keeps_a_bounded
 
 @pytest.mark.django_db(transaction=True)
 def test_deleting_a_space_or_a_user_deletes_the_files_brought_to_it(alice, settings):
-    from memory_engine.jobs.uploads import uploads_expire
+    from memory_engine.services.uploads import uploads_expire
 
     for n in range(2):
         assert (

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from bench.fake_llm_server import status
 from memory_engine.errors import MemoryInputError
-from memory_engine.jobs.imports import import_create, import_run, locomo_turns, transcript_turns
 from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, Page
+from memory_engine.services.imports import import_create, import_run, locomo_turns, transcript_turns
 from tests.api_helpers import client_for
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 

@@ -8,8 +8,8 @@ from django.db.models import Sum
 
 from bench.fake_llm_server import reply
 from memory_engine.errors import InvalidTurn
-from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest, ingest_turn
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from memory_engine.services.ingest import IngestCounters, TurnIn, ingest, ingest_turn
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, days_ago, extraction
 
 COUNTED = ["pages_moved", "sessions_promoted", "items_stored", "items_rejected", "llm_calls", "prompt_tokens"]

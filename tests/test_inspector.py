@@ -1,4 +1,4 @@
-"""The inspector (beyond/inspector.py) through the Python class: the prompt it shows is the one the
+"""The inspector (services/conversation.py) through the Python class: the prompt it shows is the one the
 generator would send, for a capable model and for a weak one. The REST door is tested in test_api.py."""
 
 from memory_engine.engine.generator import build_prompt

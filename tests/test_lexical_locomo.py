@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from memory_engine.jobs.locomo import (
+from memory_engine.formats.locomo import (
     CATEGORY_NAMES,
     DEV_FILE,
     Turn,

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_engine.jobs.locomo import DEV_FILE, iter_pages, iter_turns, load_samples, parse_session_datetime
+from memory_engine.formats.locomo import DEV_FILE, iter_pages, iter_turns, load_samples, parse_session_datetime
 
 
 def sample(*turns, speaker_a="Ann", speaker_b="Ben"):

@@ -10,8 +10,8 @@ import pytest
 from memory_engine.engine import long_term
 from memory_engine.engine.profile_attributes import values_in
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from memory_engine.services.conversation import turn_add
 from tests.memory_helpers import add_turns, days_ago, offline_model_loaded, weak_offline_llm
 
 Kind = LongTermEntry.Kind

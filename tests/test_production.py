@@ -16,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from bench.fake_llm_server import held, reply
-from memory_engine.jobs.conversation import turn_add
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
+from memory_engine.services.conversation import turn_add
 from memory_engine.services.tokens import token_create
 from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
 from tests.forwarding_proxy import ForwardingProxy

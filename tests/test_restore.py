@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from memory_engine.beyond.comparison import ranked_items
-from memory_engine.beyond.export import space_export, user_export
-from memory_engine.beyond.restore import space_restore
 from memory_engine.engine import long_term
 from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
-from memory_engine.jobs.background import background_run, background_stalled, restore_create
-from memory_engine.jobs.experiments import experiment_create
 from memory_engine.models import (
     BackgroundJob,
     EntryVersion,
@@ -24,6 +19,11 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services.background import background_run, background_stalled, restore_create
+from memory_engine.services.comparison import ranked_items
+from memory_engine.services.export import space_export, user_export
+from memory_engine.services.lab import experiment_create
+from memory_engine.services.restore import space_restore
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
@@ -247,7 +247,7 @@ def test_a_restore_on_a_worker_goes_a_part_at_a_time_and_stores_nothing_until_it
 ):
     """An 8 MB restore once held the only worker for 407 s. Each part embeds at least a batch, keeps what
     it made, and gives the worker back; the rows are stored in one transaction by the last."""
-    from memory_engine.jobs import background
+    from memory_engine.services import background
 
     monkeypatch.setattr(background, "EMBED_BATCH", 2)
     document = json.loads(json.dumps(space_export(space=lived)))

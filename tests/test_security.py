@@ -29,15 +29,11 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
 from bench.fake_llm_server import held, reply
-from memory_engine.beyond.export import space_export
 from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces import signin
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.conversation import turn_add
-from memory_engine.jobs.imports import import_create
-from memory_engine.jobs.tasks import run_import, send
 from memory_engine.models import (
     ApiToken,
     BackgroundJob,
@@ -48,6 +44,10 @@ from memory_engine.models import (
     OwnerChange,
     Page,
 )
+from memory_engine.services.conversation import turn_add
+from memory_engine.services.dispatch import RUN_BACKGROUND_JOB, RUN_IMPORT, send
+from memory_engine.services.export import space_export
+from memory_engine.services.imports import import_create
 from memory_engine.services.tokens import token_create
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
@@ -265,11 +265,11 @@ def test_two_workers_running_one_import_at_once_store_each_turn_once(memory, hot
     }
     first, second = start_worker("w1", **patient), start_worker("w2", **patient)
     job = import_create(space=hot_space, turns=_transcript(12), source="t")
-    send(run_import, [job.pk], {})
+    send(RUN_IMPORT, [job.pk])
     # The first worker stops in a promotion's LLM call, the job part done. The same job is delivered
     # again (as after a visibility timeout), and the second worker runs it to the end meanwhile.
     wait_for(lambda: _extraction_calls(fake_llm), progress=_import_progress, what="the first worker's LLM call")
-    send(run_import, [job.pk], {})
+    send(RUN_IMPORT, [job.pk])
     wait_for(
         lambda: ImportJob.objects.get(pk=job.pk).status == "succeeded",
         progress=_import_progress,
@@ -325,7 +325,7 @@ def test_another_accounts_imports_do_not_hold_up_a_chat_turns_consolidation(
     fake_llm.responder = nothing_extracted
     jobs = [import_create(space=alice_space, turns=_transcript(150), source="flood") for _ in range(3)]
     for job in jobs:
-        send(run_import, [job.pk], {})
+        send(RUN_IMPORT, [job.pk])
     start_worker(MEMORYOS_IMPORT_CHUNK_SECONDS="1")
     ids = [job.pk for job in jobs]
     wait_for(
@@ -371,9 +371,8 @@ def test_another_accounts_restore_does_not_hold_up_a_chat_turns_consolidation(
 ):
     """A restore once held the only worker for 407 s, and another account's consolidation waited for it. It
     runs a part at a time: a chat turn's consolidation comes between two parts."""
-    from memory_engine.jobs.background import restore_create
-    from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
-    from memory_engine.jobs.tasks import run_background_job
+    from memory_engine.services.background import restore_create
+    from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 
     fake_llm.responder = nothing_extracted
     alice_space.stm_capacity = 1
@@ -383,7 +382,7 @@ def test_another_accounts_restore_does_not_hold_up_a_chat_turns_consolidation(
     run_consolidation(ConsolidationRequest(alice_space.pk))  # here: the first page into a session
     charlie_space = memory.space(user_id="charlie", assistant_id="helper")
     job = restore_create(space=charlie_space, document=_many_pages_export(alice_space, 3000))
-    send(run_background_job, [job.pk], {})
+    send(RUN_BACKGROUND_JOB, [job.pk])
     start_worker(MEMORYOS_IMPORT_CHUNK_SECONDS="0")  # a part is one batch of texts embedded
     wait_for(
         lambda: (BackgroundJob.objects.get(pk=job.pk).result or {}).get("done"),

@@ -9,8 +9,8 @@ from django.db import connection
 
 from bench.fake_llm_server import FakeLLMServer, redirect, reply, status
 from memory_engine.engine import llm_choice
-from memory_engine.jobs.experiments import experiment_create
 from memory_engine.models import LongTermEntry, SpaceLLM
+from memory_engine.services.lab import experiment_create
 from memory_engine.store import secrets
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from memory_engine.jobs.imports import import_run
 from memory_engine.models import EntryVersion, ImportedKey, ImportedTurn, ImportJob, ImportUpload, LongTermEntry, Page
+from memory_engine.services.imports import import_run
 from tests.api_helpers import client_for
 from tests.memory_helpers import nothing_extracted
 from tests.processes import wait_until
@@ -153,7 +153,7 @@ def test_a_bad_file_is_refused_saying_where_and_nothing_is_kept(alice, settings,
 
 def test_a_body_with_no_length_is_cut_off_at_the_limit_as_it_streams(alice, alice_space, settings):
     from memory_engine.errors import InputTooLarge
-    from memory_engine.services.transfer import upload_save
+    from memory_engine.services.uploads import upload_save
 
     settings.MEMORYOS = {**settings.MEMORYOS, "MAX_IMPORT_BYTES": 1000}
     endless = (b'{"role": "user", "content": "hi"},' for _ in range(10**9))
@@ -184,7 +184,7 @@ def test_a_file_is_deleted_a_day_after_it_came_unless_an_import_is_reading_it(
 
     from django.utils import timezone
 
-    from memory_engine.jobs.uploads import upload_path, uploads_expire
+    from memory_engine.services.uploads import upload_path, uploads_expire
 
     files = (json.dumps([{"role": "user", "content": f"I play the cello, take {n}"}]).encode() for n in range(3))
     done, reading, fresh = (upload(alice, "messages-one.json", content).data["id"] for content in files)

@@ -5,10 +5,11 @@ import pytest
 from django.utils import timezone
 
 from bench.fake_llm_server import reply
-from memory_engine.jobs.experiments import experiment_create
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page, ReplyRecord
 from memory_engine.services import curation
-from memory_engine.services.transfer import import_start, transcript_turns
+from memory_engine.services.dispatch import import_start
+from memory_engine.services.imports import transcript_turns
+from memory_engine.services.lab import experiment_create
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, add_turns, extraction, nothing_extracted
 

@@ -32,7 +32,8 @@ from memory_engine.models import (
     ReplyRecord,
 )
 from memory_engine.services import curation, usage
-from memory_engine.services.consolidation import request_retry
+from memory_engine.services.dispatch import request_retry
+from memory_engine.services.export import user_export
 from memory_engine.services.lab import experiment_delete
 from memory_engine.services.spaces import (
     space_counts,
@@ -42,7 +43,6 @@ from memory_engine.services.spaces import (
     user_memory_delete,
 )
 from memory_engine.services.tokens import token_revoke
-from memory_engine.services.transfer import user_export
 
 Cause = EntryVersion.Cause
 

@@ -32,9 +32,9 @@ from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Memor
 from memory_engine.services import curation
 from memory_engine.services.conversation import retrieve, turn_add
 from memory_engine.services.curation import version_dict
+from memory_engine.services.export import user_export
 from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.services.tokens import token_for_secret
-from memory_engine.services.transfer import user_export
 
 Kind = LongTermEntry.Kind
 ACTOR = "mcp"

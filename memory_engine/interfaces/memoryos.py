@@ -32,10 +32,12 @@ from memory_engine.models import (
 from memory_engine.services import curation
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import Inspection, Response, Retrieval, inspect, reply, retrieve, turn_add
+from memory_engine.services.dispatch import upload_import_start
 from memory_engine.services.lab import Probe, compare, experiment_create
+from memory_engine.services.restore import space_restore
 from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
 from memory_engine.services.spaces import assistant_create, space_get, user_create
-from memory_engine.services.transfer import space_restore, upload_import_start, upload_save
+from memory_engine.services.uploads import upload_save
 
 ACTOR = "library"  # who the entries' history says changed them through this class
 
@@ -98,7 +100,7 @@ class MemoryOS:
         return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
 
     def inspect(self, *, user_id: str, assistant_id: str, query: str, **options) -> Inspection:
-        """What a chat turn would retrieve and send for `query`, storing nothing (see beyond/inspector.py)."""
+        """What a chat turn would retrieve and send for `query`, storing nothing (see services/conversation.py)."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         return inspect(space, query, compact=self._llm.weak if self._llm else weak_model(space), **options)
 
@@ -106,7 +108,7 @@ class MemoryOS:
         self, *, user_id: str, assistant_id: str, name: str, parameters: dict, export: dict | None = None
     ) -> Experiment:
         """An experiment: the space's turns replayed into a shadow space with other `parameters`, or a
-        space's `export` restored there (see jobs/experiments.py); the space itself is only read."""
+        space's `export` restored there (see services/lab.py); the space itself is only read."""
         source = self.space(user_id=user_id, assistant_id=assistant_id)
         return experiment_create(source=source, name=name, parameters=parameters, export=export)
 
@@ -126,13 +128,13 @@ class MemoryOS:
 
     def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
         """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
-        re-embedded (see beyond/restore.py), here in the calling process (the REST door has a worker do it:
-        jobs/background.py)."""
+        re-embedded (see services/restore.py), here in the calling process (the REST door has a worker do it:
+        services/background.py)."""
         return space_restore(space=self.space(user_id=user_id, assistant_id=assistant_id), document=export)
 
     def compare(self, experiment: Experiment, probes: list[Probe], *, k: int = 10) -> dict:
         """The experiment and its source side by side, and what each ranks for the probes (see
-        beyond/comparison.py), here in the calling process."""
+        services/comparison.py), here in the calling process."""
         return compare(experiment.source, experiment.space, probes, k=k)
 
     def get_response(

@@ -18,9 +18,9 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
 from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, Experiment, MemorySpace
 from memory_engine.services import tokens as api_tokens
+from memory_engine.services.imports import locomo_sample_ids
 from memory_engine.services.space_llm import weak_model
 from memory_engine.services.spaces import assistant_create, owned_spaces, owned_user_create, space_get
-from memory_engine.services.transfer import locomo_sample_ids
 
 
 def home(request):

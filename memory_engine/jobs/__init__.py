@@ -1,2 +1,1 @@
-"""What a turn sets off: storing it and answering it (conversation.py), deciding where work runs
-(dispatch.py), the Celery tasks, consolidation jobs and conversation imports."""
+"""The worker's door: the Celery tasks (tasks.py), thin, taking ids, over the services."""

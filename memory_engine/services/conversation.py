@@ -1,17 +1,193 @@
 """A chat turn: retrieve from the space's memory, reply (the LLM, or the person's own words with a weak
-model), store the exchange; and what a turn would retrieve and send, storing nothing (the inspector)."""
+model), store the exchange, and ask for consolidation. Every door stores a turn through `turn_add` and
+answers one through `reply`; `turns` lists what is stored.
+
+The inspector (`inspect`): what the memory would put in front of the model for a message, and why,
+storing nothing. It runs the retrieval a chat turn runs, read-only (no hit is counted, so no session or
+entry gets hotter), and builds the exact prompt the generator would send from it (generator.build_prompt).
+It reports every ranked item with its score components (retriever.Item.scores), the items the token
+budget left out, and the prompt's parts (the system message's sections, the recent turns, the message
+itself) with an estimate of their tokens, as the budget counts them. For a weak model it also says when
+the model would not be asked at all: a question about the person is answered with their words
+(recall.answer).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import QuerySet
 
 from memory_engine import inputs
-from memory_engine.beyond.inspector import Inspection, inspect
-from memory_engine.engine.generator import Response
-from memory_engine.engine.retriever import Retrieval, retrieve
-from memory_engine.jobs.conversation import reply, turn_add
-from memory_engine.llm import ReplyStopped
+from memory_engine.engine import generator, recall
+from memory_engine.engine.generator import Response, build_prompt
+from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hits, retrieve
+from memory_engine.engine.short_term import page_store
+from memory_engine.llm import LLM, LLMDegenerateAnswer, ReplyStopped
 from memory_engine.models import MemorySpace, Page
+from memory_engine.services.dispatch import request_consolidation
+from memory_engine.services.usage import reply_record
 
-__all__ = ["Inspection", "ReplyStopped", "Response", "Retrieval", "inspect", "reply", "retrieve", "turn_add", "turns"]
+__all__ = [
+    "Inspection",
+    "PromptPart",
+    "ReplyStopped",
+    "Response",
+    "Retrieval",
+    "inspect",
+    "reply",
+    "retrieve",
+    "turn_add",
+    "turns",
+]
+
+
+def turn_add(
+    *,
+    space: MemorySpace,
+    user_input: str,
+    agent_response: str,
+    timestamp: datetime | None = None,
+    meta: dict | None = None,
+    consolidate: bool = True,
+    reply_withheld: bool = False,
+    reply_source: str = Page.ReplySource.GIVEN,
+) -> Page:
+    """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
+    moves it makes due (`reply_withheld`, `reply_source`: see page_store). Raises InvalidTurn for bad text; then nothing
+    is stored. Not idempotent."""
+    page = page_store(
+        space=space,
+        user_input=user_input,
+        agent_response=agent_response,
+        timestamp=timestamp,
+        meta=meta,
+        reply_withheld=reply_withheld,
+        reply_source=reply_source,
+    )
+    if consolidate:
+        request_consolidation(space)
+    return page
+
+
+def reply(
+    *,
+    space: MemorySpace,
+    query: str,
+    llm: LLM,
+    timestamp: datetime | None = None,
+    consolidate: bool = True,
+    on_text: Callable[[str], bool] | None = None,
+    stopped: Callable[[], bool] | None = None,
+) -> generator.Response:
+    """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
+
+    A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
+    the reply marked withheld, and the response carries generator.fallback_reply. Raises InvalidTurn for
+    a bad query and LLMError when the LLM gives no usable answer; then nothing is stored.
+
+    `on_text` sees the reply as it is written (LLM.chat); when it returns True the reply stops and
+    ReplyStopped is raised, as it is when `stopped()` says so once the reply is complete. Nothing is
+    stored before then, not even the retrieval's hits: a reply that fails or is stopped leaves the memory
+    as it was.
+    """
+    query = inputs.query(query)
+    retrieval = retrieve(space, query, count_hits=False)
+    try:
+        answer = generator.generate(space, retrieval, llm=llm, on_text=on_text, now=timestamp)
+    except LLMDegenerateAnswer as failed:
+        source = Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL
+        answer = generator.Answer(
+            generator.fallback_reply(query), source, failed.prompt_tokens, failed.completion_tokens, failed.problem
+        )
+        withheld = True
+    else:
+        withheld = False
+    if stopped is not None and stopped():
+        raise ReplyStopped("the reply was stopped before it was stored")
+    record_hits(space, retrieval)
+    page = turn_add(
+        space=space,
+        user_input=query,
+        agent_response="" if withheld else answer.text,
+        timestamp=timestamp,
+        consolidate=consolidate,
+        reply_withheld=withheld,
+        reply_source=answer.source,
+    )
+    reply_record(
+        page=page,
+        retrieval=retrieval,
+        model=llm.model,
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
+    )
+    return generator.Response(
+        text=answer.text,
+        page=page,
+        retrieval=retrieval,
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
+        withheld=withheld,
+        retried_because=answer.retried_because,
+        source=answer.source,
+        quoted=answer.quoted,
+    )
+
+
+@dataclass(frozen=True)
+class PromptPart:
+    name: str  # a section of the system message, "earlier turn" or "the message"
+    role: str  # the chat role of the message it is in
+    text: str
+    tokens: int
+
+
+@dataclass
+class Inspection:
+    retrieval: Retrieval
+    messages: list[dict]
+    parts: list[PromptPart]
+    compact: bool  # the prompt of a weak model (LLM.weak): see generator.build_prompt
+    quoted: recall.Recall | None = None  # a weak model's reply made of the person's words, instead of the prompt
+
+    def as_dict(self) -> dict:
+        return {
+            "retrieval": self.retrieval.as_dict(),
+            "messages": self.messages,
+            "parts": [part.__dict__ for part in self.parts],
+            "prompt_tokens": sum(part.tokens for part in self.parts),
+            "compact": self.compact,
+            "answer_from_memory": None
+            if self.quoted is None
+            else {
+                "text": self.quoted.text,
+                "quoted": [said.as_dict() for said in self.quoted.quoted],
+            },
+        }
+
+
+def inspect(
+    space: MemorySpace,
+    query: str,
+    *,
+    compact: bool,
+    top_pages: int | None = None,
+    top_knowledge: int | None = None,
+    token_budget: int | None = None,
+) -> Inspection:
+    """What a chat turn with `query` would retrieve and send, changing nothing. `compact`: the model
+    answering is weak (its LLM.weak). Raises MemoryInputError for a query `inputs.query` refuses."""
+    retrieval = retrieve(
+        space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget, count_hits=False
+    )
+    prompt = build_prompt(space, retrieval, compact=compact)
+    parts = [PromptPart(title, "system", text, estimate_tokens(text)) for title, text in prompt.sections]
+    for number, message in enumerate(prompt.messages[1:], start=2):
+        name = "the message" if number == len(prompt.messages) else "earlier turn"
+        parts.append(PromptPart(name, message["role"], message["content"], estimate_tokens(message["content"])))
+    quoted = recall.answer(space, query) if compact else None
+    return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact, quoted=quoted)
 
 
 def turns(space: MemorySpace, *, tier: object = None, newest_first: bool = False) -> QuerySet:

@@ -6,7 +6,6 @@ edit changes the turns the entry was drawn from too (engine/curation.py): `cover
 from django.db.models import Prefetch, QuerySet
 
 from memory_engine import inputs
-from memory_engine.beyond.export import entry_dict, version_dict
 from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, page_marks
 from memory_engine.engine.erasure import erase_entry, erase_statement, erase_turn
 from memory_engine.engine.long_term import (
@@ -22,6 +21,7 @@ from memory_engine.engine.long_term import (
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
 from memory_engine.models import LongTermEntry, MemorySpace, Page
+from memory_engine.services.export import entry_dict, version_dict
 
 __all__ = [
     "COVERAGE_PREFETCH",

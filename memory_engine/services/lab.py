@@ -1,11 +1,25 @@
-"""The memory lab: a space forked into a shadow space with other parameters and its turns replayed (or an
-export restored there), and the two compared on probe questions (done by a worker)."""
+"""The memory lab: a space forked into a shadow space with other parameters, the source's turns replayed
+into it in a worker (an import job, so it shows progress as an import does) or an export restored there,
+and the two compared on probe questions (services/comparison.py, done by a worker). The source is only
+read: its pages, and the turns still waiting in its unfinished imports, so a space still being imported
+can be forked and both replays watched at once.
+"""
 
-from memory_engine.beyond.comparison import Probe, compare, heat_by_turn, side_summary
-from memory_engine.jobs.dispatch import comparison_start
-from memory_engine.jobs.experiments import experiment_create, experiment_delete, locomo_probes
+from django.db import IntegrityError, transaction
 
-__all__ = [
+from memory_engine import inputs
+from memory_engine.engine.llm_choice import choice_copy
+from memory_engine.errors import ExperimentConflict, MemoryInputError
+from memory_engine.formats.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
+from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
+from memory_engine.services.background import restore_create, room_for_background_job
+from memory_engine.services.comparison import Probe, compare, heat_by_turn, side_summary
+from memory_engine.services.dispatch import background_send, comparison_start, import_send
+from memory_engine.services.imports import MAX_TURNS, import_create, room_for_bulk_work
+from memory_engine.store.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
+
+__all__ = [  # the comparison's names are the lab's too (services/comparison.py does the work)
+    "MAX_EXPERIMENTS",
     "Probe",
     "compare",
     "comparison_start",
@@ -13,5 +27,108 @@ __all__ = [
     "experiment_delete",
     "heat_by_turn",
     "locomo_probes",
+    "replay_turns",
     "side_summary",
 ]
+
+MAX_EXPERIMENTS = 10  # per space: each replay costs a worker the whole conversation again
+PROBE_CATEGORIES = (1, 2, 3, 4)  # LoCoMo's questions with evidence to find (5 is adversarial)
+
+
+def replay_turns(source: MemorySpace) -> list[dict]:
+    """The source's turns in order, as an import takes them: every page stored, then the turns its
+    unfinished imports have still to store. Read-only."""
+    pages = list(
+        Page.objects.filter(space=source)
+        .order_by("seq")
+        .values("seq", "user_input", "agent_response", "timestamp", "meta", "reply_withheld", "reply_source")
+    )
+    last_seq = pages[-1]["seq"] if pages else 0
+    turns = [
+        {
+            "user_input": p["user_input"],
+            "agent_response": p["agent_response"],
+            "timestamp": p["timestamp"].isoformat(),
+            "meta": p["meta"],
+            "reply_withheld": p["reply_withheld"],
+            "reply_source": p["reply_source"],
+        }
+        for p in pages
+        if p["user_input"] or p["agent_response"]  # a turn whose every word was forgotten replays as nothing
+    ]
+    unfinished = ImportJob.objects.filter(
+        space=source, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
+    ).order_by("created_at", "pk")
+    for job in unfinished:
+        # A turn is among the pages read when its page is; one stored since is still to come.
+        stored = set(ImportedTurn.objects.filter(job=job, page__seq__lte=last_seq).values_list("number", flat=True))
+        turns += [turn for number, turn in enumerate(job.turns) if number not in stored]
+    return turns
+
+
+def experiment_create(*, source: MemorySpace, name: object, parameters: dict, export: object = None) -> Experiment:
+    """Fork `source`: a shadow space with its parameters but for `parameters`, into which a worker
+    replays its turns (inline: replayed on return). With `export` (a space's export, services/export.py)
+    the shadow space is that space restored instead, by a worker too (services/background.py), its parameters
+    but for `parameters`: to compare
+    memory built elsewhere, or earlier, with this one. Raises InvalidParameter for a bad parameter,
+    MemoryInputError for a bad name or export, a shadow space, or a space with no turns or too many, and
+    ExperimentConflict when the name is taken or the space has MAX_EXPERIMENTS; then nothing is stored."""
+    name = inputs.experiment_name(name)
+    inputs.space_parameters(parameters)
+    if source.user.external_id.startswith(SHADOW_PREFIX):
+        raise MemoryInputError("an experiment's space cannot be forked; fork its source")
+    if Experiment.objects.filter(source=source, name=name).exists():
+        raise ExperimentConflict(f"the space already has an experiment named {name!r}")
+    if Experiment.objects.filter(source=source).count() >= MAX_EXPERIMENTS:
+        raise ExperimentConflict(f"a space has at most {MAX_EXPERIMENTS} experiments; delete one first")
+    turns = replay_turns(source) if export is None else []
+    if export is None:
+        room_for_bulk_work(source)  # the replay is bulk work of the source's holder
+    else:
+        room_for_background_job(source)  # so is the restore
+    if export is None and not turns:
+        raise MemoryInputError("the space has no turns to replay")
+    if len(turns) > MAX_TURNS:
+        raise MemoryInputError(f"an experiment replays at most {MAX_TURNS} turns; this space has {len(turns)}")
+    try:
+        with transaction.atomic():
+            shadow = shadow_space_create(source=source, parameters=parameters)
+            choice_copy(source=source, target=shadow)  # the replay's promotions ask the source's LLM
+            if export is not None:
+                restore = restore_create(space=shadow, document=export, parameters=parameters, holder=source)
+                experiment = Experiment.objects.create(source=source, space=shadow, name=name, restore=restore)
+            else:
+                job = import_create(space=shadow, turns=turns, source=f"replay of {source} for {name!r}")
+                experiment = Experiment.objects.create(source=source, space=shadow, name=name, replay=job)
+    except IntegrityError:
+        raise ExperimentConflict(f"the space already has an experiment named {name!r}") from None
+    if experiment.restore is not None:
+        background_send(experiment.restore)
+    else:
+        import_send(experiment.replay)
+    return experiment
+
+
+def experiment_delete(*, experiment: Experiment) -> None:
+    """Delete the experiment, its shadow space and that space's memory user. The source is untouched.
+    Safe to repeat."""
+    space_delete(space=experiment.space)
+
+
+def locomo_probes(sample_id: str, limit: int | None = None) -> list[dict]:
+    """The questions of a LoCoMo sample of the bundled dev split that have evidence to find (categories
+    1-4), each {"question", "category", "evidence"}: the ids of the dialogue turns that answer it, which
+    the pages of a LoCoMo import carry in their meta. With `limit`, that many spread over the sample."""
+    sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
+    if sample is None:
+        raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")
+    known = {dia_id for page in iter_pages(sample) for dia_id in page.dia_ids}
+    probes = [
+        {"question": qa["question"], "category": CATEGORY_NAMES[int(qa["category"])], "evidence": evidence}
+        for qa in sample["qa"]
+        if int(qa["category"]) in PROBE_CATEGORIES and (evidence := clean_evidence(qa.get("evidence", []), known))
+    ]
+    if limit is not None and len(probes) > limit:
+        probes = [probes[i * len(probes) // limit] for i in range(limit)]
+    return probes

@@ -3,7 +3,6 @@
 from django.db.models import Count, Q, QuerySet
 
 from memory_engine import inputs
-from memory_engine.beyond.export import space_counts, space_sizes
 from memory_engine.models import (
     SPACE_PARAMETERS,
     HeatEvent,
@@ -13,6 +12,7 @@ from memory_engine.models import (
     Page,
     ParameterChange,
 )
+from memory_engine.services.export import space_counts, space_sizes
 from memory_engine.store.spaces import (
     assistant_create,
     holder_key,

@@ -1,7 +1,153 @@
-"""What replies used and what a space costs: each reply's record (what it was given, its tokens) and the
-space's LLM usage over time, priced where the operator gave prices (beyond/replies.py, beyond/usage.py)."""
+"""What replies used and what a space costs.
 
-from memory_engine.beyond.replies import used_counts, used_now
-from memory_engine.beyond.usage import KINDS, MAX_DAYS, cost, space_usage
+Each reply's record (models.ReplyRecord), kept beside its turn: the model and its tokens, and the memory
+the prompt held, as references, read again when the chat page shows "What it used" after a reload
+(`used_now`). And what a space costs over time: its replies, its consolidation (ConsolidationRun: after
+chat turns, and during imports) and its experiments' replays (the consolidation of their shadow spaces),
+day by day, in LLM calls and tokens, and in money where the operator gave the model's prices
+(MEMORYOS_LLM_PRICES: per million prompt and completion tokens)."""
 
-__all__ = ["KINDS", "MAX_DAYS", "cost", "space_usage", "used_counts", "used_now"]
+from collections import defaultdict
+from datetime import date, timedelta
+
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from memory_engine.engine.retriever import Retrieval, items_now
+from memory_engine.models import ConsolidationRun, Experiment, MemorySpace, Page, ReplyRecord
+
+SECTIONS = ("short_term", "pages", "profile", "user_knowledge", "assistant_knowledge")
+
+
+def reply_record(
+    *, page: Page, retrieval: Retrieval, model: str, prompt_tokens: int, completion_tokens: int
+) -> ReplyRecord:
+    """Record what the reply stored as `page` used and cost."""
+    used = [[item.kind, item.id, round(item.score, 6)] for name in SECTIONS for item in getattr(retrieval, name)]
+    return ReplyRecord.objects.create(
+        page=page,
+        space_id=page.space_id,
+        model=model[:200],
+        prompt_tokens=max(0, prompt_tokens),
+        completion_tokens=max(0, completion_tokens),
+        memory_tokens=retrieval.tokens_used,
+        token_budget=retrieval.token_budget,
+        used=used,
+    )
+
+
+def used_counts(record: ReplyRecord) -> dict[str, int]:
+    """How many items of each section the prompt held: {"short_term", "pages", "profile", "knowledge"}."""
+    counts = {"short_term": 0, "pages": 0, "profile": 0, "knowledge": 0}
+    for kind, _, _ in record.used:
+        section = {"page": "pages", "short_term": "short_term", "profile": "profile"}.get(kind, "knowledge")
+        counts[section] += 1
+    return counts
+
+
+def used_now(record: ReplyRecord) -> dict:
+    """What the reply used, as a retrieval's sections hold it (Retrieval.as_dict's shape, without the
+    sessions ranked and the items cut, which are not kept), read from the memory as it is now; "gone"
+    counts the items deleted or forgotten since, which are left out."""
+    items, gone = items_now(record.page.space, [(kind, pk, score) for kind, pk, score in record.used])
+    sections = {name: [] for name in SECTIONS}
+    for item in items:
+        sections["short_term" if item.kind == "short_term" else "pages" if item.kind == "page" else item.kind].append(
+            item.as_dict()
+        )
+    return {
+        **sections,
+        "sessions": [],
+        "cut": [],
+        "dropped": 0,
+        "query": record.page.user_input,
+        "token_budget": record.token_budget,
+        "tokens_used": record.memory_tokens,
+        "gone": gone,
+    }
+
+
+KINDS = ("replies", "consolidation", "imports", "experiments")
+MAX_DAYS = 366
+
+
+def cost(
+    prices: dict[str, tuple[float, float]], model: str, prompt_tokens: int, completion_tokens: int
+) -> float | None:
+    """What the tokens cost at the model's prices, or None when no price is known for it (nothing is
+    charged for no tokens)."""
+    if not prompt_tokens and not completion_tokens:
+        return 0.0
+    if model not in prices:
+        return None
+    prompt_price, completion_price = prices[model]
+    return (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000
+
+
+def _empty() -> dict:
+    return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
+
+
+def _add(into: dict, calls: int, prompt: int, completion: int, money: float | None) -> None:
+    into["calls"] += calls
+    into["prompt_tokens"] += prompt
+    into["completion_tokens"] += completion
+    into["cost"] = None if into["cost"] is None or money is None else into["cost"] + money
+
+
+def space_usage(space: MemorySpace, *, days: int, prices: dict[str, tuple[float, float]]) -> dict:
+    """The last `days` days (today included, in UTC), oldest first: for each day and kind (replies,
+    consolidation after chat turns, consolidation during imports, experiments' replays) the LLM calls,
+    tokens and cost (None where a model has no price); the totals; and the models met without a price.
+    Four queries."""
+    today = timezone.now().date()
+    first = today - timedelta(days=days - 1)
+    rows: dict[date, dict[str, dict]] = defaultdict(lambda: {kind: _empty() for kind in KINDS})
+    unpriced: set[str] = set()
+
+    def count(day: date, kind: str, model: str, calls: int, prompt: int, completion: int) -> None:
+        money = cost(prices, model, prompt, completion)
+        if money is None:
+            unpriced.add(model or "(unnamed)")
+        _add(rows[day][kind], calls, prompt, completion, money)
+
+    replies = (
+        ReplyRecord.objects.filter(space=space, at__date__gte=first)
+        .annotate(day=TruncDate("at"))
+        .values("day", "model")
+        .annotate(n=Count("pk"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
+    )
+    for row in replies:
+        count(row["day"], "replies", row["model"], row["n"], row["prompt"], row["completion"])
+
+    shadows = Experiment.objects.filter(source=space).values("space_id")
+    runs = (
+        ConsolidationRun.objects.filter(
+            Q(space=space) | Q(space__in=shadows), started_at__date__gte=first, llm_calls__gt=0
+        )
+        .annotate(day=TruncDate("started_at"))
+        .values("day", "model", "kind", "space_id")
+        .annotate(calls=Sum("llm_calls"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
+    )
+    for row in runs:
+        if row["space_id"] != space.pk:
+            kind = "experiments"
+        else:
+            kind = "imports" if row["kind"] == ConsolidationRun.Kind.IMPORT else "consolidation"
+        count(row["day"], kind, row["model"], row["calls"], row["prompt"], row["completion"])
+
+    listed = []
+    totals = {kind: _empty() for kind in KINDS}
+    for number in range(days):
+        day = first + timedelta(days=number)
+        kinds = rows.get(day, {kind: _empty() for kind in KINDS})
+        for kind in KINDS:
+            _add(totals[kind], *(kinds[kind][key] for key in ("calls", "prompt_tokens", "completion_tokens", "cost")))
+        listed.append({"day": day.isoformat(), **kinds})
+    return {
+        "days": listed,
+        "totals": totals,
+        "prices": {model: list(pair) for model, pair in sorted(prices.items())},
+        "unpriced_models": sorted(unpriced),
+    }

@@ -22,7 +22,7 @@ def folder() -> Path:
 
 
 def restore_vectors_name(job_id: int) -> str:
-    """The file where a restore keeps the vectors it has made so far (jobs/background.py)."""
+    """The file where a restore keeps the vectors it has made so far (services/background.py)."""
     return f"restore-{job_id}.vectors"
 
 

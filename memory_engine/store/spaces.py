@@ -1,5 +1,5 @@
 """Users, assistants and the memory space of each (user, assistant) pair, and the shadow spaces that
-experiments replay a space into (jobs/experiments.py)."""
+experiments replay a space into (services/lab.py)."""
 
 import uuid
 

@@ -21,9 +21,9 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import ablation
 from bench.locomo_run import chosen_samples, ingest_for_evaluation
 from bench.progress import ProgressBar
-from memory_engine.beyond.comparison import dialogue_ids
-from memory_engine.jobs.locomo import DEV_FILE, clean_evidence, iter_pages
+from memory_engine.formats.locomo import DEV_FILE, clean_evidence, iter_pages
 from memory_engine.models import MemorySpace
+from memory_engine.services.comparison import dialogue_ids
 
 CATEGORIES = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -18,11 +18,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bench.latency import describe, percentile
 from bench.worker import start_worker
+from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.jobs.consolidation import has_pending_work
-from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import ConsolidationRun, MemorySpace
+from memory_engine.services.consolidation import has_pending_work
 from memory_engine.store import index
 from memory_engine.store.embeddings import get_embedder
 

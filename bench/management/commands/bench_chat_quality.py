@@ -27,10 +27,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bench import chat_quality
 from bench.worker import start_worker
-from memory_engine.jobs.imports import import_create, locomo_turns
 from memory_engine.jobs.tasks import run_import
 from memory_engine.llm import get_llm, provider_name
 from memory_engine.models import ImportJob
+from memory_engine.services.imports import import_create, locomo_turns
 from memory_engine.store.spaces import assistant_create, space_get, user_create
 
 SETS = {"old": chat_quality.DATA, "fresh": chat_quality.FRESH}

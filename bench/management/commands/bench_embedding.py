@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from bench.latency import percentile
-from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 
 RUNTIMES = ("torch", "onnx")  # torch first: the baseline of the ratios
 

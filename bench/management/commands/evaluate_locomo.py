@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import locomo_resume, report
 from bench.locomo_run import KS, MEMORY, SampleResult, chosen_samples, evaluate_sample
 from bench.progress import ProgressBar
-from memory_engine.jobs.locomo import DEV_FILE
+from memory_engine.formats.locomo import DEV_FILE
 from memory_engine.llm import get_llm
 
 

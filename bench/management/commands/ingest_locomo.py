@@ -17,7 +17,7 @@ from bench.locomo_run import ingest_conversation
 from bench.progress import ProgressBar
 from memory_engine.engine import long_term
 from memory_engine.engine.retriever import retrieve
-from memory_engine.jobs.locomo import DEV_FILE, load_samples
+from memory_engine.formats.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 

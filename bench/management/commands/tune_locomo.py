@@ -30,10 +30,10 @@ from django.test.utils import override_settings
 from bench.locomo_run import KS, chosen_samples, ingest_for_evaluation, memory_ranking
 from bench.loo import Score, best_setting, held_out_mean, leave_one_out, pooled
 from bench.progress import ProgressBar
-from memory_engine.beyond.comparison import dialogue_ids, evidence_recall
-from memory_engine.jobs.locomo import DEV_FILE, clean_evidence
+from memory_engine.formats.locomo import DEV_FILE, clean_evidence
 from memory_engine.llm import get_llm
 from memory_engine.models import MemorySpace
+from memory_engine.services.comparison import dialogue_ids, evidence_recall
 from memory_engine.store.spaces import PARAMETER_SETTINGS
 
 # Settings read at retrieval time only, so one ingestion serves every value; each with its parser.

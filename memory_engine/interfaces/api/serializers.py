@@ -26,9 +26,9 @@ from memory_engine.models import (
 )
 from memory_engine.services.consolidation import RunCounts, has_pending_work
 from memory_engine.services.curation import entry_card, page_marks
+from memory_engine.services.imports import FORMAT_LABELS, import_activity
 from memory_engine.services.lab import side_summary
 from memory_engine.services.spaces import space_counts
-from memory_engine.services.transfer import FORMAT_LABELS, import_activity
 from memory_engine.services.usage import used_counts
 
 
@@ -417,7 +417,7 @@ class JobProgressOut(serializers.Serializer):
 
 
 class BackgroundJobOut(serializers.ModelSerializer):
-    """A restore or comparison a worker does (jobs/background.py): poll it until `status` is succeeded or
+    """A restore or comparison a worker does (services/background.py): poll it until `status` is succeeded or
     failed; `result` is then what the work returned (RestoredOut's counts, or ComparisonOut). Meanwhile
     `progress` says how far it is: texts embedded, or probes compared, of how many."""
 

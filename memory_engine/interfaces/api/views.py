@@ -51,6 +51,9 @@ from memory_engine.models import (
 )
 from memory_engine.services import consolidation, conversation, curation, spaces, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
+from memory_engine.services.dispatch import import_start, restore_start, upload_import_start
+from memory_engine.services.export import space_export, user_export
+from memory_engine.services.imports import locomo_turns, transcript_turns
 from memory_engine.services.lab import (
     Probe,
     comparison_start,
@@ -76,18 +79,7 @@ from memory_engine.services.spaces import (
     space_parameters_set,
     user_memory_delete,
 )
-from memory_engine.services.transfer import (
-    import_start,
-    locomo_turns,
-    restore_start,
-    space_export,
-    transcript_turns,
-    upload_delete,
-    upload_import_start,
-    upload_room_check,
-    upload_save,
-    user_export,
-)
+from memory_engine.services.uploads import upload_delete, upload_room_check, upload_save
 
 Kind = LongTermEntry.Kind
 PROFILE = (Kind.PROFILE,)

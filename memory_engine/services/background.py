@@ -26,10 +26,10 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from memory_engine.beyond.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
-from memory_engine.beyond.restore import restore_check, restore_texts, space_restore
 from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace
+from memory_engine.services.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
+from memory_engine.services.restore import restore_check, restore_texts, space_restore
 from memory_engine.store import import_files
 from memory_engine.store.changes import announce
 from memory_engine.store.embeddings import get_embedder
@@ -48,7 +48,7 @@ def restore_create(
     *, space: MemorySpace, document: object, parameters: dict | None = None, holder: MemorySpace | None = None
 ) -> BackgroundJob:
     """Record the restore of `document` (a space's export) into the empty `space`, its parameters but for
-    `parameters`, after checking it whole (beyond/restore.restore_check raises what is wrong); dispatch's
+    `parameters`, after checking it whole (services/restore.restore_check raises what is wrong); dispatch's
     `background_send` has it run. `holder`: the space whose holder the job counts against (an
     experiment's source, for its shadow space), if not `space`."""
     restore_check(space=space, document=document, parameters=parameters)
@@ -61,7 +61,7 @@ def restore_create(
 
 def comparison_create(*, experiment: Experiment, probes: Sequence[Probe], k: int) -> BackgroundJob:
     """Record a comparison of the experiment with its source for `probes` (checked first: what
-    beyond/comparison.probes_check raises), a job of the source's space."""
+    services/comparison.probes_check raises), a job of the source's space."""
     probes_check(probes, k)
     room_for_background_job(experiment.source)
     request = {

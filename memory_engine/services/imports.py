@@ -1,5 +1,5 @@
 """Importing a conversation into a memory space: a JSON transcript, a LoCoMo sample, or the conversations
-chosen from a file brought from elsewhere (jobs/uploads.py), ingested turn by turn (jobs.ingest), so the
+chosen from a file brought from elsewhere (services/uploads.py), ingested turn by turn (jobs.ingest), so the
 tiers fill as they would in a chat, with the times the turns were said; a file's facts become knowledge
 entries. An ImportJob row records the progress. A worker does it (or the calling process, when
 MEMORYOS_CONSOLIDATION is "inline")."""
@@ -20,9 +20,7 @@ from django.utils import timezone
 from memory_engine import formats, inputs
 from memory_engine.engine.long_term import knowledge_entry_add
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
-from memory_engine.jobs.ingest import IngestCounters, TurnIn, ingest_turn
-from memory_engine.jobs.locomo import DEV_FILE, iter_pages, load_samples
-from memory_engine.jobs.uploads import upload_path
+from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -35,10 +33,14 @@ from memory_engine.models import (
     Page,
     UploadConversation,
 )
+from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
+from memory_engine.services.uploads import upload_path
 from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
 
 MAX_TURNS = 5000
+
+FORMAT_LABELS = formats.LABELS  # each format's name, as people know it
 
 
 def transcript_turns(transcript: object) -> list[dict]:
@@ -74,7 +76,7 @@ def locomo_sample_ids() -> tuple[str, ...]:
 def locomo_turns(sample_id: str) -> list[dict]:
     """The turns of a LoCoMo sample of the bundled dev split, as the evaluation maps them, each with the
     ids of the dialogue turns it holds in its meta ({"dia_ids": [...]}): what the questions' evidence names,
-    so an experiment can score recall (beyond/comparison.py)."""
+    so an experiment can score recall (services/comparison.py)."""
     sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
     if sample is None:
         raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")

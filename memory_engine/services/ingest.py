@@ -12,9 +12,9 @@ from django.db import transaction
 
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.updater import RunCounts
-from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
+from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 
 
 @dataclass(frozen=True)

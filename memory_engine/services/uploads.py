@@ -1,5 +1,5 @@
 """Files people bring to import: checked whole before anything is stored, kept as the working copy the import
-reads (jobs/imports.py), and deleted with their space, when they expire, or when refused.
+reads (services/imports.py), and deleted with their space, when they expire, or when refused.
 
 A file is written to MEMORYOS_IMPORT_DIR as it arrives, a chunk at a time (never held whole), measured as it
 comes (formats/shape.py: a file past a bound is refused at that chunk), a ChatGPT zip's conversations.json

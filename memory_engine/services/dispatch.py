@@ -10,31 +10,72 @@ is on its way" lives in Django's cache for the delay and is set before the job i
 finds it was committed before that job starts. With a per-process cache (no CACHE_URL) each process
 coalesces its own turns; a marker lost, or a job lost with the broker, leaves the work to the periodic
 sweep.
+
+Tasks are sent by name (jobs/tasks.py defines them, a door over these services, as the views are); the
+task objects are looked up in the Celery app, so a setting such as CELERY_TASK_ALWAYS_EAGER applies.
 """
 
 import contextlib
 import logging
 from collections.abc import Callable
 
-from celery import Task
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from memory_engine.beyond.comparison import Probe
-from memory_engine.jobs.background import background_run, background_unsent, comparison_create, restore_create
-from memory_engine.jobs.consolidation import ConsolidationRequest, run_consolidation
-from memory_engine.jobs.imports import (
+from memory_engine.models import BackgroundJob, Experiment, ImportJob, ImportUpload, MemorySpace
+from memory_engine.services.background import (
+    background_run,
+    background_stalled,
+    background_unsent,
+    comparison_create,
+    restore_create,
+)
+from memory_engine.services.comparison import Probe
+from memory_engine.services.consolidation import (
+    ConsolidationRequest,
+    close_lost_retries,
+    recently_failed,
+    run_consolidation,
+    spaces_with_pending_work,
+)
+from memory_engine.services.imports import (
     import_create,
     import_run,
     import_unsent,
+    imports_stalled,
     room_for_bulk_work,
     upload_import_create,
 )
-from memory_engine.jobs.tasks import consolidate_space, run_background_job, run_import, send
-from memory_engine.models import BackgroundJob, Experiment, ImportJob, ImportUpload, MemorySpace
+from memory_engine.services.uploads import uploads_expire
+from memory_engine.store import index
 
 logger = logging.getLogger(__name__)
+
+# The tasks' names (jobs/tasks.py).
+CONSOLIDATE = "memory_engine.consolidate_space"
+SWEEP = "memory_engine.sweep_pending"
+RUN_IMPORT = "memory_engine.run_import"
+RUN_BACKGROUND_JOB = "memory_engine.run_background_job"
+
+
+def send(task: str, args: list, kwargs: dict | None = None, *, countdown: float = 0) -> bool:
+    """Queue the task named `task`, to start `countdown` seconds from now. False (logged) when the broker
+    cannot be reached: what was stored stays stored, and the workers' periodic sweep finds pending
+    consolidation once the broker is back."""
+    try:
+        current_app.tasks[task].apply_async(args=args, kwargs=kwargs or {}, retry=False, countdown=countdown or None)
+        return True
+    except Exception as exc:  # kombu raises several connection error types
+        logger.warning("%s%s not queued (%s)", task, tuple(args), exc)
+        return False
+
+
+def enqueue(space_id: int, *, retry_now: bool = False) -> bool:
+    """Send a consolidation task for the space now. With `retry_now`, promotion does not wait out the
+    cooldown after a failed job."""
+    return send(CONSOLIDATE, [space_id], {"retry_now": True} if retry_now else {})
 
 
 def inline() -> bool:
@@ -45,7 +86,7 @@ def inline() -> bool:
 def dispatch(
     *,
     here: Callable[[], object],
-    task: Task,
+    task: str,
     args: list,
     kwargs: dict | None = None,
     unqueued: Callable[[], object] | None = None,
@@ -102,7 +143,7 @@ def request_consolidation(space: MemorySpace) -> None:
 
     dispatch(
         here=lambda: run_consolidation(ConsolidationRequest(space.pk)),
-        task=consolidate_space,
+        task=CONSOLIDATE,
         args=[space.pk],
         countdown=delay,
         queue_if=first_in_its_window,
@@ -114,7 +155,7 @@ def request_retry(space: MemorySpace) -> None:
     """Consolidate the space again after a failed job, without waiting out the failure cooldown."""
     dispatch(
         here=lambda: run_consolidation(ConsolidationRequest(space.pk, retry_now=True)),
-        task=consolidate_space,
+        task=CONSOLIDATE,
         args=[space.pk],
         kwargs={"retry_now": True},
     )
@@ -130,7 +171,7 @@ def import_start(*, space: MemorySpace, turns: list[dict], source: str) -> Impor
     return job
 
 
-def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], task: Task, unsent) -> None:
+def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], task: str, unsent) -> None:
     """Have a recorded job run: `task` sent to a worker once the transaction commits, or `run` here,
     inline (then `job` is refreshed, over); `unsent` marks it for the sweep when the broker is down."""
     dispatch(here=lambda: run(job.pk), task=task, args=[job.pk], unqueued=lambda: unsent(job.pk))
@@ -147,18 +188,18 @@ def upload_import_start(*, upload: ImportUpload, chosen: list[str] | None) -> Im
 
 
 def import_send(job: ImportJob) -> None:
-    """Have a recorded import run (jobs/imports.py)."""
-    _job_send(job, run=import_run, task=run_import, unsent=import_unsent)
+    """Have a recorded import run (services/imports.py)."""
+    _job_send(job, run=import_run, task=RUN_IMPORT, unsent=import_unsent)
 
 
 def background_send(job: BackgroundJob) -> None:
-    """Have a recorded restore or comparison run (jobs/background.py)."""
-    _job_send(job, run=background_run, task=run_background_job, unsent=background_unsent)
+    """Have a recorded restore or comparison run (services/background.py)."""
+    _job_send(job, run=background_run, task=RUN_BACKGROUND_JOB, unsent=background_unsent)
 
 
 def restore_start(*, space: MemorySpace, document: object) -> BackgroundJob:
     """Check a space's export whole and have a worker restore it into the empty `space` (inline: restored
-    on return). Raises what beyond/restore.restore_check raises, and TooMuchBulkWork when whoever holds the
+    on return). Raises what services/restore.restore_check raises, and TooMuchBulkWork when whoever holds the
     space has a restore or comparison unfinished; then nothing is stored."""
     job = restore_create(space=space, document=document)
     background_send(job)
@@ -167,7 +208,29 @@ def restore_start(*, space: MemorySpace, document: object) -> BackgroundJob:
 
 def comparison_start(*, experiment: Experiment, probes: list[Probe], k: int) -> BackgroundJob:
     """Have a worker compare the experiment with its source (inline: compared on return). Raises what
-    beyond/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
+    services/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
     job = comparison_create(experiment=experiment, probes=probes, k=k)
     background_send(job)
     return job
+
+
+def sweep() -> int:
+    """Queue consolidation for every space whose tiers are due for it, whatever happened to earlier
+    messages (lost, broker down, worker killed), except spaces whose last job failed within the
+    cooldown (a broken LLM endpoint is not hammered); close jobs whose retry never came; send again the
+    imports, restores and comparisons never sent or left by a dead worker; remove the index folders of
+    deleted spaces from this machine's disk, and the files brought to import that have had their time.
+    Returns how many spaces were queued."""
+    index.prune_deleted_spaces()
+    uploads_expire()
+    close_lost_retries()
+    for job_id in imports_stalled():
+        send(RUN_IMPORT, [job_id])
+    for job_id in background_stalled():
+        send(RUN_BACKGROUND_JOB, [job_id])
+    space_ids = sorted(set(spaces_with_pending_work()) - recently_failed())
+    for space_id in space_ids:
+        enqueue(space_id)
+    if space_ids:
+        logger.info("sweep: queued consolidation of %d space(s)", len(space_ids))
+    return len(space_ids)

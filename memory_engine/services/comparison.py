@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from django.db.models import Max, Sum
 
 from memory_engine import inputs
-from memory_engine.beyond.export import space_counts
 from memory_engine.engine.retriever import Item, retrieve, within_budget
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.models import (
@@ -28,6 +27,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services.export import space_counts
 
 PROBE_DEPTH = 25  # how deep each side is ranked for a probe, whatever its top-k: enough for recall@25
 MAX_PROBES = 200  # two retrievals each

@@ -3,7 +3,7 @@ with their heat timeline, and long-term entries with their full history and prov
 
 Vectors are left out: they are derived from the text and the model named in each space, and
 `manage.py rebuild_indexes --reembed` makes them again. Reads only; safe to repeat. A space's document
-can be restored into an empty space (beyond/restore.py), which embeds it again. The document's shape is
+can be restored into an empty space (services/restore.py), which embeds it again. The document's shape is
 defined once, in memory_engine/export_format.py.
 """
 

@@ -1,4 +1,4 @@
-"""Restoring a space's export (beyond/export.py) into an empty space: the same turns in the same tiers and
+"""Restoring a space's export (services/export.py) into an empty space: the same turns in the same tiers and
 sessions, the sessions' heat and heat timelines, and the long-term entries with every version of their
 history and the turns each came from. The vectors, which an export leaves out, are made again with the
 configured model, so retrieval works at once. The export round-trip: export, restore, export again gives
@@ -7,7 +7,7 @@ the same document but for the ids (tests/test_restore.py).
 Everything is checked before anything is stored (export_format.parse_space: the error says what and
 where), and the rows are stored in one transaction under the space's lock. Embedding is most of the work
 (a minute for 4,400 pages on one core): a worker does it a part at a time (`restore_texts` are what need
-vectors, in order; jobs/background.py keeps the vectors made so far), then stores the rows with them.
+vectors, in order; services/background.py keeps the vectors made so far), then stores the rows with them.
 """
 
 import numpy as np
