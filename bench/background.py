@@ -21,8 +21,8 @@ from memory_engine.models import BackgroundJob, Experiment, MemoryUser
 from memory_engine.services.background import background_run, comparison_create, restore_create
 from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.restore import space_restore
+from memory_engine.services.spaces import assistant_create, space_get, user_create, user_memory_delete
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.store.spaces import assistant_create, space_get, user_create, user_memory_delete
 
 PAGES_A_SESSION = 10
 

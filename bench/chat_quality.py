@@ -36,8 +36,8 @@ from memory_engine.llm.degeneration import most_repeated_ngram
 from memory_engine.models import LongTermEntry, MidTermSession
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import reply
+from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.store.keywords import content_tokens
-from memory_engine.store.spaces import assistant_create, space_get, user_create
 
 DATA = Path(__file__).parent / "data" / "chat_quality.json"
 FRESH = Path(__file__).parent / "data" / "chat_fresh.json"

@@ -33,8 +33,8 @@ from bench.processes import RedisServer, Role, free_port, healthy, wait_until
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import MemoryUser
 from memory_engine.services.ingest import TurnIn, ingest
+from memory_engine.services.spaces import assistant_create, space_get, user_create, user_memory_delete
 from memory_engine.services.tokens import token_create
-from memory_engine.store.spaces import assistant_create, space_get, user_create, user_memory_delete
 
 USER = "bench-first-token"
 ASSISTANT = "helper"

@@ -146,8 +146,8 @@ def prepare(options: HostileOptions, progress) -> dict:
 
     from bench.scale import BenchOptions, space_grow
     from memory_engine.services.export import space_export
+    from memory_engine.services.spaces import assistant_create, owned_user_create, space_delete, space_get, user_create
     from memory_engine.services.tokens import token_create
-    from memory_engine.store.spaces import assistant_create, owned_user_create, space_delete, space_get, user_create
 
     call_command("migrate", verbosity=0, interactive=False)
     assistant_create(assistant_id="helper", name="Helper")

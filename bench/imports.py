@@ -137,8 +137,8 @@ def run_role(role: str, *, file: str, store_turns: int, result: str) -> None:
 def _web(file: str) -> dict:
     """What POST .../imports/files/ does with the body: into a throwaway space whose heat threshold is out
     of reach (no promotion, so no LLM call in the worker's part)."""
+    from memory_engine.services.spaces import assistant_create, space_get, user_create
     from memory_engine.services.uploads import upload_save
-    from memory_engine.store.spaces import assistant_create, space_get, user_create
 
     user = user_create(user_id=f"bench-import-{uuid.uuid4().hex[:8]}", display_name="Bench")
     assistant_create(assistant_id="bench-import", name="Helper")

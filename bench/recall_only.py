@@ -19,7 +19,7 @@ from bench.chat_quality import found, load_conversations, says_not_told
 from memory_engine.engine import recall
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import turn_add
-from memory_engine.store.spaces import assistant_create, space_get, user_create
+from memory_engine.services.spaces import assistant_create, space_get, user_create
 
 TURN_MINUTES = 2
 

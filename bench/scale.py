@@ -62,10 +62,10 @@ from memory_engine.formats.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
+from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.keywords import extract_keywords
-from memory_engine.store.spaces import assistant_create, space_get, user_create
 from memory_engine.store.writes import space_write
 from playground.databases import database_from_url
 

@@ -117,8 +117,8 @@ def populate(options: TenantOptions, progress) -> dict:
     from django.core.management import call_command
 
     from memory_engine.models import ApiToken, MemoryUser
+    from memory_engine.services.spaces import assistant_create, space_get, user_create
     from memory_engine.services.tokens import token_create
-    from memory_engine.store.spaces import assistant_create, space_get, user_create
 
     if "bench" not in connection.settings_dict["NAME"]:
         raise RuntimeError("refusing to populate a database whose name does not contain 'bench'")

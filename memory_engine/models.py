@@ -368,7 +368,7 @@ class HeatEvent(models.Model):
 
 
 class ParameterChange(models.Model):
-    """A change to one of a space's parameters (store/spaces.space_parameters_set), so that what the space
+    """A change to one of a space's parameters (services/spaces.space_parameters_set), so that what the space
     did can be read against the parameters it had then: the heat timeline draws the promotion threshold
     as it was at each time."""
 

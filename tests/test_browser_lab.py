@@ -13,7 +13,7 @@ from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpa
 from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.export import space_export
 from memory_engine.services.lab import locomo_probes
-from memory_engine.store.spaces import owned_user_create
+from memory_engine.services.spaces import owned_user_create
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
 

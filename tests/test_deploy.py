@@ -18,7 +18,7 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from memory_engine.store.spaces import assistant_create, owned_user_create, space_get
+from memory_engine.services.spaces import assistant_create, owned_user_create, space_get
 from tests.processes import ROOT, free_port, healthy, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)

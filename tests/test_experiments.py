@@ -34,8 +34,8 @@ from memory_engine.services.comparison import (
 )
 from memory_engine.services.imports import import_create
 from memory_engine.services.lab import MAX_EXPERIMENTS, experiment_create, locomo_probes, replay_turns
+from memory_engine.services.spaces import space_delete
 from memory_engine.store import index
-from memory_engine.store.spaces import space_delete
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, days_ago, extraction, nothing_extracted
 

@@ -10,8 +10,8 @@ import pytest
 from memory_engine.engine import long_term
 from memory_engine.interfaces.api import memory_feed
 from memory_engine.models import MemoryUser
+from memory_engine.services.spaces import space_delete
 from memory_engine.services.tokens import token_create
-from memory_engine.store.spaces import space_delete
 from tests.api_helpers import SPACE
 from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
 

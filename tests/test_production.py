@@ -18,8 +18,8 @@ from django.db import connection
 from bench.fake_llm_server import held, reply
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
 from memory_engine.services.conversation import turn_add
+from memory_engine.services.spaces import assistant_create, space_get, space_parameters_set, user_create
 from memory_engine.services.tokens import token_create
-from memory_engine.store.spaces import assistant_create, space_get, space_parameters_set, user_create
 from tests.forwarding_proxy import ForwardingProxy
 from tests.memory_helpers import extraction
 from tests.processes import free_port, healthy, wait_until

@@ -10,8 +10,8 @@ import httpx2
 import pytest
 
 from memory_engine.models import ImportUpload, MemoryUser
+from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.services.tokens import token_create
-from memory_engine.store.spaces import assistant_create, space_get, user_create
 from tests.processes import free_port, healthy, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -183,7 +183,7 @@ def test_a_page_that_matches_only_through_its_neighbours_is_found(memory, alice_
 
 
 def test_the_spaces_own_retrieval_parameters_rank_and_budget_its_memory(memory, filled):
-    from memory_engine.store.spaces import space_parameters_set
+    from memory_engine.services.spaces import space_parameters_set
 
     as_set = memory.retrieve(user_id="alice", assistant_id="helper", query="pastel de nata", count_hits=False)
     assert as_set.token_budget == 1500 and len(as_set.pages) > 1

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 
 from bench.fake_llm_server import FakeLLMServer, redirect, reply, status
-from memory_engine.engine import llm_choice
 from memory_engine.models import LongTermEntry, SpaceLLM
+from memory_engine.services import space_llm
 from memory_engine.services.lab import experiment_create
 from memory_engine.store import secrets
 from tests.api_helpers import SPACE, client_for
@@ -46,7 +46,7 @@ def _hot_space_pointed_at(space, server) -> None:
     """The space promotes after a few turns, through `server`'s endpoint."""
     space.stm_capacity, space.heat_threshold = 2, 2.5
     space.save()
-    llm_choice.choice_set(
+    space_llm.choice_set(
         space=space,
         values={"provider": "openai", "base_url": server.base_url, "model": "own-model", "api_key": KEY},
         actor="test",
@@ -91,7 +91,7 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
 
     # Rotated: the new key first, the old one kept, and the stored key still opens.
     settings.MEMORYOS_SECRETS_KEY = "the second passphrase of the operator and long too," + old
-    assert llm_choice.llm_for(alice_space).name == "openai"
+    assert space_llm.llm_for(alice_space).name == "openai"
     # Replaced without the old one: the space's replies fail with a clear error, and nothing is stored.
     settings.MEMORYOS_SECRETS_KEY = "a third passphrase that opens nothing stored"
     own_llm.responder = lambda request: reply("never asked")

@@ -7,7 +7,7 @@ from django.urls import reverse
 from memory_engine.engine import long_term
 from memory_engine.engine.retriever import retrieve
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
-from memory_engine.store.spaces import space_parameters_set
+from memory_engine.services.spaces import space_parameters_set
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago
 

@@ -8,7 +8,6 @@ can be forked and both replays watched at once.
 from django.db import IntegrityError, transaction
 
 from memory_engine import inputs
-from memory_engine.engine.llm_choice import choice_copy
 from memory_engine.errors import ExperimentConflict, MemoryInputError
 from memory_engine.formats.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
 from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
@@ -16,7 +15,8 @@ from memory_engine.services.background import restore_create, room_for_backgroun
 from memory_engine.services.comparison import Probe, compare, heat_by_turn, side_summary
 from memory_engine.services.dispatch import background_send, comparison_start, import_send
 from memory_engine.services.imports import MAX_TURNS, import_create, room_for_bulk_work
-from memory_engine.store.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
+from memory_engine.services.space_llm import choice_copy
+from memory_engine.services.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
 
 __all__ = [  # the comparison's names are the lab's too (services/comparison.py does the work)
     "MAX_EXPERIMENTS",

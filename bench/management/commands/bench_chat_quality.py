@@ -31,7 +31,7 @@ from memory_engine.jobs.tasks import run_import
 from memory_engine.llm import get_llm, provider_name
 from memory_engine.models import ImportJob
 from memory_engine.services.imports import import_create, locomo_turns
-from memory_engine.store.spaces import assistant_create, space_get, user_create
+from memory_engine.services.spaces import assistant_create, space_get, user_create
 
 SETS = {"old": chat_quality.DATA, "fresh": chat_quality.FRESH}
 LOAD_SAMPLES = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")

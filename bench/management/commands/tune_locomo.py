@@ -34,7 +34,7 @@ from memory_engine.formats.locomo import DEV_FILE, clean_evidence
 from memory_engine.llm import get_llm
 from memory_engine.models import MemorySpace
 from memory_engine.services.comparison import dialogue_ids, evidence_recall
-from memory_engine.store.spaces import PARAMETER_SETTINGS
+from memory_engine.services.spaces import PARAMETER_SETTINGS
 
 # Settings read at retrieval time only, so one ingestion serves every value; each with its parser.
 TUNABLE = {
