@@ -28,12 +28,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError
-from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
-from memory_engine.services import curation
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
+from memory_engine.services import conversation, curation
 from memory_engine.services.conversation import retrieve, turn_add
 from memory_engine.services.curation import version_dict
 from memory_engine.services.export import user_export
-from memory_engine.services.spaces import assistant_create, space_get, user_create
+from memory_engine.services.spaces import assistant_create, space_get, user_create, user_named
 from memory_engine.services.tokens import token_for_secret
 
 Kind = LongTermEntry.Kind
@@ -91,7 +91,7 @@ async def run_orm(fn, *args, **kwargs):
 def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
     """The space of the user with the assistant. With `create`, an operator user new to the database
     (stdio) and the assistant are made; a token's user always exists."""
-    known = MemoryUser.objects.filter(external_id=user_id).exists()
+    known = user_named(user_id) is not None
     if not known and not create:
         raise ToolError(f"no memory for user {user_id!r} yet")
     if create:
@@ -176,9 +176,8 @@ def _erase_entry(space, entry_id) -> dict:
 
 def _entry_history(space, entry_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
-    versions = [version_dict(v) for v in entry.versions.prefetch_related("source_pages").order_by("at", "pk")]
-    page_ids = {i for v in versions for i in v["source_page_ids"]}
-    pages = Page.objects.filter(space=space, pk__in=page_ids).defer("embedding").order_by("seq")
+    versions = [version_dict(v) for v in curation.versions(entry)]
+    pages = conversation.turns_with_ids(space, {i for v in versions for i in v["source_page_ids"]})
     return {
         "entry": curation.entry_card(entry),
         "history": versions,
@@ -342,7 +341,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
         name = who.user(user_id)
 
         def export() -> dict:
-            user = MemoryUser.objects.filter(external_id=name).first()
+            user = user_named(name)
             if user is None:
                 raise ToolError(f"no memory for user {name!r} yet")
             return user_export(user=user)

@@ -29,7 +29,7 @@ from memory_engine.models import (
     MemoryUser,
     Page,
 )
-from memory_engine.services import curation
+from memory_engine.services import curation, spaces
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import Inspection, Response, Retrieval, inspect, reply, retrieve, turn_add
 from memory_engine.services.dispatch import upload_import_start
@@ -204,7 +204,7 @@ class MemoryOS:
         are (engine/erasure.py). Irreversible. Raises UnknownEntry for a turn not in this memory, ValueError
         for a sentence the turn does not hold."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
-        page = Page.objects.filter(space=space, pk=page_id).first() if 0 < page_id < 2**63 else None
+        page = spaces.row_of(space, Page, page_id)
         if page is None:
             raise UnknownEntry(f"no turn {page_id} in this memory")
         return curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)

@@ -16,11 +16,12 @@ from django.views.decorators.http import require_POST
 
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
-from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, Experiment, MemorySpace
+from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, MemorySpace
 from memory_engine.services import tokens as api_tokens
 from memory_engine.services.imports import locomo_sample_ids
+from memory_engine.services.lab import experiment_of
 from memory_engine.services.space_llm import weak_model
-from memory_engine.services.spaces import assistant_create, owned_spaces, owned_user_create, space_get
+from memory_engine.services.spaces import assistant_create, owned_spaces, owned_user_create, space_get, space_named
 
 
 def home(request):
@@ -117,11 +118,7 @@ PARAMETER_INPUTS = {
 
 
 def _own_space(request, user_id: str, assistant_id: str) -> MemorySpace:
-    space = (
-        MemorySpace.objects.select_related("user", "assistant")
-        .filter(user__owner=request.user, user__external_id=user_id, assistant__external_id=assistant_id)
-        .first()
-    )
+    space = space_named(user_id=user_id, assistant_id=assistant_id, owner=request.user)
     if space is None:
         raise Http404("no such memory space of yours")
     return space
@@ -156,7 +153,7 @@ def lab(request, user_id: str, assistant_id: str):
 def experiment(request, user_id: str, assistant_id: str, experiment_id: int):
     """One experiment beside its source: what each holds and cost, their heat, and probe questions."""
     space = _own_space(request, user_id, assistant_id)
-    found = Experiment.objects.filter(source=space, pk=experiment_id).first()
+    found = experiment_of(space, experiment_id)
     if found is None:
         raise Http404("no such experiment of yours")
     context = {

@@ -39,6 +39,7 @@ __all__ = [
     "retrieve",
     "turn_add",
     "turns",
+    "turns_with_ids",
 ]
 
 
@@ -197,3 +198,8 @@ def turns(space: MemorySpace, *, tier: object = None, newest_first: bool = False
     found = Page.objects.filter(space=space).defer("embedding").select_related("reply_record")
     found = found if wanted is None else found.filter(tier=wanted)
     return found.order_by("-seq" if newest_first else "seq")
+
+
+def turns_with_ids(space: MemorySpace, page_ids) -> QuerySet:
+    """The space's turns with these ids, in the order they were said (ids of other spaces find nothing)."""
+    return Page.objects.filter(space=space, pk__in=list(page_ids)).defer("embedding").order_by("seq")

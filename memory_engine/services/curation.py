@@ -26,7 +26,6 @@ from memory_engine.services.export import entry_dict, version_dict
 __all__ = [
     "COVERAGE_PREFETCH",
     "coverage",
-    "page_marks",
     "entries",
     "entry_card",
     "entry_delete",
@@ -40,13 +39,15 @@ __all__ = [
     "knowledge_entries",
     "knowledge_entry_add",
     "page_edit",
+    "page_marks",
     "page_words",
     "profile_entry_add",
     "session_edit",
     "summary_text",
     "user_profile",
-    "version_to_revert_to",
     "version_dict",
+    "version_to_revert_to",
+    "versions",
 ]
 
 
@@ -66,3 +67,9 @@ def entries(space: MemorySpace, *, kinds: tuple[str, ...], status: object = Long
         .prefetch_related(Prefetch("source_pages", queryset=Page.objects.only("id")), *COVERAGE_PREFETCH)
     )
     return (found if wanted is None else found.filter(status=wanted)).order_by("pk")
+
+
+def versions(entry: LongTermEntry) -> QuerySet:
+    """Every version of the entry, oldest first, with the ids of the turns each was drawn from."""
+    only_ids = Page.objects.only("id")
+    return entry.versions.prefetch_related(Prefetch("source_pages", queryset=only_ids)).order_by("at", "pk")

@@ -13,7 +13,7 @@ from functools import cache
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -375,3 +375,8 @@ def imports_stalled() -> list[int]:
     job_ids = list(stalled.values_list("pk", flat=True))
     ImportJob.objects.filter(pk__in=job_ids).update(touched_at=timezone.now())
     return job_ids
+
+
+def jobs(space: MemorySpace) -> QuerySet:
+    """The space's imports, newest first (the turns they carry left unread)."""
+    return ImportJob.objects.filter(space=space).defer("turns").order_by("-created_at", "-pk")

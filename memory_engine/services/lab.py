@@ -6,6 +6,7 @@ can be forked and both replays watched at once.
 """
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from memory_engine import inputs
 from memory_engine.errors import ExperimentConflict, MemoryInputError
@@ -25,6 +26,8 @@ __all__ = [  # the comparison's names are the lab's too (services/comparison.py 
     "comparison_start",
     "experiment_create",
     "experiment_delete",
+    "experiment_of",
+    "experiments",
     "heat_by_turn",
     "locomo_probes",
     "replay_turns",
@@ -132,3 +135,21 @@ def locomo_probes(sample_id: str, limit: int | None = None) -> list[dict]:
     if limit is not None and len(probes) > limit:
         probes = [probes[i * len(probes) // limit] for i in range(limit)]
     return probes
+
+
+def experiments(source: MemorySpace) -> QuerySet:
+    """The experiments forked from `source`, newest first, with their shadow spaces and replays."""
+    found = Experiment.objects.filter(source=source).select_related("source", "space", "replay")
+    return found.defer("replay__turns").order_by("-created_at", "-pk")
+
+
+def experiment_of(source: MemorySpace, experiment_id: object) -> Experiment | None:
+    """The experiment of `source` with this id (its shadow space, user, assistant and replay fetched), or
+    None."""
+    if isinstance(experiment_id, bool) or not isinstance(experiment_id, int) or not 0 < experiment_id < 2**63:
+        return None
+    found = Experiment.objects.select_related("space", "space__user", "space__assistant", "replay")
+    experiment = found.defer("replay__turns").filter(source=source, pk=experiment_id).first()
+    if experiment is not None:
+        experiment.source = source
+    return experiment

@@ -6,7 +6,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Model, Prefetch, Q, QuerySet
 
 from memory_engine import inputs
 from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser, UserHeldByAccount, UserIdTaken
@@ -15,6 +15,7 @@ from memory_engine.models import (
     SPACE_PARAMETERS,
     Assistant,
     HeatEvent,
+    ImportJob,
     ImportUpload,
     LongTermEntry,
     MemorySpace,
@@ -276,3 +277,62 @@ def parameter_changes(space: MemorySpace, *, name: object = None) -> QuerySet:
     wanted = inputs.one_of(name, "name", list(SPACE_PARAMETERS))
     found = ParameterChange.objects.filter(space=space)
     return (found if wanted is None else found.filter(name=wanted)).order_by("at", "pk")
+
+
+# --- Selectors: what a door reads of users and spaces -------------------------------------------------
+
+# The heavy columns a door never shows, left unread when it fetches a row by id.
+_UNREAD = {Page: ("embedding",), MidTermSession: ("embedding",), ImportJob: ("turns",)}
+
+
+def row_of(space: MemorySpace, model: type[Model], row_id: object) -> Model | None:
+    """The space's row of `model` with this id, or None (an id that is not a whole number, or beyond any
+    database's ids, included)."""
+    if isinstance(row_id, bool) or not isinstance(row_id, int) or not 0 < row_id < 2**63:
+        return None
+    return model.objects.filter(space=space, pk=row_id).defer(*_UNREAD.get(model, ())).first()
+
+
+def visible_users(*, memory_user_id: int | None = None, account=None) -> QuerySet:
+    """The memory users a caller may see: a token's own (`memory_user_id`), or those `account` owns; none
+    for anybody else."""
+    if memory_user_id is not None:
+        return MemoryUser.objects.filter(pk=memory_user_id)
+    if account is not None and account.is_authenticated:
+        return MemoryUser.objects.filter(owner=account)
+    return MemoryUser.objects.none()
+
+
+def with_spaces(users: QuerySet) -> QuerySet:
+    """`users` with their spaces and the spaces' assistants fetched (a user's document lists them)."""
+    return users.prefetch_related(Prefetch("spaces", queryset=MemorySpace.objects.select_related("assistant")))
+
+
+def user_named(user_id: str) -> MemoryUser | None:
+    """The memory user with this external id, whoever holds it (the operator's doors: stdio MCP, commands)."""
+    return MemoryUser.objects.filter(external_id=user_id).first()
+
+
+def owner_of(memory_user_id: int) -> int | None:
+    """The id of the account owning the memory user, None when no account does."""
+    return MemoryUser.objects.filter(pk=memory_user_id).values_list("owner_id", flat=True).first()
+
+
+def space_named(*, user_id: str, assistant_id: str, owner=None) -> MemorySpace | None:
+    """The space of memory user `user_id` with the assistant (its user and assistant fetched), or None;
+    with `owner`, only when that account owns the user."""
+    found = MemorySpace.objects.select_related("user", "assistant").filter(
+        user__external_id=user_id, assistant__external_id=assistant_id
+    )
+    return (found if owner is None else found.filter(user__owner=owner)).first()
+
+
+def space_now(space: MemorySpace) -> MemorySpace:
+    """The space's row as it is now, with its user and assistant."""
+    return MemorySpace.objects.select_related("user", "assistant").get(pk=space.pk)
+
+
+def all_spaces(*, space_id: int | None = None) -> list[MemorySpace]:
+    """Every memory space (or the one with `space_id`), with its user and assistant, as they were made."""
+    found = MemorySpace.objects.select_related("user", "assistant").order_by("pk")
+    return list(found if space_id is None else found.filter(pk=space_id))

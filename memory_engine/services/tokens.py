@@ -109,3 +109,15 @@ def account_token_revoke(account, *, token_id: object) -> ApiToken:
     token_revoke(token=token)
     token.refresh_from_db()
     return token
+
+
+def tokens(*, user_id: str | None = None) -> list[ApiToken]:
+    """Every token (of the memory user `user_id`, when given), by memory user then as made: the operator's
+    list (manage.py api_token list)."""
+    found = ApiToken.objects.select_related("memory_user").order_by("memory_user__external_id", "pk")
+    return list(found.filter(memory_user__external_id=user_id) if user_id else found)
+
+
+def active_tokens_starting(prefix: str) -> list[ApiToken]:
+    """The active tokens whose prefix starts with `prefix`: the operator names one to revoke by it."""
+    return list(ApiToken.objects.filter(prefix__startswith=prefix, revoked_at__isnull=True))

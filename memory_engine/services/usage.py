@@ -151,3 +151,8 @@ def space_usage(space: MemorySpace, *, days: int, prices: dict[str, tuple[float,
         "prices": {model: list(pair) for model, pair in sorted(prices.items())},
         "unpriced_models": sorted(unpriced),
     }
+
+
+def record_of(page: Page) -> ReplyRecord | None:
+    """What the reply stored as `page` used and cost, None for a turn stored without a reply."""
+    return ReplyRecord.objects.filter(page=page).select_related("page__space").first()

@@ -6,17 +6,15 @@ from django.http import Http404
 from rest_framework.request import Request
 
 from memory_engine.models import LongTermEntry, MemorySpace, MemoryUser
-from memory_engine.services import curation
+from memory_engine.services import curation, spaces
 from memory_engine.services.spaces import assistant_create, space_get
 
 
 def visible_users(request: Request):
     token = getattr(request.user, "token", None)
     if token is not None:
-        return MemoryUser.objects.filter(pk=token.memory_user_id)
-    if request.user.is_authenticated:
-        return MemoryUser.objects.filter(owner=request.user)
-    return MemoryUser.objects.none()
+        return spaces.visible_users(memory_user_id=token.memory_user_id)
+    return spaces.visible_users(account=request.user)
 
 
 def user_for(request: Request, user_id: str) -> MemoryUser:
@@ -33,11 +31,7 @@ def space_for(request: Request, user_id: str, assistant_id: str, *, create: bool
     if create:
         assistant_create(assistant_id=assistant_id)  # safe to repeat
         return space_get(user_id=user.external_id, assistant_id=assistant_id)
-    space = (
-        MemorySpace.objects.select_related("user", "assistant")
-        .filter(user=user, assistant__external_id=assistant_id)
-        .first()
-    )
+    space = spaces.space_named(user_id=user.external_id, assistant_id=assistant_id)
     if space is None:
         raise Http404(f"no memory space for user {user_id!r} and assistant {assistant_id!r}")
     return space

@@ -4,9 +4,7 @@ the caller may not see."""
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Prefetch
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -44,12 +42,10 @@ from memory_engine.models import (
     ImportUpload,
     LongTermEntry,
     MemorySpace,
-    MemoryUser,
     MidTermSession,
     Page,
-    ReplyRecord,
 )
-from memory_engine.services import consolidation, conversation, curation, spaces, usage
+from memory_engine.services import consolidation, conversation, curation, imports, lab, spaces, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
 from memory_engine.services.dispatch import import_start, restore_start, upload_import_start
 from memory_engine.services.export import space_export, user_export
@@ -84,7 +80,6 @@ from memory_engine.services.uploads import upload_delete, upload_room_check, upl
 Kind = LongTermEntry.Kind
 PROFILE = (Kind.PROFILE,)
 KNOWLEDGE = (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE)
-ONLY_IDS = Page.objects.only("id")
 
 
 class Pagination(PageNumberPagination):
@@ -158,16 +153,12 @@ class MemoryApiView(APIView):
 # --- Memory users ----------------------------------------------------------------------------------
 
 
-def _users_with_spaces(queryset):
-    return queryset.prefetch_related(Prefetch("spaces", queryset=MemorySpace.objects.select_related("assistant")))
-
-
 class UsersView(MemoryApiView):
     @extend_schema(
         parameters=PAGING, responses=s.paginated(s.MemoryUserOut), summary="List the memory users you may see"
     )
     def get(self, request):
-        return self.page_of(_users_with_spaces(visible_users(request)).order_by("external_id"), s.MemoryUserOut)
+        return self.page_of(spaces.with_spaces(visible_users(request)).order_by("external_id"), s.MemoryUserOut)
 
     @extend_schema(request=s.MemoryUserIn, responses={201: s.MemoryUserOut}, summary="Create a memory user")
     def post(self, request):
@@ -187,7 +178,7 @@ class UserView(MemoryApiView):
     @extend_schema(responses=s.MemoryUserOut, summary="A memory user and the assistants it talks to")
     def get(self, request, user_id):
         user = user_for(request, user_id)
-        return Response(s.MemoryUserOut(_users_with_spaces(type(user).objects.filter(pk=user.pk)).get()).data)
+        return Response(s.MemoryUserOut(spaces.with_spaces(spaces.visible_users(memory_user_id=user.pk)).get()).data)
 
     @extend_schema(responses={204: None}, summary="Delete all the memory of a user, and the user")
     def delete(self, request, user_id):
@@ -243,7 +234,7 @@ class RestoreView(MemoryApiView):
 class BackgroundJobView(MemoryApiView):
     @extend_schema(responses=s.BackgroundJobOut, summary="A restore or comparison: its state, and its result when done")
     def get(self, request, user_id, assistant_id, job_id):
-        job = _row_in(space_for(request, user_id, assistant_id), BackgroundJob.objects.all(), job_id)
+        job = _row_in(space_for(request, user_id, assistant_id), BackgroundJob, job_id)
         return Response(s.BackgroundJobOut(job).data)
 
 
@@ -277,17 +268,19 @@ class TurnsView(MemoryApiView):
         return Response(s.PageOut(page).data, status=status.HTTP_201_CREATED)
 
 
-def _row_in(space: MemorySpace, queryset, row_id: int):
-    """The space's row with this id; 404 when there is none (or the id is beyond any database's ids)."""
-    if not 0 < row_id < 2**63:
-        raise Http404(f"no such {queryset.model._meta.verbose_name}")
-    return get_object_or_404(queryset, space=space, pk=row_id)
+def _row_in(space: MemorySpace, model, row_id: int):
+    """The space's row of `model` with this id; 404 when there is none (or the id is beyond any database's
+    ids)."""
+    row = spaces.row_of(space, model, row_id)
+    if row is None:
+        raise Http404(f"no such {model._meta.verbose_name}")
+    return row
 
 
 class TurnView(MemoryApiView):
     @extend_schema(responses=s.PageOut, summary="One stored turn, in whatever tier it is")
     def get(self, request, user_id, assistant_id, page_id):
-        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        page = _row_in(space_for(request, user_id, assistant_id), Page, page_id)
         return Response(s.PageOut(page).data)
 
 
@@ -301,7 +294,7 @@ class TurnEraseView(MemoryApiView):
     )
     def post(self, request, user_id, assistant_id, page_id):
         data = self.valid(s.EraseIn)
-        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
+        page = _row_in(space_for(request, user_id, assistant_id), Page, page_id)
         sentence = data.get("sentence")
         changed = curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)
         return Response({"erased": True, "turns_changed": changed})
@@ -313,8 +306,8 @@ class TurnUsedView(MemoryApiView):
         summary='What a stored reply used (its "What it used"), as the memory holds those items now',
     )
     def get(self, request, user_id, assistant_id, page_id):
-        page = _row_in(space_for(request, user_id, assistant_id), Page.objects.defer("embedding"), page_id)
-        record = ReplyRecord.objects.filter(page=page).select_related("page__space").first()
+        page = _row_in(space_for(request, user_id, assistant_id), Page, page_id)
+        record = usage.record_of(page)
         if record is None:
             raise Http404("this turn was not written by the space's chat: nothing recorded of what it used")
         return Response(usage.used_now(record))
@@ -471,7 +464,7 @@ def _feed_owner(request) -> str:
     token = getattr(request.user, "token", None)
     if token is None:
         return holder_key(owner_id=request.user.pk, memory_user_id=None)
-    owner = MemoryUser.objects.filter(pk=token.memory_user_id).values_list("owner_id", flat=True).first()
+    owner = spaces.owner_of(token.memory_user_id)
     return holder_key(owner_id=owner, memory_user_id=token.memory_user_id)
 
 
@@ -495,9 +488,8 @@ class MemoryEventsView(MemoryApiView):
         seen = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
 
         def snapshot(changed: list[str]) -> dict:
-            current = MemorySpace.objects.select_related("user", "assistant").get(pk=space.pk)
-            run = ConsolidationRun.objects.filter(space=current).order_by("-started_at", "-pk").first()
-            job = ImportJob.objects.filter(space=current).order_by("-created_at", "-pk").first()
+            current = spaces.space_now(space)
+            run, job = consolidation.runs(current).first(), imports.jobs(current).first()
             return {
                 "space": s.SpaceOut(current).data,
                 "run": s.ConsolidationRunOut(run).data if run else None,
@@ -588,8 +580,7 @@ class ImportsView(MemoryApiView):
         parameters=PAGING, responses=s.paginated(s.ImportJobOut), summary="Imports into the space, newest first"
     )
     def get(self, request, user_id, assistant_id):
-        jobs = ImportJob.objects.filter(space=space_for(request, user_id, assistant_id)).defer("turns")
-        return self.page_of(jobs.order_by("-created_at", "-pk"), s.ImportJobOut)
+        return self.page_of(imports.jobs(space_for(request, user_id, assistant_id)), s.ImportJobOut)
 
     @extend_schema(
         request=s.ImportIn,
@@ -600,7 +591,7 @@ class ImportsView(MemoryApiView):
         data = self.valid(s.ImportIn)
         space = space_for(request, user_id, assistant_id, create=True)
         if "upload" in data:
-            upload = _row_in(space, ImportUpload.objects.all(), data["upload"])
+            upload = _row_in(space, ImportUpload, data["upload"])
             job = upload_import_start(upload=upload, chosen=data.get("conversations"))
             return Response(s.ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
         if "transcript" in data:
@@ -650,7 +641,7 @@ class UploadsView(MemoryApiView):
 
 class UploadView(MemoryApiView):
     def upload(self, request, user_id, assistant_id, upload_id) -> ImportUpload:
-        return _row_in(space_for(request, user_id, assistant_id), ImportUpload.objects.all(), upload_id)
+        return _row_in(space_for(request, user_id, assistant_id), ImportUpload, upload_id)
 
     @extend_schema(responses=s.ImportUploadOut, summary="A file brought to import, and what it holds")
     def get(self, request, user_id, assistant_id, upload_id):
@@ -669,14 +660,14 @@ class UploadConversationsView(MemoryApiView):
         summary="The conversations of a file brought to import, in the file's order",
     )
     def get(self, request, user_id, assistant_id, upload_id):
-        upload = _row_in(space_for(request, user_id, assistant_id), ImportUpload.objects.all(), upload_id)
+        upload = _row_in(space_for(request, user_id, assistant_id), ImportUpload, upload_id)
         return self.page_of(upload.conversations.order_by("place"), s.ListedConversationOut)
 
 
 class ImportView(MemoryApiView):
     @extend_schema(responses=s.ImportJobOut, summary="An import's progress")
     def get(self, request, user_id, assistant_id, job_id):
-        job = _row_in(space_for(request, user_id, assistant_id), ImportJob.objects.defer("turns"), job_id)
+        job = _row_in(space_for(request, user_id, assistant_id), ImportJob, job_id)
         return Response(s.ImportJobOut(job).data)
 
 
@@ -834,8 +825,7 @@ class EntryHistoryView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id, entry_id):
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
-        versions = entry.versions.prefetch_related(Prefetch("source_pages", queryset=ONLY_IDS)).order_by("at", "pk")
-        return self.page_of(versions, s.EntryVersionOut)
+        return self.page_of(curation.versions(entry), s.EntryVersionOut)
 
 
 class KnowledgeHistoryView(EntryHistoryView):
@@ -846,16 +836,9 @@ class KnowledgeHistoryView(EntryHistoryView):
 
 
 def _experiment_of(request, user_id: str, assistant_id: str, experiment_id: int) -> Experiment:
-    source = space_for(request, user_id, assistant_id)
-    experiment = (
-        Experiment.objects.select_related("space", "space__user", "space__assistant", "replay")
-        .defer("replay__turns")
-        .filter(source=source, pk=experiment_id)
-        .first()
-    )
+    experiment = lab.experiment_of(space_for(request, user_id, assistant_id), experiment_id)
     if experiment is None:
         raise Http404(f"no experiment {experiment_id} here")
-    experiment.source = source
     return experiment
 
 
@@ -867,11 +850,7 @@ class ExperimentsView(MemoryApiView):
         parameters=PAGING, responses=s.paginated(s.ExperimentOut), summary="The space's experiments, newest first"
     )
     def get(self, request, user_id, assistant_id):
-        source = space_for(request, user_id, assistant_id)
-        experiments = (
-            Experiment.objects.filter(source=source).select_related("source", "space", "replay").defer("replay__turns")
-        )
-        return self.page_of(experiments.order_by("-created_at", "-pk"), s.ExperimentOut)
+        return self.page_of(lab.experiments(space_for(request, user_id, assistant_id)), s.ExperimentOut)
 
     @extend_schema(
         request=s.ExperimentIn,

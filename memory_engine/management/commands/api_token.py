@@ -8,9 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from memory_engine.errors import MemoryInputError
-from memory_engine.models import ApiToken, MemoryUser
-from memory_engine.services.spaces import user_create, user_take_over
-from memory_engine.services.tokens import token_create, token_revoke
+from memory_engine.services.spaces import user_create, user_named, user_take_over
+from memory_engine.services.tokens import active_tokens_starting, token_create, token_revoke, tokens
 
 
 class Command(BaseCommand):
@@ -35,7 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         if action == "create":
             try:
-                if options["take_over"] and MemoryUser.objects.filter(external_id=options["user_id"]).exists():
+                if options["take_over"] and user_named(options["user_id"]) is not None:
                     user_take_over(user_id=options["user_id"], by="manage.py api_token create --take-over")
                 user = user_create(user_id=options["user_id"])
             except MemoryInputError as exc:
@@ -48,10 +47,7 @@ class Command(BaseCommand):
             self.stderr.write(f"token {token.prefix}... for {user.external_id}; the secret is shown only now:")
             self.stdout.write(secret)
         elif action == "list":
-            tokens = ApiToken.objects.select_related("memory_user").order_by("memory_user__external_id", "pk")
-            if options["user_id"]:
-                tokens = tokens.filter(memory_user__external_id=options["user_id"])
-            for token in tokens:
+            for token in tokens(user_id=options["user_id"]):
                 if token.revoked_at:
                     state = f"revoked {token.revoked_at:%Y-%m-%d}"
                 elif token.expires_at and token.expires_at <= timezone.now():
@@ -63,7 +59,7 @@ class Command(BaseCommand):
                     f"{token.prefix}  {token.memory_user.external_id:20}  {state:18}  {used}  {token.name}"
                 )
         else:
-            matches = list(ApiToken.objects.filter(prefix__startswith=options["prefix"], revoked_at__isnull=True))
+            matches = active_tokens_starting(options["prefix"])
             if len(matches) != 1:
                 raise CommandError(f"{len(matches)} active tokens start with {options['prefix']!r}; give one exactly")
             token_revoke(token=matches[0])

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine.models import MemorySpace
 from memory_engine.services.operations import EmbeddingModelMismatch, rebuild_space_indexes, reembed_space
+from memory_engine.services.spaces import all_spaces
 
 
 class Command(BaseCommand):
@@ -14,12 +14,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, space=None, reembed=False, **options):
-        spaces = MemorySpace.objects.select_related("user", "assistant").order_by("pk")
-        if space is not None:
-            spaces = spaces.filter(pk=space)
-            if not spaces.exists():
-                raise CommandError(f"no space with id {space}")
-        for item in spaces:
+        chosen = all_spaces(space_id=space)
+        if space is not None and not chosen:
+            raise CommandError(f"no space with id {space}")
+        for item in chosen:
             try:
                 if reembed:
                     self.stdout.write(f"space {item.pk} ({item}): re-embedded {reembed_space(item)} vectors")
