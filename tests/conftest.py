@@ -31,6 +31,15 @@ NO_LLM = {
 # the tests marked `once` out of its SQLite run. What can fail by database (the engine, the API, the write
 # path, the feeds' connections) runs on both.
 ONCE_FIXTURES = {"browser", "start_worker", "broker", "start"}
+# A test that uses no database cannot fail by database: it runs once too, in the SQLite run (tests/unit
+# holds the modules made only of such tests).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,8 +48,13 @@ def pytest_collection_modifyitems(config, items):
     if twice := sorted(nodeid for nodeid, count in seen.items() if count > 1):
         raise pytest.UsageError(f"tests share a node id, so a parallel run would drop them: {twice[:3]}")
     for item in items:
-        if ONCE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if ONCE_FIXTURES & fixtures:
             item.add_marker(pytest.mark.once)
+        if item.get_closest_marker("once") is not None:
+            continue  # on PostgreSQL, whatever it uses
+        if not DATABASE_FIXTURES & fixtures and item.get_closest_marker("django_db") is None:
+            item.add_marker(pytest.mark.no_database)
 
 
 @pytest.fixture(autouse=True)

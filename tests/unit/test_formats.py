@@ -12,7 +12,7 @@ from memory_engine import formats
 from memory_engine.formats import FormatError, recognise, records, scan, turns_of
 from memory_engine.formats.common import CUT_MARK
 
-DATA = Path(__file__).parent / "data" / "imports"
+DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
 
 
 def conversations(path) -> list:

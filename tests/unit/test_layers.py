@@ -9,7 +9,7 @@ engine and the store; this keeps them off the managers."""
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOORS = ("memory_engine/interfaces", "memory_engine/management", "memory_engine/jobs")
 THE_ADMIN = Path("memory_engine/interfaces/admin.py")
 
