@@ -4,7 +4,7 @@ Two sets: data/chat_quality.json (written for this project alongside the reply p
 questions in the same words) and data/chat_fresh.json (written afterwards by someone else, to judge it:
 facts said in passing, paraphrased questions, facts that change, questions 10+ turns later). Each
 conversation is one user who tells the assistant things, makes small talk and later asks about them.
-Every turn goes through the real reply path (`jobs.conversation.reply`: retrieval, the reply, the turn
+Every turn goes through the real reply path (`services.conversation.reply`: retrieval, the reply, the turn
 stored), and the space is consolidated after each turn, off the reply's clock, as a worker would. The
 same questions are also asked of a space with no memory, as the baseline.
 

@@ -102,7 +102,7 @@ def ingest_conversation(
     limit: int | None = None,
     progress: Progress | None = None,
 ) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
-    """Ingest the sample's conversation (jobs.ingest, as an import does) into a fresh space: an existing
+    """Ingest the sample's conversation (services.ingest, as an import does) into a fresh space: an existing
     one of that user and assistant is deleted first, with its index files. A failed promotion is tried
     again at the next page rather than after the cooldown, so the figures do not depend on the speed of
     the machine. Returns the space, the pages in order (page seq i is pages[i - 1]) and the counters.

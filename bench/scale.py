@@ -14,7 +14,7 @@ processes so that each figure is measured where it belongs:
                                 to a worker); counts bytes stored per page; it starts:
     web probe (role web)        a fresh process that opens the grown space, stores turns and retrieves:
                                 its peak RSS is a web process's
-    worker probe (role worker)  a fresh process that ingests a LoCoMo stream (jobs.ingest: each turn
+    worker probe (role worker)  a fresh process that ingests a LoCoMo stream (services.ingest: each turn
                                 stored, then consolidated) with the bundled offline LLM: throughput, LLM
                                 calls and tokens per turn, its peak RSS
 
@@ -513,7 +513,7 @@ def web_probe(options: BenchOptions, *, space_id: int) -> dict:
 
 
 def worker_probe(options: BenchOptions) -> dict:
-    """A worker process: ingest the first pages of a LoCoMo sample into a fresh space (jobs.ingest) with
+    """A worker process: ingest the first pages of a LoCoMo sample into a fresh space (services.ingest) with
     the offline LLM, as ingest_locomo does. Throughput, LLM cost, peak RSS."""
     samples = load_samples(DEV_FILE)
     sample = next((s for s in samples if options.locomo_sample in (None, s["sample_id"])), None)

@@ -556,7 +556,7 @@ class ConsolidationRunAdmin(RecordAdmin):
 @admin.register(Experiment)
 class ExperimentAdmin(admin.ModelAdmin):
     """Experiments are made and compared on the lab pages and over REST; here staff see them, and delete
-    one through the engine (jobs.experiments.experiment_delete: its shadow space and memory user go too)."""
+    one through the engine (services.lab.experiment_delete: its shadow space and memory user go too)."""
 
     list_display = ["name", "source", "space", "replay_status", "created_at"]
     list_select_related = ["source__user", "source__assistant", "space__user", "space__assistant", "replay"]

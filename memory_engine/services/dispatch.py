@@ -181,7 +181,7 @@ def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], t
 
 def upload_import_start(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:
     """Record the import of the conversations `chosen` from a file brought to import (all when None), and
-    have it run, as import_start does. Raises what jobs.imports.upload_import_create raises."""
+    have it run, as import_start does. Raises what services.imports.upload_import_create raises."""
     job = upload_import_create(upload=upload, chosen=chosen)
     import_send(job)
     return job

@@ -1,5 +1,5 @@
 """Importing a conversation into a memory space: a JSON transcript, a LoCoMo sample, or the conversations
-chosen from a file brought from elsewhere (services/uploads.py), ingested turn by turn (jobs.ingest), so the
+chosen from a file brought from elsewhere (services/uploads.py), ingested turn by turn (services.ingest), so the
 tiers fill as they would in a chat, with the times the turns were said; a file's facts become knowledge
 entries. An ImportJob row records the progress. A worker does it (or the calling process, when
 MEMORYOS_CONSOLIDATION is "inline")."""
@@ -139,7 +139,7 @@ def import_activity(job: ImportJob) -> str:
 
 
 def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
-    """Record an import of `turns` (already checked) into the space; `jobs.dispatch.import_start` has it
+    """Record an import of `turns` (already checked) into the space; `services.dispatch.import_start` has it
     run."""
     return ImportJob.objects.create(
         space=space, source=source[:200], turns=turns, total=len(turns), touched_at=timezone.now()
@@ -148,7 +148,7 @@ def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> Impo
 
 def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:
     """Record the import of the upload's `chosen` conversations (all when None; facts are all taken);
-    jobs.dispatch.import_send has it run. Raises MemoryInputError for a key the file does not hold, or a
+    services.dispatch.import_send has it run. Raises MemoryInputError for a key the file does not hold, or a
     choice with nothing in it, and TooMuchBulkWork as import_start does."""
     turns = dict(UploadConversation.objects.filter(upload=upload).values_list("key", "turns"))
     if chosen is not None:

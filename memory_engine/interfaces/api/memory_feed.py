@@ -56,7 +56,7 @@ feed_slots = FeedSlots()
 
 class SpaceFeed:
     """Server-sent events of one space's memory, for its chat page: a `memory` event each time the
-    space's revision changes (store/changes.py), with the parts that changed and what the panel shows
+    space's revision changes (services/feed.py), with the parts that changed and what the panel shows
     at a glance; its id is the revision, so a page that reconnects is told at once what it missed.
     `snapshot(changed)` renders an event's data; `gone()` what to say when the space was deleted."""
 
