@@ -3,6 +3,7 @@ held now), no reply that quoted them, no entry or version, no summary or keyword
 fork, no index file of any process, no free page of the SQLite file and no row of a PostgreSQL dump."""
 
 import asyncio
+import os
 import subprocess
 from pathlib import Path
 
@@ -48,13 +49,17 @@ def _rows_holding(words=WORDS) -> list[str]:
 
 
 def _files_holding(folder: Path, words=WORDS) -> list[str]:
-    return [
-        f"{path.name}: {word}"
-        for path in folder.rglob("*")
-        if path.is_file()
-        for word in words
-        if word.encode() in path.read_bytes().lower()
-    ]
+    """The files under `folder` that hold any of `words`. Another process may be removing the folder while
+    it is read (the MCP server's prune): a file gone before it is read holds nothing."""
+    found = []
+    for parent, _, names in os.walk(folder):  # a folder gone while walked is passed over
+        for name in names:
+            try:
+                held = (Path(parent) / name).read_bytes().lower()
+            except FileNotFoundError:
+                continue
+            found += [f"{name}: {word}" for word in words if word.encode() in held]
+    return found
 
 
 @pytest.mark.django_db
