@@ -15,8 +15,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from bench.fake_llm_server import reply
-from memory_engine.engine import long_term
 from memory_engine.models import MemoryUser
+from memory_engine.services import curation
 from memory_engine.services.tokens import token_create
 from playground.wsgi import application
 from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
@@ -46,8 +46,8 @@ def alice(connections_kept_open, memory, alice_space, fake_llm):
     alice_space.stm_capacity = 2
     alice_space.save()
     page = add_turns(memory, CAT_TALK)[0]
-    profile = long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
-    fact = long_term.knowledge_entry_add(
+    profile = curation.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
+    fact = curation.knowledge_entry_add(
         space=alice_space, kind="user_knowledge", topic="pet", fact="The user has a cat named Milo", actor="test"
     )
     _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))

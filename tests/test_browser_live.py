@@ -10,8 +10,8 @@ import time
 import pytest
 
 from bench.fake_llm_server import FakeLLMServer, reply
-from memory_engine.engine import long_term
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, SpaceLLM
+from memory_engine.services import curation
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import add_turns, days_ago, nothing_extracted
 
@@ -88,7 +88,7 @@ def test_changes_made_elsewhere_are_pushed_to_the_panel_and_a_dropped_feed_catch
     # Back online, it reconnects, sends the last revision it saw, and is told at once what it missed.
     browser.context.set_offline(True)
     browser.locator("#feed", has_text="reconnecting").wait_for()
-    long_term.profile_entry_add(
+    curation.profile_entry_add(
         space=MemorySpace.objects.get(user__external_id="alice"), attribute="hobby", value="cello", actor="test"
     )
     browser.context.set_offline(False)

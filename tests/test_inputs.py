@@ -6,9 +6,9 @@ import asyncio
 import pytest
 
 from memory_engine import inputs
-from memory_engine.engine import long_term
 from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.models import LongTermEntry, Page
+from memory_engine.services import curation
 from tests.api_helpers import SPACE, client_for
 from tests.test_mcp import stdio_session
 
@@ -49,7 +49,7 @@ BAD_VALUES = [
 
 @pytest.fixture
 def alice_with_profile(memory, alice_space):
-    entry = long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
+    entry = curation.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
     return alice_space, entry
 
 
@@ -93,7 +93,7 @@ def library_refusals(memory, space, entry) -> dict:
     for name, query, _ in BAD_QUERIES:
         attempt("query: " + name, lambda q=query: memory.retrieve(user_id="alice", assistant_id="helper", query=q))
     for name, value, _ in BAD_VALUES:
-        attempt("value: " + name, lambda v=value: long_term.entry_edit(entry=entry, value=v, actor="library"))
+        attempt("value: " + name, lambda v=value: curation.entry_edit(entry=entry, value=v, actor="library"))
     return said
 
 

@@ -6,6 +6,7 @@ from bench.fake_llm_server import reply, reply_json, status
 from memory_engine.engine import long_term
 from memory_engine.engine.updater import ConsolidationReport, promote_hot_sessions
 from memory_engine.models import EntryVersion, HeatEvent, LongTermEntry, MidTermSession, Page
+from memory_engine.services import curation
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
 Kind = LongTermEntry.Kind
@@ -323,7 +324,7 @@ def test_an_edit_is_versioned_and_seen_by_retrieval_at_once(memory, hot_space, f
     feed_cat_talk(memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     entry = LongTermEntry.objects.get(kind=Kind.USER_KNOWLEDGE)
     memory.retrieve(user_id="alice", assistant_id="helper", query="cat")  # indexes are now cached
-    long_term.entry_edit(entry=entry, value="The user has a tortoise named Sheldon", actor="admin:root", cause="admin")
+    curation.entry_edit(entry=entry, value="The user has a tortoise named Sheldon", actor="admin:root", cause="admin")
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="tortoise Sheldon")
     assert [i.text for i in result.user_knowledge] == ["The user has a tortoise named Sheldon"]
     last = entry.versions.last()
@@ -339,7 +340,7 @@ def test_a_deleted_entry_leaves_retrieval_but_keeps_its_history(memory, hot_spac
     feed_cat_talk(memory, fake_llm, extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
     entry = LongTermEntry.objects.get(kind=Kind.USER_KNOWLEDGE)
     memory.retrieve(user_id="alice", assistant_id="helper", query="cat")
-    long_term.entry_delete(entry=entry, actor="admin:root", cause="admin")
+    curation.entry_delete(entry=entry, actor="admin:root", cause="admin")
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="cat named Milo")
     assert result.user_knowledge == []
     assert entry.versions.last().after is None

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
-from memory_engine.engine import long_term
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import LongTermEntry, Page
+from memory_engine.services import curation
 from tests.memory_helpers import CAT_TALK, add_turns
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,8 +75,8 @@ WHO = {"user_id": (OMITTED, OMITTED, None, "alice", "bob"), "assistant_id": (OMI
 def alice_entries(memory, alice_space):
     add_turns(memory, CAT_TALK)
     made = [
-        long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test"),
-        long_term.knowledge_entry_add(
+        curation.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test"),
+        curation.knowledge_entry_add(
             space=alice_space, kind="user_knowledge", topic="pets", fact="Alice has a cat named Milo", actor="test"
         ),
     ]
@@ -85,7 +85,7 @@ def alice_entries(memory, alice_space):
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_no_generated_call_crashes_a_tool(alice_entries, bob_space, tool):
-    bobs_entry = long_term.profile_entry_add(space=bob_space, attribute="hobby", value="chess", actor="test")
+    bobs_entry = curation.profile_entry_add(space=bob_space, attribute="hobby", value="chess", actor="test")
     entry_ids = [*alice_entries, bobs_entry.pk]
     counter = itertools.count()
 

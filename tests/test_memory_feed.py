@@ -7,9 +7,9 @@ import json
 import httpx2
 import pytest
 
-from memory_engine.engine import long_term
 from memory_engine.interfaces.api import memory_feed
 from memory_engine.models import MemoryUser
+from memory_engine.services import curation
 from memory_engine.services.spaces import space_delete
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE
@@ -71,10 +71,10 @@ def test_the_feed_pushes_each_change_with_what_changed(live_server, memory, alic
         assert name == "memory" and "tiers" in data["changed"] and "entries" not in data["changed"]
         assert data["space"]["counts"]["short_term_pages"] == 2 and second_id != first_id
 
-        entry = long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
+        entry = curation.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
         name, _, data = next(events)
         assert "entries" in data["changed"] and data["space"]["counts"]["profile_entries"] == 1
-        long_term.entry_edit(entry=entry, value="paediatric nurse", actor="test")
+        curation.entry_edit(entry=entry, value="paediatric nurse", actor="test")
         name, _, data = next(events)
         assert "entries" in data["changed"] and "runs" not in data["changed"]
 
@@ -86,7 +86,7 @@ def test_a_page_that_reconnects_is_told_at_once_what_it_missed(live_server, memo
     with httpx2.stream("GET", url, headers=headers, timeout=120) as response:
         _, seen, _ = next(_events(response))
     # Disconnected: an entry is set meanwhile. Reconnecting with the revision seen tells just that.
-    long_term.profile_entry_add(space=alice_space, attribute="pet", value="a cat named Milo", actor="test")
+    curation.profile_entry_add(space=alice_space, attribute="pet", value="a cat named Milo", actor="test")
     with httpx2.stream("GET", url, headers={**headers, "Last-Event-ID": seen}, timeout=120) as response:
         name, now, data = next(_events(response))
     assert name == "memory" and "entries" in data["changed"] and "imports" not in data["changed"] and now != seen

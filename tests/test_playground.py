@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from bench.fake_llm_server import status
-from memory_engine.engine import long_term
 from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, Page, ParameterChange
+from memory_engine.services import curation
 from memory_engine.services.tokens import token_create
 from playground import settings as project_settings
 from playground.databases import database_from_url
@@ -142,8 +142,8 @@ def test_an_admin_edit_or_delete_is_recorded_and_retrieval_sees_it_at_once(admin
 
 def test_the_entry_history_shows_each_version_as_a_diff_and_reverts_to_one(admin_client, memory, filled):
     entry = LongTermEntry.objects.get(kind="profile", key="occupation")
-    long_term.entry_edit(entry=entry, value="night <b>nurse</b>", actor="api token x")
-    long_term.entry_delete(entry=entry, actor="api token x")
+    curation.entry_edit(entry=entry, value="night <b>nurse</b>", actor="api token x")
+    curation.entry_delete(entry=entry, actor="api token x")
     page = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
     assert "<del>nurse</del>" in page and "<ins>night &lt;b&gt;nurse&lt;/b&gt;</ins>" in page
     assert page.count('class="version') == 3 and "api token x" in page and "#1" in page  # the source page
@@ -204,10 +204,10 @@ def test_a_word_diff_escapes_what_it_shows():
 
 def test_reverting_a_deleted_attribute_that_another_entry_now_holds_is_refused(memory, filled):
     entry = LongTermEntry.objects.get(kind="profile", key="occupation")
-    long_term.entry_delete(entry=entry, actor="test")
-    long_term.profile_entry_add(space=filled, attribute="occupation", value="pilot", actor="test")
+    curation.entry_delete(entry=entry, actor="test")
+    curation.profile_entry_add(space=filled, attribute="occupation", value="pilot", actor="test")
     with pytest.raises(ValueError, match="another entry now holds"):
-        long_term.entry_revert(entry=entry, version=entry.versions.order_by("at", "pk").first(), actor="test")
+        curation.entry_revert(entry=entry, version=entry.versions.order_by("at", "pk").first(), actor="test")
     assert LongTermEntry.objects.filter(key="occupation", status="active").get().value == "pilot"
 
 

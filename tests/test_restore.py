@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from memory_engine.engine import long_term
 from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
 from memory_engine.models import (
     BackgroundJob,
@@ -19,6 +18,7 @@ from memory_engine.models import (
     MidTermSession,
     Page,
 )
+from memory_engine.services import curation
 from memory_engine.services.background import background_run, background_stalled, restore_create
 from memory_engine.services.comparison import ranked_items
 from memory_engine.services.export import space_export, user_export
@@ -51,10 +51,10 @@ def lived(memory, alice_space, fake_llm):
         memory.retrieve(user_id="alice", assistant_id="helper", query=question)
     add_turns(memory, COOKING_TALK, start=days_ago(1))
     profile = LongTermEntry.objects.get(space=alice_space, key="occupation")
-    long_term.entry_edit(entry=profile, value="paediatric nurse", actor="api account ann")
+    curation.entry_edit(entry=profile, value="paediatric nurse", actor="api account ann")
     fact = LongTermEntry.objects.get(space=alice_space, value="Milo knocks coffee over")
-    long_term.entry_delete(entry=fact, actor="api account ann")
-    long_term.knowledge_entry_add(
+    curation.entry_delete(entry=fact, actor="api account ann")
+    curation.knowledge_entry_add(
         space=alice_space, kind="user_knowledge", topic="food", fact="The user likes spicy food", actor="library"
     )
     # Replies written here by the bundled model, and one quoting the person: kept as said, never memory.

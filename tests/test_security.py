@@ -29,7 +29,6 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
 
 from bench.fake_llm_server import held, reply
-from memory_engine.engine import long_term
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
 from memory_engine.interfaces import signin
 from memory_engine.interfaces.mcp_server import build_server
@@ -44,6 +43,7 @@ from memory_engine.models import (
     OwnerChange,
     Page,
 )
+from memory_engine.services import curation
 from memory_engine.services.conversation import turn_add
 from memory_engine.services.dispatch import RUN_BACKGROUND_JOB, RUN_IMPORT, send
 from memory_engine.services.export import space_export
@@ -59,15 +59,15 @@ from tests.test_mcp import http_session
 
 @pytest.fixture
 def nurse(alice_space):
-    return long_term.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
+    return curation.profile_entry_add(space=alice_space, attribute="occupation", value="nurse", actor="test")
 
 
 def test_an_edit_of_an_entry_deleted_meanwhile_is_refused_and_changes_nothing(nurse):
     seen = LongTermEntry.objects.get(pk=nurse.pk)  # an editor's request read it while it was active
-    long_term.entry_delete(entry=nurse, actor="someone else", cause="admin")
+    curation.entry_delete(entry=nurse, actor="someone else", cause="admin")
 
     with pytest.raises(EntryNotActive, match="deleted"):
-        long_term.entry_edit(entry=seen, value="surgeon", actor="editor")
+        curation.entry_edit(entry=seen, value="surgeon", actor="editor")
 
     stored = LongTermEntry.objects.get(pk=nurse.pk)
     assert (stored.status, stored.value) == ("deleted", "nurse")
@@ -536,10 +536,10 @@ def test_an_index_folder_left_from_another_database_is_never_served(memory, alic
 
 def test_rows_named_by_an_index_are_loaded_only_from_its_own_space(memory, alice_space, bob_space):
     """Defence in depth: even an index that held another space's row id could not show that row."""
-    secret = long_term.knowledge_entry_add(
+    secret = curation.knowledge_entry_add(
         space=alice_space, kind="user_knowledge", topic="health", fact="Alice takes insulin daily", actor="test"
     )
-    long_term.knowledge_entry_add(
+    curation.knowledge_entry_add(
         space=bob_space, kind="user_knowledge", topic="food", fact="Bob likes curry", actor="test"
     )
     held = index.dense_index(bob_space, "user_knowledge")

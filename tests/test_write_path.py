@@ -4,9 +4,9 @@ ranks. The admin's page and session edits used to save the row and leave the ind
 import pytest
 from django.urls import reverse
 
-from memory_engine.engine import long_term
 from memory_engine.engine.retriever import retrieve
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.services import curation
 from memory_engine.services.spaces import space_parameters_set
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago
@@ -96,7 +96,7 @@ def test_turns_and_sessions_are_not_added_or_deleted_one_by_one_in_the_admin(adm
 
 
 def test_the_admin_refuses_an_entry_value_the_engine_refuses_and_changes_nothing(admin_client, memory, talked):
-    entry = long_term.profile_entry_add(space=talked, attribute="occupation", value="nurse", actor="test")
+    entry = curation.profile_entry_add(space=talked, attribute="occupation", value="nurse", actor="test")
     for value, says in (("nur\x00se", "Null characters are not allowed"), ("v" * 2001, "the limit is 2000")):
         answer = admin_post(
             admin_client,

@@ -3,7 +3,7 @@
 An entry is drawn from what the person said, and every reader (the reply, quoted or from a model, the
 prompt's context, retrieval and inspection, the lab, the export) reads the turns it was drawn from. So
 forgetting an entry, or editing it, must change the turns too, or the memory goes on saying what its owner
-took back. When an entry is deleted or edited (long_term.entry_delete, entry_edit, entry_revert call
+took back. When an entry is deleted or edited (services/curation.py: entry_delete, entry_edit, entry_revert call
 `mark_entry`):
 
 - the statements it was drawn from are found: the sentences of its source turns that state its value as it

@@ -3,25 +3,28 @@ reverted (each change a version in the entry's history), pages and sessions corr
 edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
 `page_marks` what a turn holds out. Erasing (engine/erasure.py) removes the words for good."""
 
+from datetime import datetime
+
 from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
 
 from memory_engine import inputs
-from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, page_marks
+from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, mark_entry, page_marks
 from memory_engine.engine.erasure import erase_entry, erase_statement, erase_turn
 from memory_engine.engine.long_term import (
-    entry_delete,
-    entry_edit,
-    entry_of,
-    entry_revert,
+    knowledge_add,
+    knowledge_enforce_capacity,
     knowledge_entries,
-    knowledge_entry_add,
-    profile_entry_add,
+    profile_set,
+    record_version,
     user_profile,
-    version_to_revert_to,
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
-from memory_engine.models import LongTermEntry, MemorySpace, Page
+from memory_engine.errors import EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.export import entry_dict, version_dict
+from memory_engine.store.embeddings import get_embedder, to_bytes
+from memory_engine.store.writes import space_write
 
 __all__ = [
     "COVERAGE_PREFETCH",
@@ -49,6 +52,160 @@ __all__ = [
     "version_to_revert_to",
     "versions",
 ]
+
+Kind, Status, Cause = LongTermEntry.Kind, LongTermEntry.Status, EntryVersion.Cause
+
+
+def profile_entry_add(*, space: MemorySpace, attribute: str, value: str, actor: str, cause: str = Cause.LIBRARY):
+    """Record a profile value by hand, as profile_set does for an extraction (no source pages).
+    Raises MemoryInputError (a ValueError) for a value or attribute `inputs` refuses, or an empty
+    attribute. Repeating it records only a merge note."""
+    attribute, value = inputs.entry_key(attribute, "attribute"), inputs.entry_value(value)
+    if not attribute:
+        raise InvalidEntry("the attribute is empty")
+    with space_write(space.pk) as write:
+        return profile_set(
+            write.space,
+            attribute=attribute,
+            value=value,
+            pages=[],
+            cause=cause,
+            actor=actor,
+            now=timezone.now(),
+        )
+
+
+def knowledge_entry_add(
+    *,
+    space: MemorySpace,
+    kind: str,
+    topic: str,
+    fact: str,
+    actor: str,
+    cause: str = Cause.LIBRARY,
+    at: datetime | None = None,
+) -> LongTermEntry:
+    """Add a user or assistant fact by hand: merged into a near-duplicate or new (nothing superseded),
+    visible to retrieval at once; the capacity is enforced. Raises MemoryInputError (a ValueError) for
+    a fact or topic `inputs` refuses or a kind that is not knowledge. Repeating it records only a merge
+    note. `at`: when it was learnt, for its history (an imported fact's own time); now by default."""
+    if kind not in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
+        raise InvalidEntry(f"{kind!r} is not a kind of knowledge")
+    fact, topic = inputs.entry_value(fact, "fact"), inputs.entry_key(topic, "topic")
+    vector = get_embedder().encode_one(fact)
+    now = at or timezone.now()
+    with space_write(space.pk) as write:
+        entry = knowledge_add(
+            write.space,
+            kind=kind,
+            topic=topic or fact[:200],
+            fact=fact,
+            vector=vector,
+            pages=[],
+            cause=cause,
+            actor=actor,
+            now=now,
+            version=write.version,
+            supersede=False,
+        )
+        knowledge_enforce_capacity(write.space, kind=kind, actor=actor, now=now, version=write.version)
+    return entry
+
+
+def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+    """Change an active entry's value, re-embed a knowledge entry, and record the version.
+
+    Retrieval sees the change at once (the entry's vector version moves), and the statements it was drawn
+    from stand corrected to the new value in their turns (curation.mark_entry). Editing to the same value
+    records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses, and
+    EntryNotActive for an entry that is not active, also when it was deleted after the caller read it.
+    """
+    value = inputs.entry_value(value)
+    _check_active(entry)
+    vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        _check_active(entry)  # as it is now, under the lock: not as the caller read it
+        if entry.value == value:
+            return entry
+        before = entry.value
+        entry.value = value
+        if vector is not None:
+            entry.embedding = to_bytes(vector)
+            write.stamp(entry)
+        entry.save()
+        record_version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+        mark_entry(entry, write=write, actor=actor, cause=cause)
+    return entry
+
+
+def _check_active(entry: LongTermEntry) -> None:
+    if entry.status != Status.ACTIVE:
+        raise EntryNotActive(f"entry {entry.pk} is {entry.status}, not active: revert it from its history first")
+
+
+def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cause: str = Cause.ADMIN) -> LongTermEntry:
+    """Give the entry the value it had after `version` again, active (an entry that was deleted,
+    superseded or evicted comes back), re-embedding a knowledge entry; recorded as a new version, and
+    seen by retrieval at once. Reverting to the value it has, while active, records nothing. Raises
+    UnknownEntry for a version of another entry, InvalidEntry for one that left no value (a deletion), and
+    EntryHeldByAnother for a profile attribute that another active entry now holds."""
+    if version.entry_id != entry.pk:
+        raise UnknownEntry(f"version {version.pk} is not a version of entry {entry.pk}")
+    if version.after is None:
+        raise InvalidEntry(f"version {version.pk} left no value to revert to")
+    value = version.after
+    vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        if entry.value == value and entry.status == Status.ACTIVE:
+            return entry
+        rival = LongTermEntry.objects.filter(space=write.space, kind=Kind.PROFILE, key=entry.key, status=Status.ACTIVE)
+        if entry.kind == Kind.PROFILE and rival.exclude(pk=entry.pk).exists():
+            raise EntryHeldByAnother(f"another entry now holds the attribute {entry.key!r}: edit that one instead")
+        before = entry.value if entry.status == Status.ACTIVE else None
+        entry.value, entry.status, entry.superseded_by = value, Status.ACTIVE, None
+        if vector is not None:
+            entry.embedding = to_bytes(vector)
+        write.stamp(entry)
+        entry.save()
+        record_version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+        mark_entry(entry, write=write, actor=actor, cause=cause)
+    return entry
+
+
+def version_to_revert_to(entry: LongTermEntry, version_id: int | None = None) -> EntryVersion | None:
+    """The entry's version `version_id` if it left a value, or by default its last that did (what undoes a
+    delete); None when there is none."""
+    versions = entry.versions.exclude(after=None).order_by("-at", "-pk")
+    if version_id is not None:
+        if not 0 < version_id < 2**63:
+            return None
+        versions = versions.filter(pk=version_id)
+    return versions.first()
+
+
+def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+    """Mark an entry deleted (its history stays) and drop it from retrieval, with the statements it was
+    drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. Safe to
+    repeat."""
+    with space_write(entry.space_id) as write:
+        entry.refresh_from_db()
+        if entry.status == Status.DELETED:
+            return entry
+        entry.status = Status.DELETED
+        write.stamp(entry)
+        entry.save(update_fields=["status", "vector_version", "updated_at"])
+        record_version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now())
+        mark_entry(entry, write=write, actor=actor, cause=cause)
+    return entry
+
+
+def entry_of(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongTermEntry | None:
+    """The space's entry with this id, if it is of one of the kinds (whatever its status); else None."""
+    if not 0 < entry_id < 2**63:  # beyond any database's ids (and beyond what SQLite can even compare)
+        return None
+    return LongTermEntry.objects.filter(space=space, pk=entry_id, kind__in=kinds).defer("embedding").first()
 
 
 def entry_card(entry: LongTermEntry) -> dict:

@@ -18,7 +18,6 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from memory_engine import formats, inputs
-from memory_engine.engine.long_term import knowledge_entry_add
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import (
@@ -33,6 +32,7 @@ from memory_engine.models import (
     Page,
     UploadConversation,
 )
+from memory_engine.services.curation import knowledge_entry_add
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.services.uploads import upload_path
 from memory_engine.store.changes import announce
