@@ -51,8 +51,8 @@ def pytest_collection_modifyitems(config, items):
         fixtures = set(getattr(item, "fixturenames", ()))
         if ONCE_FIXTURES & fixtures:
             item.add_marker(pytest.mark.once)
-        if item.get_closest_marker("once") is not None:
-            continue  # on PostgreSQL, whatever it uses
+        if item.get_closest_marker("once") is not None or item.get_closest_marker("both_databases") is not None:
+            continue  # on PostgreSQL (and, for both_databases, on SQLite too), whatever fixtures it asks for
         if not DATABASE_FIXTURES & fixtures and item.get_closest_marker("django_db") is None:
             item.add_marker(pytest.mark.no_database)
 

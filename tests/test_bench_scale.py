@@ -14,6 +14,8 @@ from django.db import connection
 
 from bench.synthetic_chat import TOPICS, synthetic_pages, synthetic_queries
 
+pytestmark = pytest.mark.both_databases  # bench_database follows the run's database: both are tested
+
 SIZES = [200, 500]
 CONSOLIDATION_PAGES = 8
 

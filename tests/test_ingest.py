@@ -1,4 +1,4 @@
-"""Ingestion (jobs.ingest): the one way a whole conversation goes in, for imports, the LoCoMo
+"""Ingestion (services.ingest): the one way a whole conversation goes in, for imports, the LoCoMo
 evaluation and the scale benchmark; its counters are the sums of the consolidation runs on record."""
 
 from datetime import timedelta

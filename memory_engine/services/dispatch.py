@@ -64,8 +64,9 @@ def send(task: str, args: list, kwargs: dict | None = None, *, countdown: float 
     """Queue the task named `task`, to start `countdown` seconds from now. False (logged) when the broker
     cannot be reached: what was stored stays stored, and the workers' periodic sweep finds pending
     consolidation once the broker is back."""
+    found = current_app.tasks[task]  # a name no task has is a mistake to fail on, not a broker down
     try:
-        current_app.tasks[task].apply_async(args=args, kwargs=kwargs or {}, retry=False, countdown=countdown or None)
+        found.apply_async(args=args, kwargs=kwargs or {}, retry=False, countdown=countdown or None)
         return True
     except Exception as exc:  # kombu raises several connection error types
         logger.warning("%s%s not queued (%s)", task, tuple(args), exc)

@@ -3,7 +3,7 @@
 Each turn is indexed as "Speaker: text [+ image caption]", one index per conversation, and each question
 of categories 1-4 retrieves 10 turns; recall = share of its (cleaned) evidence turns among them.
 Print the full per-category table with:
-    cd /work/main && .venv/bin/python -m tests.test_lexical_locomo
+    cd /work/main && .venv/bin/python -m tests.unit.test_lexical_locomo
 """
 
 from collections import defaultdict
