@@ -25,8 +25,10 @@ class Command(BaseCommand):
         missing = [str(path) for path in paths if not path.is_file()]
         if missing:
             raise CommandError(f"no such set: {', '.join(missing)}")
-        # No key: recall answers, and the consolidation keeps the person's own words (no LLM call).
-        settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "LLM_BASE_URL": ""}
+        # No key: recall answers, and the consolidation keeps the person's own words (no LLM call). It runs
+        # here, after each turn (recall_only.run), not in a worker: nothing is sent to a broker.
+        quiet = {"LLM_PROVIDER": "offline", "LLM_BASE_URL": "", "CONSOLIDATION": "inline"}
+        settings.MEMORYOS = {**settings.MEMORYOS, **quiet}
         rows = [recall_only.summary(path.stem, recall_only.run(path)) for path in paths]
         columns = list(rows[0])
         self.stdout.write("| " + " | ".join(columns) + " |")
