@@ -161,6 +161,11 @@ def one_of(value: object, field: str, choices) -> str | None:
     return value
 
 
+def is_row_id(value: object) -> bool:
+    """Whether `value` can be a row's id: a whole number (not a bool) within any database's ids."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
+
+
 def row_id(value: object, field: str) -> int | None:
     """A row's id given as a filter ("?session=12"): None when not given, else a whole number."""
     if value in (None, ""):

@@ -146,7 +146,7 @@ def experiments(source: MemorySpace) -> QuerySet:
 def experiment_of(source: MemorySpace, experiment_id: object) -> Experiment | None:
     """The experiment of `source` with this id (its shadow space, user, assistant and replay fetched), or
     None."""
-    if isinstance(experiment_id, bool) or not isinstance(experiment_id, int) or not 0 < experiment_id < 2**63:
+    if not inputs.is_row_id(experiment_id):
         return None
     found = Experiment.objects.select_related("space", "space__user", "space__assistant", "replay")
     experiment = found.defer("replay__turns").filter(source=source, pk=experiment_id).first()

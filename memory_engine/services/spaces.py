@@ -288,7 +288,7 @@ _UNREAD = {Page: ("embedding",), MidTermSession: ("embedding",), ImportJob: ("tu
 def row_of(space: MemorySpace, model: type[Model], row_id: object) -> Model | None:
     """The space's row of `model` with this id, or None (an id that is not a whole number, or beyond any
     database's ids, included)."""
-    if isinstance(row_id, bool) or not isinstance(row_id, int) or not 0 < row_id < 2**63:
+    if not inputs.is_row_id(row_id):
         return None
     return model.objects.filter(space=space, pk=row_id).defer(*_UNREAD.get(model, ())).first()
 
