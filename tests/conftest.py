@@ -61,7 +61,7 @@ def pytest_collection_modifyitems(config, items):
 def _isolated_indexes(settings, tmp_path):
     """Each test gets its own sidecar folder and starts with no index cached in the process, no counts
     in the cache (rate limits, sign-in failures), and no LLM unless it asks for one. Consolidation runs
-    inline unless a test starts a Celery worker (tests/test_celery_worker.py)."""
+    inline unless a test starts a Celery worker (tests/system/test_celery_worker.py)."""
     settings.MEMORYOS = {
         **settings.MEMORYOS,
         **NO_LLM,

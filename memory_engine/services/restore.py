@@ -2,7 +2,7 @@
 sessions, the sessions' heat and heat timelines, and the long-term entries with every version of their
 history and the turns each came from. The vectors, which an export leaves out, are made again with the
 configured model, so retrieval works at once. The export round-trip: export, restore, export again gives
-the same document but for the ids (tests/test_restore.py).
+the same document but for the ids (tests/integration/test_restore.py).
 
 Everything is checked before anything is stored (export_format.parse_space: the error says what and
 where), and the rows are stored in one transaction under the space's lock. Embedding is most of the work

@@ -79,7 +79,7 @@ class BM25Index:
         return doc_id in self._doc_len
 
     def nbytes(self) -> int:
-        """An estimate of the memory held (tests/test_index_cache.py checks it against tracemalloc): each
+        """An estimate of the memory held (tests/integration/test_index_cache.py checks it against tracemalloc): each
         (term, document) pair sits in two dicts, each document in four, plus the slot arrays."""
         return self._n_postings * POSTING_BYTES + len(self._doc_len) * DOCUMENT_BYTES + self._slot_ids.nbytes * 2
 

@@ -17,9 +17,9 @@ from memory_engine.services.imports import import_create
 from memory_engine.services.lab import replay_turns
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE, client_for
+from tests.integration.test_mcp import http_session
 from tests.memory_helpers import told_with_no_key
 from tests.processes import mcp_http_server, wait_until
-from tests.test_mcp import http_session
 
 SECRET = "My bank pin-4471 is kept by my quokka, a zanzibarian one."
 WORDS = ("quokka", "zanzibarian", "pin-4471")

@@ -1,7 +1,7 @@
 """The memory lab in a real headless Chromium against a live server: the inspector, the owner's heat chart
 and entry histories, and an experiment from a LoCoMo import to its comparison, replayed by a real worker.
 
-Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/test_browser.py)."""
+Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/system/test_browser.py)."""
 
 import json
 

@@ -150,7 +150,7 @@ def test_a_file_of_millions_of_tiny_messages_is_read_a_message_at_a_time(tmp_pat
 def test_a_conversation_larger_than_is_read_whole_is_refused_before_it_is_built(tmp_path, monkeypatch):
     monkeypatch.setattr(formats, "MAX_VALUE_BYTES", 4000)
     path = tmp_path / "big.json"
-    one = json.loads((Path(__file__).parent / "data/imports/chatgpt-conversations.json").read_text())[0]
+    one = json.loads((Path(__file__).parents[1] / "data/imports/chatgpt-conversations.json").read_text())[0]
     path.write_text(json.dumps([one, one | {"id": "other", "title": "x" * 5000}]))
     with pytest.raises(FormatError, match="a conversation is larger than 4,000 bytes; split the file"):
         scan(path)
@@ -387,7 +387,7 @@ def test_an_upload_of_no_stated_length_is_read_as_it_arrives(alice, alice_space,
         "transfer-encoding": "chunked",
         "authorization": f"Bearer {_secret()}",
     }
-    body = (Path(__file__).parent / "data/imports/chatgpt-conversations.json").read_bytes()
+    body = (Path(__file__).parents[1] / "data/imports/chatgpt-conversations.json").read_bytes()
     chunks = [body[i : i + 1000] for i in range(0, len(body), 1000)]
     answer = Exchange("POST", f"{SPACE}imports/files/?name=conversations.json", headers, chunks).run()
     assert answer.status == 201, answer.body

@@ -15,7 +15,7 @@ from tests.api_helpers import client_for
 from tests.memory_helpers import nothing_extracted
 from tests.processes import wait_until
 
-DATA = Path(__file__).parent / "data" / "imports"
+DATA = Path(__file__).parents[1] / "data" / "imports"
 SPACE = "/api/v1/users/alice/spaces/helper/"
 
 

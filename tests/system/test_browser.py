@@ -2,7 +2,7 @@
 sign in, chat, see the memory change; stored HTML stays text.
 
 Screenshots go to the test's temporary folder; to refresh the ones in the README, run
-`SCREENSHOTS_DIR=docs/screenshots scripts/test tests/test_browser.py`."""
+`SCREENSHOTS_DIR=docs/screenshots scripts/test tests/system/test_browser.py`."""
 
 import json
 from pathlib import Path
@@ -20,7 +20,7 @@ from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted, weak_offline_llm
 
-DATA = Path(__file__).parent / "data" / "imports"
+DATA = Path(__file__).parents[1] / "data" / "imports"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

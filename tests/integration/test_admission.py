@@ -1,6 +1,6 @@
 """A web process works on at most WEB_REQUESTS_AT_ONCE requests; the others wait their turn, and one that
 waits too long is answered 503 (memory_engine/admission.py). The production stack's side of it (gunicorn,
-a chat waiting on the LLM giving its place up) is in tests/test_production.py."""
+a chat waiting on the LLM giving its place up) is in tests/system/test_production.py."""
 
 import threading
 

@@ -278,7 +278,7 @@ def test_the_published_json_schema_is_current_and_describes_what_an_export_write
     from jsonschema import Draft202012Validator
 
     call_command("export_schema", "--check")  # docs/export.schema.json is the module's schema
-    published = json.loads((Path(__file__).parent.parent / "docs" / "export.schema.json").read_text())
+    published = json.loads((Path(__file__).parents[2] / "docs" / "export.schema.json").read_text())
     validator = Draft202012Validator(published)
     for document in (space_export(space=lived), user_export(user=lived.user)):
         assert not list(validator.iter_errors(json.loads(json.dumps(document))))
@@ -296,7 +296,7 @@ def test_the_openapi_document_gives_the_export_its_schema(db):
         assert path["responses"]["200"]["content"]["application/json"]["schema"] == {
             "$ref": f"#/components/schemas/{name}"
         }
-    published = json.loads((Path(__file__).parent.parent / "docs" / "export.schema.json").read_text())
+    published = json.loads((Path(__file__).parents[2] / "docs" / "export.schema.json").read_text())
     for name in ("SpaceExport", "PageDoc", "SessionDoc", "EntryDoc", "HeatPoint", "VersionDoc"):
         assert (
             schema["components"]["schemas"][name]["properties"].keys() == published["$defs"][name]["properties"].keys()

@@ -1,4 +1,4 @@
-"""Property-based run of the MCP tools against their own input schemas, as tests/test_api_schema.py runs
+"""Property-based run of the MCP tools against their own input schemas, as tests/integration/test_api_schema.py runs
 the REST API: generated arguments for every tool, into alice's memory, must be answered or refused with
 a clear error (ToolError), never crash (the SDK's UnexpectedToolError, MCP's server error). Bounded: a
 fixed number of examples per tool, no deadline per example.

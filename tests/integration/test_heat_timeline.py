@@ -1,5 +1,5 @@
 """The admin's heat timeline of a space: the chat page's chart (static/js/charts.js), drawn from the points
-the page carries (tests/test_browser.py draws it in Chromium)."""
+the page carries (tests/system/test_browser.py draws it in Chromium)."""
 
 import json
 import re

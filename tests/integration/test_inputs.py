@@ -10,7 +10,7 @@ from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.models import LongTermEntry, Page
 from memory_engine.services import curation
 from tests.api_helpers import SPACE, client_for
-from tests.test_mcp import stdio_session
+from tests.integration.test_mcp import stdio_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,7 +2,7 @@
 the model is still writing, the stop button ends it with nothing stored, and changes made elsewhere reach
 the memory panel as they happen, after a dropped connection too.
 
-Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/test_browser.py)."""
+Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/system/test_browser.py)."""
 
 import threading
 import time

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from bench.loo import Score, best_setting, held_out_mean, leave_one_out
 from bench.management.commands.tune_locomo import label, parse_grid
-from tests.test_evaluation import SAMPLE
+from tests.integration.test_evaluation import SAMPLE
 
 TABLE = {
     "s1": {"A": Score(8, 10), "B": Score(5, 10), "C": Score(1, 10)},

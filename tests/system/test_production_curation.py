@@ -10,7 +10,7 @@ from bench.fake_llm_server import nothing_extracted, reply
 from memory_engine.models import EntryVersion, LongTermEntry, Page
 from memory_engine.services.tokens import token_create
 from tests.memory_helpers import told_with_no_key
-from tests.test_production import migrated_web
+from tests.system.test_production import migrated_web
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -52,9 +52,9 @@ from memory_engine.services.tokens import token_create
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
+from tests.integration.test_mcp import http_session
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 from tests.processes import ROOT, mcp_http_server, wait_for, wait_until
-from tests.test_mcp import http_session
 
 
 @pytest.fixture
@@ -628,7 +628,7 @@ def test_a_token_made_to_expire_stops_working_then(memory):
 
 @pytest.mark.django_db(transaction=True)
 def test_what_the_mcp_fuzz_run_found_is_refused_not_a_crash(memory, alice_space):
-    """Found by tests/test_mcp_fuzz.py: a lone surrogate in an assistant id reached the database, and one
+    """Found by tests/integration/test_mcp_fuzz.py: a lone surrogate in an assistant id reached the database, and one
     in a style hint was echoed back, and neither can be encoded: crashes instead of refusals."""
     server = build_server(user_id="alice", assistant_id="helper")
     calls = [

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bench import ablation
-from tests.test_tuning import two_conversations  # noqa: F401 (a fixture: two tiny LoCoMo conversations)
+from tests.integration.test_tuning import two_conversations  # noqa: F401 (a fixture: two tiny LoCoMo conversations)
 
 
 def conversation(sample_id: str, tokens: list[int], short_tokens: int = 0) -> ablation.Conversation:

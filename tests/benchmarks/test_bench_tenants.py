@@ -1,5 +1,6 @@
-"""The multi-tenant load benchmark, run small: it populates its own benchmark database, drives the
-production stack with Locust, and prints each table with figures that add up."""
+"""The multi-tenant load benchmark: its spaces' sizes and their traffic, and, run small (opt-in:
+`benchmark`), it populates its own benchmark database, drives the production stack with Locust, and
+prints each table with figures that add up."""
 
 import json
 
@@ -9,8 +10,6 @@ from django.core.management import call_command
 
 from bench.tenants import TenantOptions, space_sizes, zipf_weights
 from tests.processes import database_url
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_space_sizes_are_long_tailed_and_reach_the_maximum():
@@ -28,7 +27,9 @@ def test_access_follows_a_zipf_law_not_the_size_order():
     assert weights.index(1.0) != 0
 
 
-@pytest.mark.once  # the production stack driven by Locust
+@pytest.mark.benchmark  # the production stack driven by Locust for minutes
+@pytest.mark.once
+@pytest.mark.django_db(transaction=True)
 def test_a_small_run_prints_every_table_with_no_error_and_no_lost_turn(tmp_path, capsys):
     base = database_url().rsplit("/", 1)[0] if database_url().startswith("postgres") else None
     url = (base or "postgres://postgres@127.0.0.1:5432") + "/memoryos_bench_tenants_test"

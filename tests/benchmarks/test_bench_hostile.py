@@ -1,16 +1,41 @@
-"""The hostile-files benchmark, run small on the production stack: the victim is answered in both phases,
-every attack is refused or bounded (never a server error), and the figures add up."""
+"""The hostile-files benchmark: the files it attacks with are what the upload check refuses or bounds, and,
+run small on the production stack (opt-in: `benchmark`), the victim is answered in both phases, every
+attack is refused or bounded (never a server error), and the figures add up."""
 
 import json
 
 import pytest
 from django.core.management import call_command
 
+from bench.hostile import HostileOptions, make_files
+from memory_engine.formats.common import FormatError
+from memory_engine.models import ImportUpload
+from memory_engine.services.uploads import upload_save
 from tests.processes import database_url
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.once]
+
+def test_its_files_written_small_are_refused_by_the_upload_check_or_read_whole(alice_space, tmp_path):
+    files = make_files(HostileOptions(work_dir=str(tmp_path)).scaled(0.001), progress=lambda line: None)
+    assert set(files) == {"loop", "digits", "whitespace", "string", "tiny", "chatgpt"}
+
+    def upload(name: str) -> ImportUpload:
+        with files[name].open("rb") as body:
+            return upload_save(space=alice_space, chunks=iter(lambda: body.read(1 << 20), b""), name=name)
+
+    with pytest.raises(FormatError, match="cycle"):
+        upload("loop")
+    with pytest.raises(FormatError, match="longer than"):
+        upload("digits")
+    assert not ImportUpload.objects.exists()
+    # Small, the zips unpack within the limits: what they hold is read, bounded, and kept.
+    assert upload("whitespace").turns == 5
+    assert upload("string").cut >= 1
+    assert upload("tiny").turns > 1000 and upload("chatgpt").format == "chatgpt"
 
 
+@pytest.mark.benchmark
+@pytest.mark.once
+@pytest.mark.django_db(transaction=True)
 def test_a_small_run_prints_both_phases_and_what_each_attack_got(tmp_path, capsys):
     base = database_url().rsplit("/", 1)[0] if database_url().startswith("postgres") else None
     url = (base or "postgres://postgres@127.0.0.1:5432") + "/memoryos_bench_hostile_test"
