@@ -31,6 +31,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
+from memory_engine.documents import RetrievalDoc
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.short_term import short_term_pages
 from memory_engine.engine.timing import stage
@@ -90,17 +91,6 @@ class Item:
     def tokens(self) -> int:
         return estimate_tokens(self.text)
 
-    def as_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "text": self.text,
-            "score": round(self.score, 6),
-            "scores": {k: round(v, 6) for k, v in self.scores.items()},
-            "provenance": self.provenance,
-            "tokens": self.tokens,
-        }
-
 
 @dataclass
 class Retrieval:
@@ -127,16 +117,8 @@ class Retrieval:
         return [*self.short_term, *self.pages, *self.profile, *self.user_knowledge, *self.assistant_knowledge]
 
     def as_dict(self) -> dict:
-        sections = ("short_term", "sessions", "pages", "profile", "user_knowledge", "assistant_knowledge")
-        out = {name: [item.as_dict() for item in getattr(self, name)] for name in sections}
-        out.update(
-            query=self.query,
-            token_budget=self.token_budget,
-            tokens_used=self.tokens_used,
-            dropped=self.dropped,
-            cut=[item.as_dict() for item in self.cut],
-        )
-        return out
+        """The retrieval as every door gives it (documents.RetrievalDoc)."""
+        return RetrievalDoc.of(self).payload()
 
 
 def match_scores(

@@ -27,6 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_engine import inputs
+from memory_engine.documents import RetrievalDoc
 from memory_engine.errors import MemoryInputError
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
 from memory_engine.services import conversation, curation
@@ -119,7 +120,7 @@ def _retrieve_memory(space, query, relationship_with_user, style_hint, max_resul
     relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
     style_hint = inputs.hint(style_hint, "style_hint")
     found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
-    items = found.as_dict()
+    items = RetrievalDoc.of(found).payload()
     return {
         "status": "success",
         "query": query,

@@ -19,6 +19,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from memory_engine import inputs
+from memory_engine.documents import RetrievalDoc
 from memory_engine.engine import generator, recall
 from memory_engine.engine.generator import Response, build_prompt
 from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hits, retrieve
@@ -154,7 +155,7 @@ class Inspection:
 
     def as_dict(self) -> dict:
         return {
-            "retrieval": self.retrieval.as_dict(),
+            "retrieval": RetrievalDoc.of(self.retrieval).payload(),
             "messages": self.messages,
             "parts": [part.__dict__ for part in self.parts],
             "prompt_tokens": sum(part.tokens for part in self.parts),

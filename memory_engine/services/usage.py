@@ -14,6 +14,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from memory_engine.documents import UsedDoc
 from memory_engine.engine.retriever import Retrieval, items_now
 from memory_engine.models import ConsolidationRun, Experiment, MemorySpace, Page, ReplyRecord
 
@@ -47,25 +48,17 @@ def used_counts(record: ReplyRecord) -> dict[str, int]:
 
 
 def used_now(record: ReplyRecord) -> dict:
-    """What the reply used, as a retrieval's sections hold it (Retrieval.as_dict's shape, without the
-    sessions ranked and the items cut, which are not kept), read from the memory as it is now; "gone"
-    counts the items deleted or forgotten since, which are left out."""
+    """What the reply used (documents.UsedDoc: a retrieval's sections, without the sessions ranked and the
+    items cut, which are not kept), read from the memory as it is now; "gone" counts the items deleted or
+    forgotten since, which are left out."""
     items, gone = items_now(record.page.space, [(kind, pk, score) for kind, pk, score in record.used])
-    sections = {name: [] for name in SECTIONS}
-    for item in items:
-        sections["short_term" if item.kind == "short_term" else "pages" if item.kind == "page" else item.kind].append(
-            item.as_dict()
-        )
-    return {
-        **sections,
-        "sessions": [],
-        "cut": [],
-        "dropped": 0,
-        "query": record.page.user_input,
-        "token_budget": record.token_budget,
-        "tokens_used": record.memory_tokens,
-        "gone": gone,
-    }
+    return UsedDoc.of_items(
+        query=record.page.user_input,
+        items=items,
+        token_budget=record.token_budget,
+        tokens_used=record.memory_tokens,
+        gone=gone,
+    ).payload()
 
 
 KINDS = ("replies", "consolidation", "imports", "experiments")

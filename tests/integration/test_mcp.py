@@ -13,6 +13,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from memory_engine.documents import SECTIONS
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE, client_for
@@ -225,3 +226,23 @@ def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, se
     # A status neither knows is refused by both with the same words.
     bad = alice.get(SPACE.format(user="alice") + "knowledge/", {"status": "gone"})
     assert bad.status_code == 400 and refused.endswith(f": {bad.data['detail']}")
+
+
+def test_rest_and_mcp_give_the_same_document_for_each_item_a_query_finds(alice_memory, server_env):
+    query = {"query": "What is my cat called?", "top_pages": 3, "top_knowledge": 3}
+    over_rest = client_for("alice").post(
+        SPACE.format(user="alice") + "retrieve/", {**query, "count_hits": False}, format="json"
+    )
+    assert over_rest.status_code == 200
+
+    async def work(session):
+        return result(await session.call_tool("retrieve_memory", {"query": query["query"], "max_results": 3}))
+
+    over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    rest = json.loads(over_rest.content)
+    by_key = {(item["kind"], item["id"]): item for name in SECTIONS for item in rest[name]}
+    found = [*over_mcp["retrieved_pages"], *over_mcp["retrieved_user_knowledge"], *over_mcp["short_term_memory"]]
+    assert {item["kind"] for item in found} >= {"page", "user_knowledge"}
+    for item in found:
+        assert by_key[item["kind"], item["id"]] == item
+    assert over_mcp["retrieved_user_knowledge"] == rest["user_knowledge"]

@@ -3,10 +3,11 @@
 A list view answers a page (views.MemoryApiView.page_of, serializers.paginated): its operation is named a
 list, as drf-spectacular names a list of rows.
 
-The export document's schema: the document is defined once, as pydantic models
-(memory_engine/export_format.py), whose JSON Schema is 2020-12; the API's OpenAPI document is 3.0, where
-"may be null" is `nullable: true`, not a union with {"type": "null"}. This extension gives drf-spectacular
-the models' schema in that dialect (its own pydantic extension passes the 2020-12 one through unchanged)."""
+The export document's schema and the doors' documents (a retrieval, what a reply used): each is defined
+once, as pydantic models (memory_engine/export_format.py, memory_engine/documents.py), whose JSON Schema is
+2020-12; the API's OpenAPI document is 3.0, where "may be null" is `nullable: true`, not a union with
+{"type": "null"}. These extensions give drf-spectacular the models' schema in that dialect (its own pydantic
+extension passes the 2020-12 one through unchanged)."""
 
 from drf_spectacular.drainage import set_override
 from drf_spectacular.extensions import OpenApiSerializerExtension
@@ -52,6 +53,12 @@ class ExportDocumentSchema(OpenApiSerializerExtension):
             component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=openapi30(part))
             auto_schema.registry.register_on_missing(component)
         return openapi30(schema)
+
+
+class DocumentSchema(ExportDocumentSchema):
+    """The doors' documents (memory_engine/documents.py), mapped as the export's models are."""
+
+    target_class = "memory_engine.documents.Document"
 
 
 class MemoryAutoSchema(AutoSchema):

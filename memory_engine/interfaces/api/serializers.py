@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
+from memory_engine.documents import RetrievalDoc
 from memory_engine.interfaces.word_diff import word_changes
 from memory_engine.models import (
     SPACE_PARAMETERS,
@@ -523,34 +524,9 @@ class SpaceOut(serializers.ModelSerializer):
         return {**space_counts(space=space), "consolidation_pending": has_pending_work(space)}
 
 
-class RetrievedItemOut(serializers.Serializer):
-    kind = serializers.CharField()
-    id = serializers.IntegerField()
-    text = serializers.CharField()
-    score = serializers.FloatField()
-    scores = serializers.DictField(child=serializers.FloatField())
-    provenance = serializers.DictField()
-    tokens = serializers.IntegerField()
-
-
-class RetrievalOut(serializers.Serializer):
-    query = serializers.CharField()
-    short_term = RetrievedItemOut(many=True)
-    sessions = RetrievedItemOut(many=True)
-    pages = RetrievedItemOut(many=True)
-    profile = RetrievedItemOut(many=True)
-    user_knowledge = RetrievedItemOut(many=True)
-    assistant_knowledge = RetrievedItemOut(many=True)
-    token_budget = serializers.IntegerField()
-    tokens_used = serializers.IntegerField()
-    dropped = serializers.IntegerField()
-    cut = RetrievedItemOut(many=True, help_text="The items the token budget left out, in the order it tried them.")
-
-
-class UsedOut(RetrievalOut):
-    """What a stored reply used, read from the memory as it is now (no sessions or cut items: not kept)."""
-
-    gone = serializers.IntegerField(help_text="Items it used that were deleted or forgotten since: left out.")
+@extend_schema_field(RetrievalDoc)
+class RetrievalField(serializers.DictField):
+    """A retrieval inside another answer (a chat reply, an inspection): documents.RetrievalDoc's payload."""
 
 
 class UsageKindOut(serializers.Serializer):
@@ -605,7 +581,7 @@ class AnswerFromMemoryOut(serializers.Serializer):
 
 
 class InspectionOut(serializers.Serializer):
-    retrieval = RetrievalOut()
+    retrieval = RetrievalField()
     messages = serializers.ListField(
         child=serializers.DictField(), help_text="The prompt, exactly as it would be sent."
     )
@@ -632,7 +608,7 @@ class ChatOut(serializers.Serializer):
         "`page.reply_source` says who wrote the reply.",
     )
     page = PageOut()
-    retrieval = RetrievalOut()
+    retrieval = RetrievalField()
     usage = serializers.DictField(child=serializers.IntegerField())
 
 

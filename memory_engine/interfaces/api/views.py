@@ -14,6 +14,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from memory_engine import inputs
+from memory_engine.documents import RetrievalDoc, UsedDoc
 from memory_engine.errors import MemoryInputError
 from memory_engine.export_format import SpaceExport, UserExport
 from memory_engine.interfaces.api import serializers as s
@@ -302,7 +303,7 @@ class TurnEraseView(MemoryApiView):
 
 class TurnUsedView(MemoryApiView):
     @extend_schema(
-        responses=s.UsedOut,
+        responses=UsedDoc,
         summary='What a stored reply used (its "What it used"), as the memory holds those items now',
     )
     def get(self, request, user_id, assistant_id, page_id):
@@ -335,7 +336,7 @@ def _chat_body(response) -> dict:
         "reply_withheld": response.withheld,
         "quoted": [said.as_dict() for said in response.quoted],
         "page": s.PageOut(response.page).data,
-        "retrieval": response.retrieval.as_dict(),
+        "retrieval": RetrievalDoc.of(response.retrieval).payload(),
         "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
     }
 
@@ -513,11 +514,11 @@ class MemoryEventsView(MemoryApiView):
 
 
 class RetrieveView(MemoryApiView):
-    @extend_schema(request=s.RetrieveIn, responses=s.RetrievalOut, summary="What memory holds for a query")
+    @extend_schema(request=s.RetrieveIn, responses=RetrievalDoc, summary="What memory holds for a query")
     def post(self, request, user_id, assistant_id):
         data = self.valid(s.RetrieveIn)
         space = space_for(request, user_id, assistant_id)
-        return Response(retrieve(space, data.pop("query"), **data).as_dict())
+        return Response(RetrievalDoc.of(retrieve(space, data.pop("query"), **data)).payload())
 
 
 class InspectView(MemoryApiView):

@@ -1,0 +1,100 @@
+"""What a query finds, as every door gives it, defined once: one retrieved item (ItemDoc), a retrieval with
+its sections, its token budget and what the budget cut (RetrievalDoc), and what a stored reply used, read
+from the memory as it is now (UsedDoc).
+
+Each model builds its payload (`of`, from the engine's Retrieval and Item, without importing them) and
+documents it: REST's retrieve, chat, inspect and "what it used" answers, MCP's retrieve_memory and the chat
+page read the same payload, and the OpenAPI document's schema is these models' (interfaces/api/openapi.py),
+as the export's is export_format.py's.
+"""
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SECTIONS = ("short_term", "sessions", "pages", "profile", "user_knowledge", "assistant_knowledge")
+
+
+class Document(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def payload(self) -> dict:
+        """The JSON payload a door answers with."""
+        return self.model_dump(mode="json")
+
+
+class ItemDoc(Document):
+    """One item of a retrieval: a turn, a session, a profile value or a fact, with its score and why."""
+
+    kind: str = Field(description="short_term, session, page, profile, user_knowledge or assistant_knowledge.")
+    id: int = Field(description="The row's id: the turn's, the session's or the entry's.")
+    text: str
+    score: float
+    scores: dict[str, float] = Field(description="The signals the score was made of (similarity, heat, ...).")
+    provenance: dict = Field(description="Where the item comes from: its session, its turns, its dates.")
+    tokens: int = Field(description="What the item costs in a prompt (about four characters a token).")
+
+    @classmethod
+    def of(cls, item) -> "ItemDoc":
+        return cls.model_construct(
+            kind=item.kind,
+            id=item.id,
+            text=item.text,
+            score=round(item.score, 6),
+            scores={name: round(value, 6) for name, value in item.scores.items()},
+            provenance=item.provenance,
+            tokens=item.tokens,
+        )
+
+
+def _items(items) -> list[ItemDoc]:
+    return [ItemDoc.of(item) for item in items]
+
+
+class RetrievalDoc(Document):
+    """What memory holds for a query, section by section, within a token budget."""
+
+    query: str
+    short_term: list[ItemDoc]
+    sessions: list[ItemDoc] = Field(description="The mid-term sessions ranked, whose pages were searched.")
+    pages: list[ItemDoc]
+    profile: list[ItemDoc]
+    user_knowledge: list[ItemDoc]
+    assistant_knowledge: list[ItemDoc]
+    token_budget: int
+    tokens_used: int
+    dropped: int = Field(description="How many items the token budget left out (`cut`).")
+    cut: list[ItemDoc] = Field(description="The items the token budget left out, in the order it tried them.")
+
+    @classmethod
+    def of(cls, retrieval) -> "RetrievalDoc":
+        return cls.model_construct(
+            query=retrieval.query,
+            **{name: _items(getattr(retrieval, name)) for name in SECTIONS},
+            token_budget=retrieval.token_budget,
+            tokens_used=retrieval.tokens_used,
+            dropped=len(retrieval.cut),
+            cut=_items(retrieval.cut),
+        )
+
+
+class UsedDoc(RetrievalDoc):
+    """What a stored reply used, read from the memory as it is now (no sessions or cut items: not kept)."""
+
+    gone: int = Field(description="Items it used that were deleted or forgotten since: left out.")
+
+    @classmethod
+    def of_items(cls, *, query: str, items, token_budget: int, tokens_used: int, gone: int) -> "UsedDoc":
+        """The items, each in its retrieval section (a turn of short-term memory, a page, a profile value,
+        a fact of either knowledge)."""
+        sections = {name: [] for name in SECTIONS}
+        for item in items:
+            section = {"short_term": "short_term", "page": "pages"}.get(item.kind, item.kind)
+            sections[section].append(ItemDoc.of(item))
+        return cls.model_construct(
+            query=query,
+            **sections,
+            token_budget=token_budget,
+            tokens_used=tokens_used,
+            dropped=0,
+            cut=[],
+            gone=gone,
+        )
