@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
-from django.conf import settings
 
 from bench.fake_llm_server import FakeLLMServer, nothing_extracted, reply
 from bench.latency import percentile
 from bench.processes import RedisServer, Role, free_port, healthy, wait_until
+from memory_engine.config import memory_settings
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import MemoryUser
 from memory_engine.services.ingest import TurnIn, ingest
@@ -181,7 +181,7 @@ def run(*, sample: str, turns: int, replies: int, llms: list[str], fake_token_ms
         "CELERY_BROKER_URL": redis.url,
         "STATIC_ROOT": str(run_dir / "static"),
         # The index files the filling wrote, as a deployment's index volume holds them.
-        "MEMORYOS_INDEX_DIR": str(settings.MEMORYOS["INDEX_DIR"]),
+        "MEMORYOS_INDEX_DIR": str(memory_settings().index_dir),
         "WEB_WORKERS": "1",
         "MEMORYOS_WARM_UP": "false",
         "MEMORYOS_API_CHAT_RATE": "100000/min",

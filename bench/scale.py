@@ -52,6 +52,7 @@ from django.db import connection
 from bench.latency import percentile
 from bench.locomo_run import ingest_conversation
 from bench.synthetic_chat import GENERATOR_VERSION, synthetic_pages, synthetic_queries
+from memory_engine.config import memory_settings
 from memory_engine.engine import long_term, mid_term, updater
 from memory_engine.engine.heat import heat, heat_params, recency
 from memory_engine.engine.retriever import retrieve
@@ -340,7 +341,7 @@ def database_run(options: BenchOptions, *, progress: Progress) -> dict:
     label = "sqlite" if connection.vendor == "sqlite" else "postgres"
     call_command("migrate", verbosity=0, interactive=False)
     call_command("flush", verbosity=0, interactive=False)
-    index_root = Path(settings.MEMORYOS["INDEX_DIR"])
+    index_root = Path(memory_settings().index_dir)
     if index_root.resolve().is_relative_to(Path(options.work_dir).resolve()):
         shutil.rmtree(index_root, ignore_errors=True)
     index.forget_all()

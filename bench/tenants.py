@@ -58,6 +58,7 @@ from bench.scale import (
     url_with_database,
 )
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
+from memory_engine.config import memory_settings
 from memory_engine.models import Page, page_text
 from playground.databases import database_from_url
 
@@ -176,12 +177,11 @@ def write_index_files(options: TenantOptions, progress) -> None:
     """Write every space's index files into this process's index folder (the population's), once per
     population: each run's processes start from a copy, as a deployment's processes start from the files
     their volumes kept (docs/deploying.md), so a first use reads a file rather than every vector."""
-    from django.conf import settings
 
     from memory_engine.models import MemorySpace
     from memory_engine.store.index import forget_space, rebuild_space_indexes
 
-    folder = Path(settings.MEMORYOS["INDEX_DIR"])
+    folder = Path(memory_settings().index_dir)
     marker = folder / "population"
     if marker.exists() and marker.read_text() == options.population_key():
         return

@@ -22,9 +22,8 @@ ADDRESS_SPACE_BYTES = 4 << 30  # a last bound, far above what a bounded file tak
 
 def limits_now() -> dict:
     """What the check applies, as this process has it (called by the web process)."""
-    from django.conf import settings
-
     from memory_engine import formats
+    from memory_engine.config import memory_settings
 
     return {
         "MAX_DEPTH": formats.MAX_DEPTH,
@@ -33,7 +32,7 @@ def limits_now() -> dict:
         "MAX_VALUE_BYTES": formats.MAX_VALUE_BYTES,
         "MAX_ZIP_ENTRIES": formats.MAX_ZIP_ENTRIES,
         "MAX_CONVERSATIONS": formats.MAX_CONVERSATIONS,
-        "MAX_TURN_CHARS": settings.MEMORYOS["MAX_TURN_CHARS"],
+        "MAX_TURN_CHARS": memory_settings().max_turn_chars,
     }
 
 

@@ -12,10 +12,10 @@ import os
 import signal
 import threading
 
-from django.conf import settings
 from django.db import close_old_connections, connections
 
 from memory_engine.admission import stuck_for
+from memory_engine.config import memory_settings
 from memory_engine.store import index
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def replace_if_stuck() -> bool:
 def start() -> threading.Thread | None:
     """Prune now and every MEMORYOS_INDEX_PRUNE_SECONDS in a daemon thread (0: never), looking for a stuck
     request at each."""
-    seconds = settings.MEMORYOS["INDEX_PRUNE_SECONDS"]
+    seconds = memory_settings().index_prune_seconds
     if seconds <= 0:
         return None
     stop = threading.Event()

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from memory_engine.config import memory_settings
 from memory_engine.errors import (
     InputTooLarge,
     InvalidEntry,
@@ -43,7 +44,7 @@ def text(value: object, field: str, *, limit: int | None = None, error: type[Mem
         raise InvalidTurn(f"{field} is not valid unicode (it holds a lone surrogate)") from None
     if "\x00" in value:
         raise InvalidTurn(f"{field} contains a NUL character")
-    limit = settings.MEMORYOS["MAX_TURN_CHARS"] if limit is None else limit
+    limit = memory_settings().max_turn_chars if limit is None else limit
     if len(value) > limit:
         raise error(f"{field} is {len(value)} characters long; the limit is {limit}")
     return value
@@ -104,7 +105,7 @@ def meta(value: object) -> dict:
     if not isinstance(value, dict):
         raise InvalidTurn("meta must be a JSON object")
     _check_tree(value)
-    limit = settings.MEMORYOS["MAX_META_BYTES"]
+    limit = memory_settings().max_meta_bytes
     try:
         size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     except (TypeError, ValueError) as exc:

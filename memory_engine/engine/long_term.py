@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from django.conf import settings
 
+from memory_engine.config import memory_settings
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, states, tells_a_change
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.engine.summaries import split_sentences
@@ -288,7 +288,7 @@ def knowledge_add(
     vector version."""
     dim = vector.shape[0]
     active = list(LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE))
-    threshold = settings.MEMORYOS["DUPLICATE_SIMILARITY"]
+    threshold = memory_settings().duplicate_similarity
     for entry in active:
         similar = entry.embedding is not None and float(np.dot(from_bytes(entry.embedding, dim), vector)) >= threshold
         if similar or normalise(entry.value) == normalise(fact):

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.short_term import short_term_pages
@@ -414,15 +414,15 @@ def retrieve(
     Raises MemoryInputError for a query `inputs.query` refuses.
     """
     query = inputs.query(query)
-    cfg = settings.MEMORYOS
-    top_sessions = cfg["TOP_SESSIONS"] if top_sessions is None else top_sessions
+    cfg = memory_settings()
+    top_sessions = cfg.top_sessions if top_sessions is None else top_sessions
     top_pages = space.top_pages if top_pages is None else top_pages
     top_knowledge = space.top_knowledge if top_knowledge is None else top_knowledge
     budget = space.context_token_budget if token_budget is None else token_budget
-    fill_pages = cfg["FILL_PAGES"] if fill_pages is None else fill_pages
+    fill_pages = cfg.fill_pages if fill_pages is None else fill_pages
     now = now or timezone.now()
 
-    names = [space.user.display_name, space.assistant.name] if cfg["RETRIEVAL_IGNORE_NAMES"] else []
+    names = [space.user.display_name, space.assistant.name] if cfg.retrieval_ignore_names else []
     topic = topic_query(query, names)
     with stage("embed"):
         query_vector: np.ndarray = get_embedder().encode_one(topic)
@@ -432,7 +432,7 @@ def retrieve(
         with stage("versions"):
             read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
-        page_query = dated_query(topic) if cfg["RETRIEVAL_DATES"] else topic
+        page_query = dated_query(topic) if cfg.retrieval_dates else topic
         ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)

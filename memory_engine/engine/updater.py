@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 import numpy as np
-from django.conf import settings
 from django.utils import timezone
 
+from memory_engine.config import memory_settings
 from memory_engine.engine import long_term, mid_term
 from memory_engine.engine.heat import heat_params, is_hot
 from memory_engine.engine.llm_choice import llm_for
@@ -133,8 +133,8 @@ class _Segment:
 def continues_thread(gap_seconds: float, similarity: float) -> bool:
     """Does a page continue the thread of the page before it? Yes when it follows soon and stays near
     the topic. (The reference asked the LLM.) A topic coming back later is the merge rule's business."""
-    cfg = settings.MEMORYOS
-    return 0 <= gap_seconds <= cfg["CONTINUITY_GAP_SECONDS"] and similarity >= cfg["CONTINUITY_MIN_SIMILARITY"]
+    cfg = memory_settings()
+    return 0 <= gap_seconds <= cfg.continuity_gap_seconds and similarity >= cfg.continuity_min_similarity
 
 
 def _continuity(prev: Page | None, prev_vector: np.ndarray | None, page: Page, vector: np.ndarray) -> bool:
@@ -288,7 +288,7 @@ def promote_session(
     When every page is analysed, N_visit and L_interaction restart from zero. Returns True when done.
     """
     pages = list(Page.objects.filter(session=session, analyzed=False, tier=Page.Tier.MID).order_by("seq"))
-    batch_size = settings.MEMORYOS["PROMOTION_PAGES_PER_CALL"]
+    batch_size = memory_settings().promotion_pages_per_call
     embedder = get_embedder()
     for start in range(0, len(pages), batch_size):
         batch = pages[start : start + batch_size]

@@ -5,8 +5,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.conf import settings
-
+from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError
 
 USER, ASSISTANT = "user", "assistant"
@@ -95,7 +94,7 @@ def when(value: object, where: str) -> datetime | None:
 
 def clip(text: str, limit: int | None = None) -> tuple[str, bool]:
     """`text` within `limit` (MAX_TURN_CHARS), and whether it had to be shortened (marked with CUT_MARK)."""
-    limit = settings.MEMORYOS["MAX_TURN_CHARS"] if limit is None else limit
+    limit = memory_settings().max_turn_chars if limit is None else limit
     if len(text) <= limit:
         return text, False
     return text[: limit - len(CUT_MARK)].rstrip() + CUT_MARK, True
@@ -107,7 +106,7 @@ def turns_in(messages: Iterable[Message]) -> Iterator[Turn]:
     and a reply with no message before it (an assistant's greeting) is a turn of its own. A turn's time is
     its first message's. A turn is held until it closes: at most MAX_TURN_MESSAGES messages, and of each
     side's text at most MAX_TURN_CHARS and the message that passed them (the rest is cut, never kept)."""
-    limit = settings.MEMORYOS["MAX_TURN_CHARS"]
+    limit = memory_settings().max_turn_chars
     said: list[Message] = []
     replies: list[Message] = []
     sizes = [0, 0]  # characters held of each side; past the limit a message is kept only as its key

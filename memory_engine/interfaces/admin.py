@@ -1,5 +1,4 @@
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
@@ -11,6 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.errors import InvalidParameter, MemoryInputError
 from memory_engine.interfaces.signin import AdminSignInForm
 from memory_engine.interfaces.word_diff import word_diff
@@ -184,7 +184,7 @@ class MemorySpaceAdmin(admin.ModelAdmin):
     @admin.display(description="LLM use, last 30 days")
     def usage_30_days(self, space):
         """Calls, tokens and cost by kind, as GET .../usage/ gives them (services/usage.py)."""
-        totals = usage.space_usage(space, days=30, prices=settings.MEMORYOS["LLM_PRICES"])["totals"]
+        totals = usage.space_usage(space, days=30, prices=memory_settings().llm_prices)["totals"]
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

@@ -17,6 +17,7 @@ from django.http import JsonResponse
 from kombu import Connection
 
 from memory_engine.admission import stuck_for
+from memory_engine.config import memory_settings
 
 PATH = "/healthz"
 
@@ -33,7 +34,7 @@ def _broker() -> None:
 
 
 def _index_dir() -> None:
-    folder = Path(settings.MEMORYOS["INDEX_DIR"])
+    folder = Path(memory_settings().index_dir)
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=folder, prefix=".healthz-"):
         pass

@@ -10,6 +10,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
+from memory_engine.config import memory_settings
 from memory_engine.services import dispatch, operations
 from memory_engine.services.background import background_run
 from memory_engine.services.consolidation import ConsolidationRequest, Outcome, retry_backoff, run_consolidation
@@ -23,7 +24,7 @@ def consolidate_space(self, space_id: int, retry_now: bool = False) -> str:
     """Consolidate a space if it has work and no other worker holds it. Idempotent: a repeated or
     duplicated delivery finds nothing pending (or the space busy) and does nothing. Transient LLM
     failures retry with doubling backoff up to MEMORYOS_CONSOLIDATION_MAX_RETRIES."""
-    max_retries = settings.MEMORYOS["CONSOLIDATION_MAX_RETRIES"]
+    max_retries = memory_settings().consolidation_max_retries
     attempt = self.request.retries + 1
     outcome, _ = run_consolidation(
         ConsolidationRequest(
@@ -77,7 +78,7 @@ def run_import(job_id: int) -> None:
     """Import a conversation (services.imports.import_run) on the bulk queue, a chunk of
     MEMORYOS_IMPORT_CHUNK_SECONDS at a time: after each the task sends itself again, behind whatever was
     queued meanwhile (a chat turn's consolidation). A repeated delivery goes on from where it stopped."""
-    if not import_run(job_id, seconds=settings.MEMORYOS["IMPORT_CHUNK_SECONDS"]):
+    if not import_run(job_id, seconds=memory_settings().import_chunk_seconds):
         dispatch.send(dispatch.RUN_IMPORT, [job_id])  # if the broker is down, the sweep sends it once it is back
 
 
@@ -86,5 +87,5 @@ def run_background_job(job_id: int) -> None:
     """Restore an export or compare an experiment (services.background.background_run) on the bulk queue, a
     part of MEMORYOS_IMPORT_CHUNK_SECONDS at a time: after each the task sends itself again, behind whatever
     was queued meanwhile. A repeated delivery does nothing."""
-    if not background_run(job_id, seconds=settings.MEMORYOS["IMPORT_CHUNK_SECONDS"]):
+    if not background_run(job_id, seconds=memory_settings().import_chunk_seconds):
         dispatch.send(dispatch.RUN_BACKGROUND_JOB, [job_id])

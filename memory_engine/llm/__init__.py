@@ -1,16 +1,18 @@
 """The engine's LLM boundary: `get_llm()` returns the configured provider.
 
 Providers: "offline" (the bundled SmolLM2-135M in process, the default) and "openai" (any
-OpenAI-compatible endpoint). See `settings.MEMORYOS["LLM_*"]`.
+OpenAI-compatible endpoint). See the llm_* settings (memory_engine/config.py).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+from memory_engine.config import MemorySettings, memory_settings
 
 from .base import (
     LLM,
@@ -69,22 +71,20 @@ def forget_endpoint(base_url: str) -> None:
             _inherited_instances.append(_instances.pop(key))
 
 
-def provider_name(conf: dict | None = None) -> str:
-    """Return "openai" or "offline" for the given (default: current) MEMORYOS settings.
+def provider_name(conf: MemorySettings | None = None) -> str:
+    """Return "openai" or "offline" for the given (default: current) engine settings.
 
-    An empty LLM_PROVIDER means "openai" when LLM_BASE_URL is set, else "offline".
+    An empty llm_provider means "openai" when llm_base_url is set, else "offline".
     Raises ImproperlyConfigured for any other value. Changes nothing.
     """
-    conf = settings.MEMORYOS if conf is None else conf
-    provider = (conf.get("LLM_PROVIDER") or "").strip().lower()
-    base_url = (conf.get("LLM_BASE_URL") or "").strip()
+    conf = memory_settings() if conf is None else conf
+    provider = (conf.llm_provider or "").strip().lower()
+    base_url = (conf.llm_base_url or "").strip()
     if provider == "openai" or (provider == "" and base_url):
         return "openai"
     if provider in ("", "offline"):
         return "offline"
-    raise ImproperlyConfigured(
-        f"MEMORYOS_LLM_PROVIDER must be 'offline', 'openai' or empty, got {conf.get('LLM_PROVIDER')!r}"
-    )
+    raise ImproperlyConfigured(f"MEMORYOS_LLM_PROVIDER must be 'offline', 'openai' or empty, got {conf.llm_provider!r}")
 
 
 # Clients of the endpoints spaces chose, kept per process (their connection pools); the oldest go beyond this.
@@ -99,23 +99,23 @@ def get_llm(choice: dict | None = None) -> LLM:
     that overrides `settings.MEMORYOS` gets a provider matching the override. Safe to call repeatedly
     and from several threads; only the first call for a configuration builds anything.
     """
-    conf = settings.MEMORYOS
+    conf = memory_settings()
     if choice is not None:
-        conf = {
-            **conf,
-            "LLM_PROVIDER": choice["provider"],
-            "LLM_BASE_URL": choice.get("base_url") or "",
-            "LLM_MODEL": choice.get("model") or conf["LLM_MODEL"],
-            "LLM_API_KEY": choice.get("api_key") or "",
-            "LLM_TIMEOUT_SECONDS": choice.get("timeout_seconds", conf["LLM_TIMEOUT_SECONDS"]),
-            "LLM_MAX_RETRIES": choice.get("max_retries", conf["LLM_MAX_RETRIES"]),
-        }
+        conf = replace(
+            conf,
+            llm_provider=choice["provider"],
+            llm_base_url=choice.get("base_url") or "",
+            llm_model=choice.get("model") or conf.llm_model,
+            llm_api_key=choice.get("api_key") or "",
+            llm_timeout_seconds=choice.get("timeout_seconds", conf.llm_timeout_seconds),
+            llm_max_retries=choice.get("max_retries", conf.llm_max_retries),
+        )
     provider = provider_name(conf)
-    max_retries = int(conf["LLM_MAX_RETRIES"])
-    max_tokens = int(conf["LLM_MAX_TOKENS"])
+    max_retries = int(conf.llm_max_retries)
+    max_tokens = int(conf.llm_max_tokens)
     if provider == "openai":
-        base_url = (conf.get("LLM_BASE_URL") or "").strip()
-        api_key = conf.get("LLM_API_KEY") or ""
+        base_url = (conf.llm_base_url or "").strip()
+        api_key = conf.llm_api_key or ""
         if not base_url and not api_key and choice is not None:
             raise LLMError("this space's endpoint has neither a base URL nor an API key")
         if not base_url and not api_key:
@@ -123,14 +123,14 @@ def get_llm(choice: dict | None = None) -> LLM:
                 "MEMORYOS_LLM_PROVIDER=openai needs MEMORYOS_LLM_BASE_URL (a local server) or MEMORYOS_LLM_API_KEY"
                 " (api.openai.com)"
             )
-        timeout = float(conf["LLM_TIMEOUT_SECONDS"])
+        timeout = float(conf.llm_timeout_seconds)
         # A space's endpoint is its owner's choice: called through guarded_http's checked client.
         checked = choice is not None
-        key: tuple = ("openai", base_url, conf["LLM_MODEL"], api_key, timeout, max_retries, max_tokens, checked)
+        key: tuple = ("openai", base_url, conf.llm_model, api_key, timeout, max_retries, max_tokens, checked)
     else:
-        threads = int(conf["OFFLINE_LLM_THREADS"])
-        context = int(conf["OFFLINE_LLM_CONTEXT"])
-        key = ("offline", conf["OFFLINE_LLM_MODEL"], threads, context, max_retries, max_tokens)
+        threads = int(conf.offline_llm_threads)
+        context = int(conf.offline_llm_context)
+        key = ("offline", conf.offline_llm_model, threads, context, max_retries, max_tokens)
 
     llm = _instances.get(key)
     if llm is not None:

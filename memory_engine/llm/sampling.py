@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from django.conf import settings
+from memory_engine.config import memory_settings
 
 # Lines a model writes when it starts speaking as the other side of the chat. Generation stops there.
 # (OpenAI accepts at most four stop sequences.)
@@ -49,15 +49,15 @@ class Sampling:
 
 def chat_sampling() -> Sampling:
     """The sampling for chat replies from the MEMORYOS_CHAT_* settings."""
-    conf = settings.MEMORYOS
+    conf = memory_settings()
     return Sampling(
-        max_tokens=int(conf["CHAT_MAX_TOKENS"]),
-        temperature=float(conf["CHAT_TEMPERATURE"]),
-        top_p=float(conf["CHAT_TOP_P"]),
-        repeat_penalty=float(conf["CHAT_REPEAT_PENALTY"]),
-        frequency_penalty=float(conf["CHAT_FREQUENCY_PENALTY"]),
-        presence_penalty=float(conf["CHAT_PRESENCE_PENALTY"]),
-        seed=int(conf["CHAT_SEED"]),
+        max_tokens=int(conf.chat_max_tokens),
+        temperature=float(conf.chat_temperature),
+        top_p=float(conf.chat_top_p),
+        repeat_penalty=float(conf.chat_repeat_penalty),
+        frequency_penalty=float(conf.chat_frequency_penalty),
+        presence_penalty=float(conf.chat_presence_penalty),
+        seed=int(conf.chat_seed),
         stop=CHAT_STOP,
-        max_sentences=int(conf["CHAT_MAX_SENTENCES"]) or None,
+        max_sentences=int(conf.chat_max_sentences) or None,
     )

@@ -22,10 +22,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_engine.config import memory_settings
 from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace
 from memory_engine.services.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
@@ -198,7 +198,7 @@ def background_stalled() -> list[int]:
     """Unfinished jobs to send again: never sent, or untouched for MEMORYOS_IMPORT_STALL_SECONDS (the
     message was lost, or the worker died; a running one is queued again). Each is marked touched, so it
     is sent once per period."""
-    cutoff = timezone.now() - timedelta(seconds=settings.MEMORYOS["IMPORT_STALL_SECONDS"])
+    cutoff = timezone.now() - timedelta(seconds=memory_settings().import_stall_seconds)
     stalled = BackgroundJob.objects.filter(status__in=UNFINISHED).filter(
         Q(touched_at__isnull=True) | Q(touched_at__lt=cutoff)
     )

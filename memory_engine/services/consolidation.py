@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.engine import updater
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, MidTermSession, Page
@@ -79,7 +79,7 @@ def has_pending_work(space: MemorySpace, *, promotion: bool = True) -> bool:
 
 
 def lease_seconds() -> float:
-    return settings.MEMORYOS["CONSOLIDATION_LEASE_SECONDS"]
+    return memory_settings().consolidation_lease_seconds
 
 
 def claim_space(space_id: int, owner: str) -> bool:
@@ -217,8 +217,8 @@ MAX_EXTRA_PASSES = 5
 
 def _retry_due_since() -> datetime:
     """A job that stopped waiting to retry before this moment is overdue: its retry message was lost."""
-    cfg = settings.MEMORYOS
-    return timezone.now() - timedelta(seconds=cfg["CONSOLIDATION_RETRY_CAP_SECONDS"] + lease_seconds())
+    cfg = memory_settings()
+    return timezone.now() - timedelta(seconds=cfg.consolidation_retry_cap_seconds + lease_seconds())
 
 
 def _retry_on_its_way(space: MemorySpace, task_id: str) -> bool:
@@ -257,7 +257,7 @@ def recently_failed(space_id: int | None = None) -> set[int]:
     """Spaces (all, or just this one) whose latest job that called the LLM failed within the cooldown:
     their promotion waits, so a broken LLM endpoint is not called again and again. A job that made
     only the moves that need no LLM (the next chat turn's) says nothing about the LLM."""
-    since = timezone.now() - timedelta(seconds=settings.MEMORYOS["CONSOLIDATION_FAILURE_COOLDOWN_SECONDS"])
+    since = timezone.now() - timedelta(seconds=memory_settings().consolidation_failure_cooldown_seconds)
     runs = ConsolidationRun.objects.filter(
         Q(status=ConsolidationRun.Status.FAILED) | Q(llm_calls__gt=0), started_at__gte=since
     )
@@ -319,8 +319,8 @@ def _fail(run: ConsolidationRun, error: str, *, status: str) -> None:
 
 def retry_backoff(attempt: int) -> float:
     """Seconds before retry number `attempt` (1, 2, ...): doubling from the base, capped."""
-    cfg = settings.MEMORYOS
-    return min(cfg["CONSOLIDATION_RETRY_CAP_SECONDS"], cfg["CONSOLIDATION_RETRY_BASE_SECONDS"] * 2 ** (attempt - 1))
+    cfg = memory_settings()
+    return min(cfg.consolidation_retry_cap_seconds, cfg.consolidation_retry_base_seconds * 2 ** (attempt - 1))
 
 
 def runs(space: MemorySpace, *, status: object = None) -> QuerySet:

@@ -20,10 +20,10 @@ import logging
 from collections.abc import Callable
 
 from celery import current_app
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from memory_engine.config import memory_settings
 from memory_engine.models import BackgroundJob, Experiment, ImportJob, ImportUpload, MemorySpace
 from memory_engine.services.background import (
     background_run,
@@ -81,7 +81,7 @@ def enqueue(space_id: int, *, retry_now: bool = False) -> bool:
 
 def inline() -> bool:
     """True when work runs in the calling process (MEMORYOS_CONSOLIDATION=inline)."""
-    return settings.MEMORYOS["CONSOLIDATION"] == "inline"
+    return memory_settings().consolidation == "inline"
 
 
 def dispatch(
@@ -112,7 +112,7 @@ def dispatch(
 
 
 def consolidation_delay() -> int:
-    return max(0, settings.MEMORYOS["CONSOLIDATION_DELAY_SECONDS"])
+    return max(0, memory_settings().consolidation_delay_seconds)
 
 
 def _job_on_its_way_key(space_id: int) -> str:

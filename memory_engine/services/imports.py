@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from memory_engine import formats, inputs
+from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError, TooMuchBulkWork
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import (
@@ -101,7 +101,7 @@ def room_for_bulk_work(space: MemorySpace) -> None:
     """Raise TooMuchBulkWork when whoever holds `space` has MEMORYOS_MAX_UNFINISHED_IMPORTS imports and
     replays unfinished: a 28-byte request queues hundreds of turns, and three of them once kept every other
     account's consolidation waiting for minutes."""
-    limit = settings.MEMORYOS["MAX_UNFINISHED_IMPORTS"]
+    limit = memory_settings().max_unfinished_imports
     if unfinished_for(space).count() >= limit:
         raise TooMuchBulkWork(
             f"at most {limit} imports and experiments' replays may be unfinished at once; wait for one to end"
@@ -369,7 +369,7 @@ def imports_stalled() -> list[int]:
     """Unfinished imports to send again: never sent, or untouched for MEMORYOS_IMPORT_STALL_SECONDS (the
     worker died, or the message was lost). Each is marked touched, so it is sent once per period; a
     copy that meets a job still running stores nothing twice."""
-    cutoff = timezone.now() - timedelta(seconds=settings.MEMORYOS["IMPORT_STALL_SECONDS"])
+    cutoff = timezone.now() - timedelta(seconds=memory_settings().import_stall_seconds)
     unfinished = ImportJob.objects.filter(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
     stalled = unfinished.filter(Q(touched_at__isnull=True) | Q(touched_at__lt=cutoff))
     job_ids = list(stalled.values_list("pk", flat=True))

@@ -3,12 +3,12 @@ and the shadow spaces that experiments replay a space into (services/lab.py)."""
 
 import uuid
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Model, Prefetch, Q, QuerySet
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError, UnknownAssistant, UnknownUser, UserHeldByAccount, UserIdTaken
 from memory_engine.models import (
     ACCOUNT_SEPARATOR,
@@ -170,29 +170,30 @@ def space_parameters_set(space: MemorySpace, values: dict, *, actor: str = "") -
     return write.space
 
 
-# The setting each parameter of a new space is copied from (MEMORYOS_<setting> in the environment).
+# The setting each parameter of a new space is copied from (config.MemorySettings; MEMORYOS_<SETTING>).
 PARAMETER_SETTINGS = {
-    "stm_capacity": "STM_CAPACITY",
-    "mtm_capacity": "MTM_CAPACITY",
-    "knowledge_capacity": "KNOWLEDGE_CAPACITY",
-    "merge_theta": "MERGE_THETA",
-    "heat_threshold": "HEAT_THRESHOLD",
-    "heat_alpha": "HEAT_ALPHA",
-    "heat_beta": "HEAT_BETA",
-    "heat_gamma": "HEAT_GAMMA",
-    "recency_mu_seconds": "RECENCY_MU_SECONDS",
-    "eviction_policy": "EVICTION_POLICY",
-    "top_pages": "TOP_PAGES",
-    "top_knowledge": "TOP_KNOWLEDGE",
-    "context_token_budget": "CONTEXT_TOKEN_BUDGET",
-    "lexical_weight": "RETRIEVAL_LEXICAL_WEIGHT",
-    "chain_weight": "RETRIEVAL_CHAIN_WEIGHT",
+    "stm_capacity": "stm_capacity",
+    "mtm_capacity": "mtm_capacity",
+    "knowledge_capacity": "knowledge_capacity",
+    "merge_theta": "merge_theta",
+    "heat_threshold": "heat_threshold",
+    "heat_alpha": "heat_alpha",
+    "heat_beta": "heat_beta",
+    "heat_gamma": "heat_gamma",
+    "recency_mu_seconds": "recency_mu_seconds",
+    "eviction_policy": "eviction_policy",
+    "top_pages": "top_pages",
+    "top_knowledge": "top_knowledge",
+    "context_token_budget": "context_token_budget",
+    "lexical_weight": "retrieval_lexical_weight",
+    "chain_weight": "retrieval_chain_weight",
 }
 
 
 def space_defaults() -> dict:
-    """The parameters of a new space, from the MEMORYOS_* settings (PARAMETER_SETTINGS)."""
-    return {name: settings.MEMORYOS[setting] for name, setting in PARAMETER_SETTINGS.items()}
+    """The parameters of a new space, from the engine's settings (PARAMETER_SETTINGS)."""
+    now = memory_settings()
+    return {name: getattr(now, setting) for name, setting in PARAMETER_SETTINGS.items()}
 
 
 # The id of a shadow space's memory user starts with this; '~' is in no id an account or the operator

@@ -28,6 +28,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from memory_engine import file_check, formats, inputs
+from memory_engine.config import memory_settings
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.models import BackgroundJob, ImportJob, ImportUpload, JobStatus, MemorySpace, UploadConversation
 from memory_engine.store import import_files
@@ -49,14 +50,14 @@ def upload_room_check(*, space: MemorySpace, size: int) -> None:
     """Raise InputTooLarge when a file of `size` bytes is larger than MEMORYOS_MAX_IMPORT_BYTES or would
     take whoever holds `space` past MEMORYOS_MAX_KEPT_IMPORT_BYTES: what a door decides from a request's
     length, before its body is read."""
-    limit = settings.MEMORYOS["MAX_IMPORT_BYTES"]
+    limit = memory_settings().max_import_bytes
     if size > limit:
         raise InputTooLarge(f"an import file is at most {limit:,} bytes")
     _quota_check(space, size)
 
 
 def _quota_check(space: MemorySpace, adding: int) -> None:
-    quota, kept = settings.MEMORYOS["MAX_KEPT_IMPORT_BYTES"], kept_by_holder(space)
+    quota, kept = memory_settings().max_kept_import_bytes, kept_by_holder(space)
     if kept + adding > quota:
         raise InputTooLarge(
             f"an account keeps at most {quota:,} bytes of files brought to import, and {kept:,} are kept: "
@@ -99,7 +100,7 @@ def upload_save(
     one of their bounds; then nothing is kept. A file the space has already been brought is kept once: its
     upload is returned."""
     name = inputs.text(name or "upload", "the file's name", limit=200, error=InputTooLarge)
-    limit = settings.MEMORYOS["MAX_IMPORT_BYTES"]
+    limit = memory_settings().max_import_bytes
     folder, stem = import_files.folder(), uuid.uuid4().hex
     arriving, copy = folder / f"{stem}.upload", folder / f"{stem}.records"
     try:
@@ -219,7 +220,7 @@ def uploads_expire() -> int:
     ever. The imports keep their record (source, counts). Files that nothing keeps (a web process killed
     while it read one, a restore whose space was deleted) go an hour after they were last written. Returns
     how many uploads were deleted."""
-    cutoff = timezone.now() - timedelta(seconds=settings.MEMORYOS["IMPORT_KEEP_SECONDS"])
+    cutoff = timezone.now() - timedelta(seconds=memory_settings().import_keep_seconds)
     reading = ImportJob.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING], upload__isnull=False)
     old = ImportUpload.objects.filter(created_at__lt=cutoff).exclude(pk__in=reading.values("upload_id"))
     expired = list(old.values_list("pk", "path"))

@@ -27,7 +27,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
+
+from memory_engine.config import memory_settings
 
 _load_lock = threading.Lock()
 
@@ -156,7 +157,7 @@ def get_embedder() -> Embedder | OnnxEmbedder:
     """The process-wide embedder for the configured model (MEMORYOS_EMBEDDING_MODEL) and runtime
     (MEMORYOS_EMBEDDING_RUNTIME)."""
     with _load_lock:
-        return _embedder_for(settings.MEMORYOS["EMBEDDING_MODEL"], settings.MEMORYOS["EMBEDDING_RUNTIME"])
+        return _embedder_for(memory_settings().embedding_model, memory_settings().embedding_runtime)
 
 
 def model_label(embedder: Embedder | OnnxEmbedder) -> str:

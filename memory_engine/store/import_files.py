@@ -9,14 +9,15 @@ import json
 import time
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
+
+from memory_engine.config import memory_settings
 
 ORPHAN_SECONDS = 3600  # longer than any file takes to arrive and be checked
 
 
 def folder() -> Path:
-    path = Path(settings.MEMORYOS["IMPORT_DIR"])
+    path = Path(memory_settings().import_dir)
     path.mkdir(parents=True, exist_ok=True)
     return path
 

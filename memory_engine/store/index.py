@@ -37,9 +37,9 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from django.conf import settings
 from django.db.models import BooleanField, ExpressionWrapper, Model, Q
 
+from memory_engine.config import memory_settings
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, reply_as_memory
 from memory_engine.store.embeddings import check_embedding_model, from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.index_cache import CacheStats, IndexCache, configured_limit_bytes
@@ -251,7 +251,7 @@ def cache_stats() -> CacheStats:
 
 
 def index_dir(space_id: int) -> Path:
-    return Path(settings.MEMORYOS["INDEX_DIR"]) / f"space-{space_id}"
+    return Path(memory_settings().index_dir) / f"space-{space_id}"
 
 
 def index_path(space_id: int, name: str) -> Path:
@@ -561,7 +561,7 @@ def prune_deleted_spaces() -> int:
     key): a space deleted or erased through another process (a web process, over REST) leaves its folders in
     every other one's MEMORYOS_INDEX_DIR, holding its words. Returns how many were removed. Safe to run at
     any time: a folder removed by mistake is a cache, rebuilt from the database."""
-    root = Path(settings.MEMORYOS["INDEX_DIR"])
+    root = Path(memory_settings().index_dir)
     try:
         folders = [path.name for path in root.iterdir() if path.is_dir() and path.name.startswith("space-")]
     except FileNotFoundError:

@@ -18,7 +18,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
+from memory_engine.config import memory_settings
 
 MIB = 1024 * 1024
 LOADS_KEPT = 1000  # durations of the latest loads kept for the statistics
@@ -149,4 +149,4 @@ class IndexCache:
 
 
 def configured_limit_bytes() -> int:
-    return int(settings.MEMORYOS["INDEX_CACHE_MB"] * MIB)
+    return int(memory_settings().index_cache_mb * MIB)

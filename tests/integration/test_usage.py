@@ -138,7 +138,7 @@ def test_a_bad_number_of_days_is_refused(told, alice, days):
 def test_prices_come_from_the_environment_and_a_bad_one_stops_the_process(monkeypatch):
     from django.core.exceptions import ImproperlyConfigured
 
-    from playground.settings import envprices
+    from memory_engine.config import envprices
 
     monkeypatch.setenv("X_PRICES", "gpt-4o-mini=0.15/0.60; other = 1/2 ;")
     assert envprices("X_PRICES") == {"gpt-4o-mini": (0.15, 0.6), "other": (1.0, 2.0)}

@@ -18,6 +18,7 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from memory_engine.config import SETTINGS, env_name
 from memory_engine.services.spaces import assistant_create, owned_user_create, space_get
 from tests.processes import ROOT, free_port, healthy, wait_until
 
@@ -155,12 +156,14 @@ def test_the_test_command_says_in_one_line_what_to_install_without_postgresql(tm
 
 
 def test_the_settings_docs_name_every_variable_the_settings_and_the_entrypoint_read():
-    """Each environment variable read by playground/settings.py or scripts/serve has its own row in the
-    tables of docs/settings.md or docs/deploying.md (linked from the README), written out in full."""
+    """Each environment variable read by playground/settings.py, memory_engine/config.py or scripts/serve has
+    its own row in the tables of docs/settings.md or docs/deploying.md (linked from the README), written out
+    in full."""
     settings_source = (ROOT / "playground" / "settings.py").read_text()
     read = set(re.findall(r'\benv(?:str|int|float|bool|choice)\(\s*"([A-Z0-9_]+)"', settings_source))
     read |= set(re.findall(r'os\.environ(?:\.get)?[\[(]\s*"([A-Z0-9_]+)"', settings_source))
     read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):-", (ROOT / "scripts" / "serve").read_text()))
+    read |= {env_name(spec.name) for spec in SETTINGS}  # the engine's (memory_engine/config.py)
     assert {"DATABASE_URL", "SECRET_KEY", "MEMORYOS_HEAT_BETA", "BIND", "WEB_WORKERS"} <= read  # the parsing works
     tables = (ROOT / "docs" / "settings.md").read_text() + (ROOT / "docs" / "deploying.md").read_text()
     named = {

@@ -15,12 +15,12 @@ import sys
 import time
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench import ablation
 from bench.locomo_run import chosen_samples, ingest_for_evaluation
 from bench.progress import ProgressBar
+from memory_engine.config import memory_settings
 from memory_engine.formats.locomo import DEV_FILE, clean_evidence, iter_pages
 from memory_engine.models import MemorySpace
 from memory_engine.services.comparison import dialogue_ids
@@ -63,9 +63,9 @@ class Command(BaseCommand):
             ]
             self.stderr.write(f"{sample['sample_id']}: reading the features of {len(questions)} questions")
             conversations.append(ablation.read_conversation(space, sample["sample_id"], questions, dialogue_ids(space)))
-        cfg = settings.MEMORYOS
+        cfg = memory_settings()
         results = []
-        for idea in ablation.ideas(cfg["TOP_PAGES"], cfg["FILL_PAGES"]):
+        for idea in ablation.ideas(cfg.top_pages, cfg.fill_pages):
             self.stderr.write(f"measuring: {idea.name}")
             results.append(ablation.measure(conversations, idea))
         lines = report(results, ablation.evidence_ranks(conversations), conversations)

@@ -27,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bench import chat_quality
 from bench.worker import start_worker
+from memory_engine.config import memory_settings
 from memory_engine.jobs.tasks import run_import
 from memory_engine.llm import get_llm, provider_name
 from memory_engine.models import ImportJob
@@ -71,7 +72,7 @@ class Command(BaseCommand):
             if model is not None:
                 settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "OFFLINE_LLM_MODEL": model}
             llm = get_llm()
-            name = model or (settings.MEMORYOS["OFFLINE_LLM_MODEL"] if provider_name() == "offline" else repr(llm))
+            name = model or (memory_settings().offline_llm_model if provider_name() == "offline" else repr(llm))
             name = Path(name).stem if name.endswith(".gguf") else name
             for set_name, path in chosen.items():
                 data = chat_quality.load_conversations(path, conversations)

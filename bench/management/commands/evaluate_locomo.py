@@ -26,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import locomo_resume, report
 from bench.locomo_run import KS, MEMORY, SampleResult, chosen_samples, evaluate_sample
 from bench.progress import ProgressBar
+from memory_engine.config import memory_settings
 from memory_engine.formats.locomo import DEV_FILE
 from memory_engine.llm import get_llm
 
@@ -127,7 +128,7 @@ class Command(BaseCommand):
             "seconds_this_run": time.perf_counter() - started,
             "kept_from_earlier_runs": kept_ids,
             "full_context_tokens": full_context_tokens,
-            "context_token_budget": settings.MEMORYOS["CONTEXT_TOKEN_BUDGET"],
+            "context_token_budget": memory_settings().context_token_budget,
             "retrieval": {
                 name: settings.MEMORYOS[name]
                 for name in (

