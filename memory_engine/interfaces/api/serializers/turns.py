@@ -1,0 +1,182 @@
+"""A turn stored and read, its marks and what its reply used; a chat reply, a retrieval's and an inspection's
+questions and answers."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from memory_engine.interfaces.api.serializers.fields import EngineTextField, RetrievalField
+from memory_engine.models import (
+    Page,
+    StatementMark,
+)
+from memory_engine.services.curation import page_marks
+from memory_engine.services.usage import used_counts
+
+
+class TurnIn(serializers.Serializer):
+    user_input = EngineTextField()
+    agent_response = EngineTextField()
+    timestamp = EngineTextField(
+        required=False, help_text="When the turn happened, ISO 8601 with its offset; now if left out."
+    )
+    meta = serializers.JSONField(
+        required=False, help_text="Your own data, kept with the turn: a JSON object (at most 16 KiB as JSON)."
+    )
+
+
+class QueryIn(serializers.Serializer):
+    query = EngineTextField(help_text="What the user asked.")
+
+
+class ChatIn(QueryIn):
+    stream = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Answer text/event-stream: the reply's words as they are written, then the stored turn.",
+    )
+
+
+class InspectIn(QueryIn):
+    top_pages = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    top_knowledge = serializers.IntegerField(required=False, min_value=0, max_value=100)
+    token_budget = serializers.IntegerField(required=False, min_value=0, max_value=100_000)
+
+
+class RetrieveIn(InspectIn):
+    count_hits = serializers.BooleanField(
+        required=False, default=True, help_text="Whether the sessions and knowledge used get hotter."
+    )
+
+
+class ReplyRecordOut(serializers.Serializer):
+    model = serializers.CharField(help_text="The model that wrote the reply.")
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    memory_tokens = serializers.IntegerField(help_text="Tokens of memory in the prompt.")
+    token_budget = serializers.IntegerField()
+    used = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="How many items of each kind the prompt held: short_term, pages, profile, knowledge.",
+    )
+
+
+class MarkOut(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=StatementMark.Kind.choices)
+    field = serializers.ChoiceField(choices=["user_input", "agent_response"])
+    sentence = serializers.CharField(help_text="The statement as it was said.")
+    replacement = serializers.CharField(help_text="What stands in its place (corrected); empty when forgotten.")
+    entry_id = serializers.IntegerField(help_text="The entry whose delete or edit held it out.")
+    at = serializers.DateTimeField()
+
+
+class PageOut(serializers.ModelSerializer):
+    said = serializers.JSONField(
+        read_only=True,
+        help_text="The words as said, while some are forgotten or corrected: user_input and agent_response hold "
+        "what the memory holds now. Null for a turn as it was said.",
+    )
+    marks = serializers.SerializerMethodField(help_text="The statements of the turn held out, and why.")
+    reply = serializers.SerializerMethodField(
+        help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
+        "gives the items); null for a turn given whole."
+    )
+
+    class Meta:
+        model = Page
+        fields = [
+            "id",
+            "seq",
+            "tier",
+            "session_id",
+            "user_input",
+            "agent_response",
+            "timestamp",
+            "meta",
+            "keywords",
+            "analyzed",
+            "reply_withheld",
+            "reply_source",
+            "reply",
+            "said",
+            "marks",
+        ]
+
+    @extend_schema_field(MarkOut(many=True))
+    def get_marks(self, page) -> list[dict]:
+        return page_marks(page)
+
+    @extend_schema_field(ReplyRecordOut(allow_null=True))
+    def get_reply(self, page) -> dict | None:
+        record = getattr(page, "reply_record", None)
+        if record is None:
+            return None
+        return {
+            "model": record.model,
+            "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+            "memory_tokens": record.memory_tokens,
+            "token_budget": record.token_budget,
+            "used": used_counts(record),
+        }
+
+
+class EraseIn(serializers.Serializer):
+    sentence = EngineTextField(
+        required=False, allow_blank=True, help_text="Only this sentence of the turn; the whole turn when absent."
+    )
+
+
+class ErasedOut(serializers.Serializer):
+    erased = serializers.BooleanField()
+    turns_changed = serializers.IntegerField(help_text="Turns whose words changed (the space's and its forks').")
+
+
+class PromptPartOut(serializers.Serializer):
+    name = serializers.CharField(help_text="A section of the system message, 'earlier turn' or 'the message'.")
+    role = serializers.CharField()
+    text = serializers.CharField()
+    tokens = serializers.IntegerField(help_text="Estimated as the token budget counts them (4 characters each).")
+
+
+class QuotedOut(serializers.Serializer):
+    page_id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    text = serializers.CharField(help_text="The person's sentence, as they said it.")
+    said_at = serializers.DateTimeField()
+
+
+class AnswerFromMemoryOut(serializers.Serializer):
+    text = serializers.CharField(help_text="The reply, made of the person's own words.")
+    quoted = QuotedOut(many=True)
+
+
+class InspectionOut(serializers.Serializer):
+    retrieval = RetrievalField()
+    messages = serializers.ListField(
+        child=serializers.DictField(), help_text="The prompt, exactly as it would be sent."
+    )
+    parts = PromptPartOut(many=True)
+    prompt_tokens = serializers.IntegerField()
+    compact = serializers.BooleanField(help_text="The shorter prompt given to a weak model (the offline one).")
+    answer_from_memory = AnswerFromMemoryOut(
+        allow_null=True,
+        help_text="A weak model is not asked a question about the person: this is the reply it would get instead, "
+        "quoting what they said. Null: the model would be asked (small talk, or a capable model).",
+    )
+
+
+class ChatOut(serializers.Serializer):
+    response = serializers.CharField()
+    reply_withheld = serializers.BooleanField(
+        help_text="The model's reply degenerated twice: `response` is an apology, and the stored turn keeps "
+        "only the user's words."
+    )
+    quoted = QuotedOut(
+        many=True,
+        help_text="With a weak model (the bundled one), a question about the person is answered with their own "
+        "words: the statements `response` quotes (none: it says nothing it was told answers the question). "
+        "`page.reply_source` says who wrote the reply.",
+    )
+    page = PageOut()
+    retrieval = RetrievalField()
+    usage = serializers.DictField(child=serializers.IntegerField())

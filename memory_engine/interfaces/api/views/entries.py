@@ -1,0 +1,175 @@
+"""Long-term memory: profile entries and knowledge, each listed, added, edited, reverted, deleted, erased, with
+its history."""
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from memory_engine.interfaces.api.access import entry_for, space_for
+from memory_engine.interfaces.api.serializers.entries import (
+    EntryEditIn,
+    EntryOut,
+    EntryVersionOut,
+    KnowledgeIn,
+    ProfileIn,
+    ProfileOut,
+    RevertIn,
+)
+from memory_engine.interfaces.api.serializers.fields import paginated
+from memory_engine.interfaces.api.serializers.turns import ErasedOut
+from memory_engine.interfaces.api.throttling import (
+    CallerRateThrottle,
+    HeavyRequestThrottle,
+)
+from memory_engine.interfaces.api.views.base import KNOWLEDGE, PAGING, PROFILE, MemoryApiView
+from memory_engine.models import (
+    LongTermEntry,
+)
+from memory_engine.services import curation
+
+# --- Long-term memory: profile and knowledge ----------------------------------------------------------
+
+
+ENTRY_STATUS = OpenApiParameter(
+    "status", str, enum=[*LongTermEntry.Status.values, "all"], description="Default: active."
+)
+
+
+class ProfileView(MemoryApiView):
+    @extend_schema(
+        responses=ProfileOut,
+        summary="The user profile: attribute -> value, and its entries",
+        operation_id="v1_users_spaces_profile_list",
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        entries = list(curation.entries(space, kinds=PROFILE).order_by("key"))
+        profile = {entry.key: entry.value for entry in entries}
+        return Response({"profile": profile, "entries": EntryOut(entries, many=True).data})
+
+    @extend_schema(request=ProfileIn, responses={201: EntryOut}, summary="Set a profile attribute")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(ProfileIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        entry = curation.profile_entry_add(
+            space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=self.cause()
+        )
+        return Response(EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE], description="Default: both.")
+
+
+class KnowledgeView(MemoryApiView):
+    @extend_schema(
+        parameters=[*PAGING, KNOWLEDGE_KIND, ENTRY_STATUS], responses=paginated(EntryOut), summary="Knowledge"
+    )
+    def get(self, request, user_id, assistant_id):
+        space = space_for(request, user_id, assistant_id)
+        kind = request.query_params.get("kind")
+        if kind and kind not in KNOWLEDGE:
+            raise ValidationError({"kind": ["user_knowledge or assistant_knowledge"]})
+        wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
+        entries = curation.entries(space, kinds=(kind,) if kind else KNOWLEDGE, status=wanted)
+        return self.page_of(entries, EntryOut)
+
+    @extend_schema(request=KnowledgeIn, responses={201: EntryOut}, summary="Add a fact")
+    def post(self, request, user_id, assistant_id):
+        data = self.valid(KnowledgeIn)
+        space = space_for(request, user_id, assistant_id, create=True)
+        entry = curation.knowledge_entry_add(
+            space=space,
+            kind=data["kind"],
+            topic=data["key"],
+            fact=data["value"],
+            actor=self.actor(),
+            cause=self.cause(),
+        )
+        return Response(EntryOut(entry).data, status=status.HTTP_201_CREATED)
+
+
+class EntryView(MemoryApiView):
+    """One profile entry (kinds = PROFILE) or knowledge entry (kinds = KNOWLEDGE)."""
+
+    kinds: tuple[str, ...] = PROFILE
+
+    def entry(self, user_id, assistant_id, entry_id):
+        return entry_for(space_for(self.request, user_id, assistant_id), entry_id, self.kinds)
+
+    @extend_schema(responses=EntryOut, summary="One entry")
+    def get(self, request, user_id, assistant_id, entry_id):
+        return Response(EntryOut(self.entry(user_id, assistant_id, entry_id)).data)
+
+    @extend_schema(request=EntryEditIn, responses=EntryOut, summary="Change an entry's value (recorded)")
+    def patch(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(EntryEditIn)
+        entry = self.entry(user_id, assistant_id, entry_id)
+        entry = curation.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=self.cause())
+        return Response(EntryOut(entry).data)
+
+    @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
+    def delete(self, request, user_id, assistant_id, entry_id):
+        entry = self.entry(user_id, assistant_id, entry_id)
+        curation.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class KnowledgeEntryView(EntryView):
+    kinds = KNOWLEDGE
+
+
+class EntryRevertView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(
+        request=RevertIn,
+        responses=EntryOut,
+        summary="Give an entry a value it had again, active, with the statements it was drawn from (undo a delete)",
+    )
+    def post(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(RevertIn)
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        version = curation.version_to_revert_to(entry, data.get("version_id"))
+        if version is None:
+            raise Http404("no version of this entry with a value to revert to")
+        entry = curation.entry_revert(entry=entry, version=version, actor=self.actor(), cause=self.cause())
+        return Response(EntryOut(entry).data)
+
+
+class KnowledgeRevertView(EntryRevertView):
+    kinds = KNOWLEDGE
+
+
+class EntryEraseView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+    throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # it rewrites turns and vacuums tables
+
+    @extend_schema(
+        request=None,
+        responses=ErasedOut,
+        summary="Erase an entry, its history and the statements it was drawn from, for good: irreversible",
+    )
+    def post(self, request, user_id, assistant_id, entry_id):
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        return Response({"erased": True, "turns_changed": curation.erase_entry(entry)})
+
+
+class KnowledgeEraseView(EntryEraseView):
+    kinds = KNOWLEDGE
+
+
+class EntryHistoryView(MemoryApiView):
+    kinds: tuple[str, ...] = PROFILE
+
+    @extend_schema(
+        parameters=PAGING, responses=paginated(EntryVersionOut), summary="Every version of an entry, oldest first"
+    )
+    def get(self, request, user_id, assistant_id, entry_id):
+        entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        return self.page_of(curation.versions(entry), EntryVersionOut)
+
+
+class KnowledgeHistoryView(EntryHistoryView):
+    kinds = KNOWLEDGE
