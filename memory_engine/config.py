@@ -1,5 +1,7 @@
-"""The memory engine's settings, typed, each with its environment variable, its default and its meaning,
-in one place.
+"""The project's settings, typed, each with its environment variable, its default and its meaning, in one
+place: every MEMORYOS_* setting the code reads (the engine's, the doors', the processes'). What only
+configures Django, Celery or the server (databases, security headers, rates, the sweep's period) is read
+in playground/settings.py, which hands it to them.
 
 playground/settings.py sets Django's `MEMORYOS` from the environment (`from_environment`: a dict, as
 Django's settings are, which a test overrides whole); the engine reads it through `memory_settings()`, a
@@ -268,6 +270,75 @@ class MemorySettings:
     chat_presence_penalty: float = setting(0.0, "penalty against repeating a token that came at all")
     chat_seed: int = setting(42, "seed of any sampling (the retry after a degenerate reply samples)")
     chat_max_sentences: int = setting(3, "a chat reply stops once it has said this many sentences; 0 for no limit")
+    # The doors: bodies, the memory feed, sign-up and sign-in, MCP (memory_engine/interfaces/)
+    api_max_body_bytes: int = setting(256 * 1024, "largest request body the API reads")
+    api_max_export_bytes: int = setting(
+        8 * 1024 * 1024,
+        "largest body of a restore or of a fork that carries a space's export (a LoCoMo one: 0.2-0.4 MB)",
+    )
+    upload_idle_seconds: float = setting(
+        60.0, "a file's body must keep arriving: a client that sends nothing this long is cut off"
+    )
+    events_stream_seconds: float = setting(
+        300.0,
+        "a memory feed's stream (`GET .../events/`) ends after this long and the page reconnects; a server told "
+        "to stop ends its streams at once",
+    )
+    events_max_streams: int = setting(
+        200,
+        "memory feeds a web process keeps open in all; one more is answered 429 (a feed holds no database connection)",
+    )
+    events_max_streams_per_account: int = setting(8, "memory feeds a web process keeps open for one account")
+    signup_open: bool = setting(
+        True,
+        "whether anyone may make an account on the sign-up page (false: only `manage.py createsuperuser` and "
+        "the admin make them)",
+    )
+    signups_per_address: int = setting(5, "accounts made from one client address an hour")
+    signin_free_failures: int = setting(
+        5, "failed sign-ins of a username from one client address before attempts must wait"
+    )
+    signin_free_failures_per_address: int = setting(
+        50, "failed sign-ins from one address in all before attempts must wait"
+    )
+    signin_first_delay_seconds: float = setting(
+        2.0, "the first wait after those failures, doubling with each further one (never a lock on the account)"
+    )
+    signin_max_delay_seconds: float = setting(900.0, "the longest wait between sign-in attempts")
+    mcp_user_id: str = setting("", "the user a stdio MCP server serves (or `--user`; one is required)")
+    mcp_assistant_id: str = setting("mcp", "the MCP server's default assistant")
+    # A space's own LLM (models.SpaceLLM, memory_engine/store/secrets.py, memory_engine/llm/guarded_http.py)
+    secrets_key: str = setting(
+        "",
+        "passphrase (32+ characters; several comma-separated to rotate, the first encrypting) that encrypts the "
+        "API keys owners give their spaces' endpoints; web and workers need the same. Empty: with `DEBUG` one "
+        "derived from `SECRET_KEY`, without it no key is kept (409)",
+    )
+    llm_allowed_hosts: str = setting(
+        "",
+        "hosts (`host` or `host:port`, comma-separated; `*` any) a space's owner may point it at besides public "
+        "HTTPS addresses, e.g. your own model server at `127.0.0.1:8080`; anything private, local or plain HTTP "
+        "is refused otherwise",
+    )
+    llm_local_servers: list = setting(
+        None,
+        "model servers on this machine (`Name=http://127.0.0.1:port/v1`, comma-separated) offered in a space's "
+        "model form when they answer (`GET .../llm/local/`), and allowed as its endpoint",
+        shown="with `DEBUG`: Ollama, LM Studio and llama.cpp on their usual ports; else empty",
+        factory=list,
+    )
+    # The processes
+    worker_nice: int = setting(
+        10,
+        "a Celery worker lowers its CPU priority by this much when it starts (0: not at all), so that on a shared "
+        "machine a reply never queues for the CPU behind consolidation or an import",
+    )
+    warm_up: bool = setting(
+        False,
+        "load the embedder and the offline LLM in a background thread when a web process starts, so the first "
+        "reply does not wait for them (`scripts/play` sets it)",
+        shown="`false`",
+    )
 
 
 SETTINGS = fields(MemorySettings)
@@ -277,7 +348,26 @@ def env_name(name: str) -> str:
     return PREFIX + name.upper()
 
 
-def _from_env(spec) -> Any:
+# The usual ports of the model servers people run on their own machine, offered in development (DEBUG).
+LOCAL_LLM_SERVERS_IN_DEVELOPMENT = (
+    "Ollama=http://127.0.0.1:11434/v1,LM Studio=http://127.0.0.1:1234/v1,llama.cpp=http://127.0.0.1:8080/v1"
+)
+
+
+def local_llm_servers(name: str, raw: str) -> list[tuple[str, str]]:
+    """`Name=http://host:port/v1,...` as (name, base URL) pairs; fails loudly on a malformed entry."""
+    servers = []
+    for entry in (part.strip() for part in raw.split(",")):
+        label, _, url = entry.partition("=")
+        if not entry:
+            continue
+        if not label.strip() or not url.strip().startswith(("http://", "https://")):
+            raise ImproperlyConfigured(f"{name}: {entry!r} is not Name=http://host:port/v1")
+        servers.append((label.strip(), url.strip().rstrip("/")))
+    return servers
+
+
+def _from_env(spec, debug: bool) -> Any:
     name, kind = env_name(spec.name), spec.type
     default = spec.default_factory() if spec.default is MISSING else spec.default
     if spec.metadata["choices"]:
@@ -292,12 +382,15 @@ def _from_env(spec) -> Any:
         return Path(envstr(name, str(default)))
     if kind is dict:
         return {**default, **envprices(name)}
+    if kind is list:
+        return local_llm_servers(name, envstr(name, LOCAL_LLM_SERVERS_IN_DEVELOPMENT if debug else ""))
     return envstr(name, default)
 
 
-def from_environment() -> dict[str, Any]:
-    """Django's settings.MEMORYOS: every setting by its upper-case name, read from MEMORYOS_<NAME>."""
-    return {spec.name.upper(): _from_env(spec) for spec in SETTINGS}
+def from_environment(*, debug: bool = False) -> dict[str, Any]:
+    """Django's settings.MEMORYOS: every setting by its upper-case name, read from MEMORYOS_<NAME> (`debug`:
+    the development defaults, where they differ)."""
+    return {spec.name.upper(): _from_env(spec, debug) for spec in SETTINGS}
 
 
 def memory_settings() -> MemorySettings:

@@ -12,8 +12,6 @@ import socket
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from django.conf import settings
-
 from memory_engine.config import memory_settings
 from memory_engine.errors import (
     InputTooLarge,
@@ -302,8 +300,8 @@ def llm_host_allowed(host: str, port: int) -> bool:
     """Whether the operator allows the server to call this host whatever its address
     (MEMORYOS_LLM_ALLOWED_HOSTS, "*" for any; the local model servers of development)."""
     host = host.lower()
-    allowed = {entry.strip().lower() for entry in settings.MEMORYOS_LLM_ALLOWED_HOSTS.split(",") if entry.strip()}
-    allowed |= {_host_port(url) for _, url in settings.MEMORYOS_LLM_LOCAL_SERVERS}
+    allowed = {entry.strip().lower() for entry in memory_settings().llm_allowed_hosts.split(",") if entry.strip()}
+    allowed |= {_host_port(url) for _, url in memory_settings().llm_local_servers}
     return "*" in allowed or host in allowed or f"{host}:{port}" in allowed
 
 

@@ -9,8 +9,7 @@ import logging
 import threading
 import time
 
-from django.conf import settings
-
+from memory_engine.config import memory_settings
 from memory_engine.llm import get_llm
 from memory_engine.store.embeddings import get_embedder
 
@@ -34,5 +33,5 @@ def warm_up_in_background() -> threading.Thread:
 
 
 def warm_up_if_asked() -> None:
-    if settings.MEMORYOS_WARM_UP:
+    if memory_settings().warm_up:
         warm_up_in_background()

@@ -29,6 +29,9 @@ if not DEBUG and (not SECRET_KEY or SECRET_KEY in KNOWN_SECRET_KEYS):
         "SECRET_KEY must be set to a long random value when DEBUG is off (for development, DEBUG=true); "
         'make one with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
     )
+# Every MEMORYOS_* setting the code reads (the engine's, the doors', the processes'), typed, each with its
+# variable, default and meaning: memory_engine/config.py (read as memory_settings()).
+MEMORYOS = from_environment(debug=DEBUG)
 ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
 
 # --- Behind a TLS proxy (MEMORYOS_HTTPS=true) ----------------------------------------------------
@@ -168,9 +171,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 1800)
-# A worker runs at this niceness (0: as started): consolidation and imports share the machine with the
-# web process, whose replies a person is waiting for (memory_engine/jobs/tasks.py).
-MEMORYOS_WORKER_NICE = envint("MEMORYOS_WORKER_NICE", 10)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-consolidation": {
         "task": "memory_engine.sweep_pending",
@@ -196,59 +196,9 @@ REST_FRAMEWORK = {
     },
     "EXCEPTION_HANDLER": "memory_engine.interfaces.api.errors.exception_handler",
 }
-# The chat page's memory feed (GET .../events/): a stream lasts this long, then the page reconnects (and is
-# told what changed meanwhile). A restart does not wait for it: an open stream ends when the server stops.
-MEMORYOS_EVENTS_STREAM_SECONDS = envfloat("MEMORYOS_EVENTS_STREAM_SECONDS", 300.0)
-# Memory feeds a web process keeps open, in all and for one account (a feed holds no database connection
-# while it waits; each holds a thread or a task and a socket).
-MEMORYOS_EVENTS_MAX_STREAMS = envint("MEMORYOS_EVENTS_MAX_STREAMS", 200)
-MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT = envint("MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT", 8)
-# A space's own LLM (models.SpaceLLM): the key that encrypts its API key at rest (one or more passphrases of
-# 32+ characters, comma-separated, the first encrypting), and the hosts an owner may point a space at
-# besides public HTTPS addresses (host or host:port, comma-separated; * for any).
-MEMORYOS_SECRETS_KEY = envstr("MEMORYOS_SECRETS_KEY", "")
-MEMORYOS_LLM_ALLOWED_HOSTS = envstr("MEMORYOS_LLM_ALLOWED_HOSTS", "")
-
-
-def local_llm_servers(raw: str) -> list[tuple[str, str]]:
-    """`Name=http://host:port/v1,...` as (name, base URL) pairs; fails loudly on a malformed entry."""
-    servers = []
-    for entry in (part.strip() for part in raw.split(",")):
-        name, _, url = entry.partition("=")
-        if not entry:
-            continue
-        if not name.strip() or not url.strip().startswith(("http://", "https://")):
-            raise ImproperlyConfigured(f"MEMORYOS_LLM_LOCAL_SERVERS: {entry!r} is not Name=http://host:port/v1")
-        servers.append((name.strip(), url.strip().rstrip("/")))
-    return servers
-
-
-# LLM servers people run on their own machine, offered in a space's model form when they answer, and
-# allowed as its endpoint like MEMORYOS_LLM_ALLOWED_HOSTS. In development (DEBUG) the usual ports of Ollama,
-# LM Studio and llama.cpp's server; in production none unless listed.
-LOCAL_LLM_SERVERS_IN_DEVELOPMENT = (
-    "Ollama=http://127.0.0.1:11434/v1,LM Studio=http://127.0.0.1:1234/v1,llama.cpp=http://127.0.0.1:8080/v1"
-)
-MEMORYOS_LLM_LOCAL_SERVERS = local_llm_servers(
-    envstr("MEMORYOS_LLM_LOCAL_SERVERS", LOCAL_LLM_SERVERS_IN_DEVELOPMENT if DEBUG else "")
-)
-MEMORYOS_API_MAX_BODY_BYTES = envint("MEMORYOS_API_MAX_BODY_BYTES", 256 * 1024)
-# A file's body must keep arriving: a client that sends nothing this long is cut off (interfaces/asgi.py).
-MEMORYOS_UPLOAD_IDLE_SECONDS = envfloat("MEMORYOS_UPLOAD_IDLE_SECONDS", 60.0)
-# A space's export restored (POST .../restore/, or an experiment made from one): a LoCoMo conversation's
-# is 0.2-0.4 MB.
-MEMORYOS_API_MAX_EXPORT_BYTES = envint("MEMORYOS_API_MAX_EXPORT_BYTES", 8 * 1024 * 1024)
 # Django's own cap on a body it reads (2.5 MiB by default) would come first: the API's views check theirs
 # (the two above) before reading, so Django's is the larger of them.
-DATA_UPLOAD_MAX_MEMORY_SIZE = max(MEMORYOS_API_MAX_BODY_BYTES, MEMORYOS_API_MAX_EXPORT_BYTES)
-# Sign-up (the operator may close it; accounts made per client address an hour) and sign-in attempts (the
-# playground's page and the admin's): see memory_engine/interfaces/signin.py.
-MEMORYOS_SIGNUP_OPEN = envbool("MEMORYOS_SIGNUP_OPEN", True)
-MEMORYOS_SIGNUPS_PER_ADDRESS = envint("MEMORYOS_SIGNUPS_PER_ADDRESS", 5)
-MEMORYOS_SIGNIN_FREE_FAILURES = envint("MEMORYOS_SIGNIN_FREE_FAILURES", 5)
-MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS = envint("MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS", 50)
-MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS = envfloat("MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS", 2.0)
-MEMORYOS_SIGNIN_MAX_DELAY_SECONDS = envfloat("MEMORYOS_SIGNIN_MAX_DELAY_SECONDS", 900.0)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(MEMORYOS["API_MAX_BODY_BYTES"], MEMORYOS["API_MAX_EXPORT_BYTES"])
 SPECTACULAR_SETTINGS = {
     "TITLE": "MemoryOS Playground API",
     "DESCRIPTION": "Three-tier memory for LLM assistants: turns, retrieval, profile and knowledge with history.",
@@ -276,8 +226,6 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
-MCP_USER_ID = envstr("MEMORYOS_MCP_USER_ID", "")
-MCP_ASSISTANT_ID = envstr("MEMORYOS_MCP_ASSISTANT_ID", "mcp")
 
 # --- Logging ----------------------------------------------------------------------------------
 
@@ -291,15 +239,3 @@ LOGGING = {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
 }
-
-# --- MemoryOS engine --------------------------------------------------------------------------
-# Defaults are the paper's values. Capacities and heat constants are the defaults of a new memory
-# space; each space keeps its own copy, which the playground lets you change.
-
-# Load the embedder and the offline LLM in the background when a web server process starts (its ASGI
-# or WSGI entry point; scripts/play and compose set it), so that the first reply does not wait for them.
-MEMORYOS_WARM_UP = envbool("MEMORYOS_WARM_UP", False)
-
-# The memory engine's settings (tiers, heat, retrieval, consolidation, files, the LLM, chat sampling), typed,
-# each with its variable, default and meaning: memory_engine/config.py.
-MEMORYOS = from_environment()

@@ -36,6 +36,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve, set_script_prefix
 
 from memory_engine.admission import waiting_elsewhere
+from memory_engine.config import memory_settings
 
 GONE = "memoryos.client_gone"  # the scope's threading.Event, set when the client disconnects
 PRECHECK = "memoryos.precheck"  # in the scope of the bodiless first run of a request
@@ -77,7 +78,7 @@ def _body_plan(path: str) -> tuple[int, bool, bool]:
     """(the body limit, whether its view reads a body early (a checked API view), whether it streams it)."""
     view = _view_class(path)
     if view is None or not hasattr(view, "body_limit"):
-        return settings.MEMORYOS_API_MAX_BODY_BYTES, False, False
+        return memory_settings().api_max_body_bytes, False, False
     return view.body_limit(), True, bool(getattr(view, "streams_body", False))
 
 
@@ -200,7 +201,7 @@ class GatedASGIHandler(ASGIHandler):
                 return await self._answer(scope, send, refused)
             scope[PRECHECKED] = True
         if streams:
-            body = ArrivingBody(receive, asyncio.get_running_loop(), gone, limit, settings.MEMORYOS_UPLOAD_IDLE_SECONDS)
+            body = ArrivingBody(receive, asyncio.get_running_loop(), gone, limit, memory_settings().upload_idle_seconds)
             await self._serve(scope, receive, send, body, gone, listen_after=body.complete)
             return
         try:

@@ -9,11 +9,11 @@
 
 import json
 
-from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from rest_framework.throttling import SimpleRateThrottle
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memory_engine.config import memory_settings
 from memory_engine.interfaces.api.tokens import secret_from_header
 from memory_engine.interfaces.health import PATH as HEALTH_PATH
 from memory_engine.interfaces.health import health_report
@@ -82,5 +82,5 @@ async def _answer(send: Send, status: int, body: str, headers: list | None = Non
 
 def http_app(server: MCPServer, *, host: str) -> ASGIApp:
     """The server's streamable HTTP app at /mcp, with the API's body limit and rate."""
-    app = server.streamable_http_app(max_request_body_size=settings.MEMORYOS_API_MAX_BODY_BYTES, host=host)
+    app = server.streamable_http_app(max_request_body_size=memory_settings().api_max_body_bytes, host=host)
     return RateLimited(app)

@@ -19,10 +19,11 @@ forgotten after an hour without failures.
 import time
 
 from django import forms
-from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
+
+from memory_engine.config import memory_settings
 
 FORGET_SECONDS = 3600
 
@@ -38,8 +39,8 @@ def delay_after(failures: int, free: int, first: float, cap: float) -> float:
 def _keys(request, username: str) -> list[tuple[str, int]]:
     address = (request.META.get("REMOTE_ADDR") if request is not None else None) or "unknown"
     return [
-        (f"signin:{address}:{username.strip().lower()}", settings.MEMORYOS_SIGNIN_FREE_FAILURES),
-        (f"signin-address:{address}", settings.MEMORYOS_SIGNIN_FREE_FAILURES_PER_ADDRESS),
+        (f"signin:{address}:{username.strip().lower()}", memory_settings().signin_free_failures),
+        (f"signin-address:{address}", memory_settings().signin_free_failures_per_address),
     ]
 
 
@@ -50,7 +51,7 @@ def wait_seconds(request, username: str) -> float:
     for key, free in _keys(request, username):
         failures, last = cache.get(key) or (0, 0.0)
         delay = delay_after(
-            failures, free, settings.MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS, settings.MEMORYOS_SIGNIN_MAX_DELAY_SECONDS
+            failures, free, memory_settings().signin_first_delay_seconds, memory_settings().signin_max_delay_seconds
         )
         waits.append(last + delay - now)
     return max(waits)
@@ -75,10 +76,10 @@ SIGNUP_WINDOW_SECONDS = 3600
 def signup_refusal(request) -> str | None:
     """Why an account cannot be made now, or None: sign-up closed by the operator (MEMORYOS_SIGNUP_OPEN),
     or MEMORYOS_SIGNUPS_PER_ADDRESS accounts made from this client address in the last hour."""
-    if not settings.MEMORYOS_SIGNUP_OPEN:
+    if not memory_settings().signup_open:
         return "Sign-up is closed on this server: ask its operator for an account."
     made = cache.get(_signup_key(request)) or 0
-    if made >= settings.MEMORYOS_SIGNUPS_PER_ADDRESS:
+    if made >= memory_settings().signups_per_address:
         return "Too many accounts were made from here in the last hour: try again later."
     return None
 
@@ -99,7 +100,7 @@ def _signup_key(request) -> str:
 
 def signup_open(request) -> dict:
     """Template context: whether to offer sign-up at all."""
-    return {"signup_open": settings.MEMORYOS_SIGNUP_OPEN}
+    return {"signup_open": memory_settings().signup_open}
 
 
 class LimitedSignIn:

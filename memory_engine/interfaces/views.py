@@ -2,7 +2,6 @@
 The chat page is a shell: its script talks to the REST API (memory_engine/interfaces/api/) with the
 signed-in session."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -14,6 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces import signin
 from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, MemorySpace
@@ -36,7 +36,7 @@ def signup(request):
     (interfaces/signin.py)."""
     refusal = signin.signup_refusal(request)
     if refusal is not None:
-        status = 403 if not settings.MEMORYOS_SIGNUP_OPEN else 429 if request.method == "POST" else 200
+        status = 403 if not memory_settings().signup_open else 429 if request.method == "POST" else 200
         return render(request, "registration/signup.html", {"refusal": refusal}, status=status)
     if request.method == "POST" and (forged := CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})):
         return forged

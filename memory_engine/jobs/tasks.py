@@ -8,7 +8,6 @@ import time
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
-from django.conf import settings
 
 from memory_engine.config import memory_settings
 from memory_engine.services import dispatch, operations
@@ -52,8 +51,8 @@ def lower_priority_on_start(**kwargs) -> None:
     """A worker yields the CPU to the web process (MEMORYOS_WORKER_NICE): a person waits on a reply, nobody
     on a consolidation. Set before the pool starts, so its processes and every thread they make inherit
     it (on Linux a niceness is a thread's)."""
-    if settings.MEMORYOS_WORKER_NICE > 0:
-        niceness = os.nice(settings.MEMORYOS_WORKER_NICE)
+    if memory_settings().worker_nice > 0:
+        niceness = os.nice(memory_settings().worker_nice)
         logger.info("worker niceness %d", niceness)
 
 

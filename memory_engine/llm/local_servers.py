@@ -12,7 +12,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
-from django.conf import settings
+from memory_engine.config import memory_settings
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def models_at(base_url: str, *, timeout: float = TIMEOUT_SECONDS) -> list[str] |
 def answering() -> list[dict]:
     """The configured local servers that answer now: [{name, base_url, models}], in the configured order.
     Asks each for its models; stores nothing."""
-    servers = settings.MEMORYOS_LLM_LOCAL_SERVERS
+    servers = memory_settings().llm_local_servers
     if not servers:
         return []
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:

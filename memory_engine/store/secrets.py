@@ -14,6 +14,7 @@ import hashlib
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 
+from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError
 
 MIN_PASSPHRASE_CHARS = 32
@@ -29,7 +30,7 @@ def _fernet_key(passphrase: str) -> bytes:
 
 
 def _passphrases() -> list[str]:
-    configured = [part.strip() for part in (settings.MEMORYOS_SECRETS_KEY or "").split(",") if part.strip()]
+    configured = [part.strip() for part in (memory_settings().secrets_key or "").split(",") if part.strip()]
     if configured:
         short = [p for p in configured if len(p) < MIN_PASSPHRASE_CHARS]
         if short:

@@ -454,7 +454,7 @@ def test_an_oversized_turn_or_body_gets_413_and_stores_nothing(memory, alice, se
     long_text = "x" * (settings.MEMORYOS["MAX_TURN_CHARS"] + 1)
     too_long = alice.post(url, {"user_input": long_text, "agent_response": "ok"}, format="json")
     assert too_long.status_code == 413 and "limit" in too_long.data["detail"]
-    settings.MEMORYOS_API_MAX_BODY_BYTES = 1000
+    settings.MEMORYOS = {**settings.MEMORYOS, "API_MAX_BODY_BYTES": 1000}
     too_big = alice.post(url, {"user_input": "y" * 2000, "agent_response": "ok"}, format="json")
     assert too_big.status_code == 413
     assert not Page.objects.exists()

@@ -71,7 +71,10 @@ OPERATIONS = [result.ok() for result in schema.get_all_operations()]
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
 def test_no_generated_request_gets_a_server_error(operation, alice, settings):
     secret, real = alice
-    settings.MEMORYOS_EVENTS_STREAM_SECONDS = 0.5  # the memory feed's stream ends soon, so the test reads it whole
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        "EVENTS_STREAM_SECONDS": 0.5,
+    }  # the memory feed's stream ends soon, so the test reads it whole
 
     @given(case=operation.as_strategy())
     @hypothesis_settings(

@@ -20,14 +20,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def short_streams(settings):
-    settings.MEMORYOS_EVENTS_STREAM_SECONDS = 3.0
+    settings.MEMORYOS = {**settings.MEMORYOS, "EVENTS_STREAM_SECONDS": 3.0}
 
 
 @pytest.fixture
 def announced_only(monkeypatch, settings):
     """The feed reads the revision only when a change is announced: what arrives was pushed."""
     monkeypatch.setattr(memory_feed, "CHECK_SECONDS", 600.0)
-    settings.MEMORYOS_EVENTS_STREAM_SECONDS = 600.0
+    settings.MEMORYOS = {**settings.MEMORYOS, "EVENTS_STREAM_SECONDS": 600.0}
 
 
 def _events_url(live_server, user_id: str = "alice") -> str:

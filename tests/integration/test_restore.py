@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 
 from memory_engine.errors import InputTooLarge, InvalidParameter, MemoryInputError
@@ -208,7 +209,7 @@ def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charli
     refused = charlie_client.post(other, {"export": bad}, format="json")
     assert refused.status_code == 400 and "pages[0].tier" in refused.data["detail"]
     assert charlie_client.post(other, {"export": []}, format="json").status_code == 400
-    with override_settings(MEMORYOS_API_MAX_EXPORT_BYTES=1000):
+    with override_settings(MEMORYOS={**settings.MEMORYOS, "API_MAX_EXPORT_BYTES": 1000}):
         assert charlie_client.post(other, {"export": document}, format="json").status_code == 413
     assert not Page.objects.filter(space__user__external_id="charlie", space__assistant__external_id="helper")
     assert client_for("bob").post(url, {"export": document}, format="json").status_code == 404

@@ -563,7 +563,7 @@ def test_sign_in_attempts_are_limited_then_even_the_right_password_waits(client,
 
 
 def test_after_the_wait_the_right_password_works_again(client, db, settings):
-    settings.MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS = 1
+    settings.MEMORYOS = {**settings.MEMORYOS, "SIGNIN_FIRST_DELAY_SECONDS": 1}
     get_user_model().objects.create_user("wes", password="pw-wes-right-1")
     for _ in range(5):
         client.post("/accounts/login/", {"username": "wes", "password": "guess"})
@@ -593,7 +593,7 @@ def _sign_up(client, username: str, **extra):
 
 
 def test_sign_up_is_limited_per_address_and_the_operator_can_close_it(client, db, settings):
-    settings.MEMORYOS_SIGNUPS_PER_ADDRESS = 3
+    settings.MEMORYOS = {**settings.MEMORYOS, "SIGNUPS_PER_ADDRESS": 3}
     for number in range(3):
         assert _sign_up(client, f"spammer{number}", REMOTE_ADDR="203.0.113.5").status_code == 302
         client.logout()
@@ -603,7 +603,7 @@ def test_sign_up_is_limited_per_address_and_the_operator_can_close_it(client, db
     client.logout()
     assert not get_user_model().objects.filter(username="spammer3").exists()
 
-    settings.MEMORYOS_SIGNUP_OPEN = False
+    settings.MEMORYOS = {**settings.MEMORYOS, "SIGNUP_OPEN": False}
     closed = _sign_up(client, "latecomer", REMOTE_ADDR="192.0.2.1")
     assert closed.status_code == 403 and "Sign-up is closed" in closed.content.decode()
     assert not get_user_model().objects.filter(username="latecomer").exists()
@@ -695,7 +695,7 @@ def test_an_address_over_its_sign_up_limit_hears_429_with_or_without_a_form_toke
     A sign-up under the limit still needs its token."""
     from django.test import Client
 
-    settings.MEMORYOS_SIGNUPS_PER_ADDRESS = 1
+    settings.MEMORYOS = {**settings.MEMORYOS, "SIGNUPS_PER_ADDRESS": 1}
     browser = Client(enforce_csrf_checks=True)
     assert _sign_up(browser, "tokenless", REMOTE_ADDR="203.0.113.9").status_code == 403  # no token: CSRF
     page = browser.get("/accounts/signup/", REMOTE_ADDR="203.0.113.9").content.decode()

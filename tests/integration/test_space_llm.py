@@ -22,8 +22,8 @@ KEY = "sk-test-abcdefghijklmnop-7Q9z"
 def own_llm(settings):
     """The endpoint alice's space is pointed at; 127.0.0.1 is allowed for it, as an operator would allow
     a model server of their own."""
-    settings.MEMORYOS_LLM_ALLOWED_HOSTS = "127.0.0.1"
-    settings.MEMORYOS_SECRETS_KEY = "the test server's secrets passphrase of 32+ chars"
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_ALLOWED_HOSTS": "127.0.0.1"}
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "the test server's secrets passphrase of 32+ chars"}
     with FakeLLMServer(model="own-model") as server:
         yield server
 
@@ -81,7 +81,7 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
     alice, alice_space, own_llm, settings, fake_llm
 ):
     old = "the first passphrase of the operator that is long enough"
-    settings.MEMORYOS_SECRETS_KEY = old
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": old}
     assert _choose(alice, own_llm).status_code == 200
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT * FROM {SpaceLLM._meta.db_table}")
@@ -90,10 +90,13 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
     assert secrets.decrypt(stored.api_key_encrypted) == KEY
 
     # Rotated: the new key first, the old one kept, and the stored key still opens.
-    settings.MEMORYOS_SECRETS_KEY = "the second passphrase of the operator and long too," + old
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        "SECRETS_KEY": "the second passphrase of the operator and long too," + old,
+    }
     assert space_llm.llm_for(alice_space).name == "openai"
     # Replaced without the old one: the space's replies fail with a clear error, and nothing is stored.
-    settings.MEMORYOS_SECRETS_KEY = "a third passphrase that opens nothing stored"
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "a third passphrase that opens nothing stored"}
     own_llm.responder = lambda request: reply("never asked")
     answer = alice.post(SPACE.format(user="alice") + "chat/", {"query": "Hello?"}, format="json")
     assert answer.status_code == 502 and "cannot be read" in answer.data["detail"]
@@ -101,8 +104,8 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
 
 
 def test_endpoints_the_server_must_not_call_are_refused_and_nothing_is_stored(alice, alice_space, settings):
-    settings.MEMORYOS_LLM_ALLOWED_HOSTS = ""
-    settings.MEMORYOS_LLM_LOCAL_SERVERS = []  # as in production
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_ALLOWED_HOSTS": ""}
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_LOCAL_SERVERS": []}  # as in production
     refused = {
         "http://127.0.0.1:8080/v1": "private or local",
         "https://127.0.0.1/v1": "private or local",
@@ -140,13 +143,14 @@ def test_endpoints_the_server_must_not_call_are_refused_and_nothing_is_stored(al
 
 
 def test_without_a_secrets_key_production_keeps_no_api_key(alice, alice_space, own_llm, settings):
-    settings.DEBUG, settings.MEMORYOS_SECRETS_KEY = False, ""
+    settings.DEBUG = False
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": ""}
     answer = _choose(alice, own_llm)
     assert answer.status_code == 409 and "MEMORYOS_SECRETS_KEY" in answer.data["detail"]
     assert not SpaceLLM.objects.exists() and alice.get(_llm_url()).data["can_keep_keys"] is False
     # A local model server needs no key: that is kept.
     assert _choose(alice, own_llm, api_key="").status_code == 200
-    settings.MEMORYOS_SECRETS_KEY = "short"
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "short"}
     assert _choose(alice, own_llm).status_code == 409
 
 
@@ -210,7 +214,7 @@ def test_a_promotion_with_an_unusable_endpoint_fails_on_record_and_stores_nothin
 ):
     fake_llm.responder = lambda request: nothing_extracted()
     _hot_space_pointed_at(alice_space, own_llm)
-    settings.MEMORYOS_SECRETS_KEY = "a passphrase that opens nothing that is stored"
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "a passphrase that opens nothing that is stored"}
     add_turns(memory, [*CAT_TALK, ("I also like long walks.", "Noted.")])
     failed = alice_space.consolidation_runs.filter(status="failed")
     assert failed.exists() and "cannot be read" in failed.first().error
@@ -231,7 +235,10 @@ def test_the_model_servers_answering_on_this_machine_are_offered_and_may_be_chos
     model form (here a scripted server stands in, on its own port); the one listed may be chosen although
     it is on loopback, and no other loopback port may."""
     with FakeLLMServer(model="llama3.2:3b") as local:
-        settings.MEMORYOS_LLM_LOCAL_SERVERS = [("Ollama", local.base_url), ("LM Studio", "http://127.0.0.1:9/v1")]
+        settings.MEMORYOS = {
+            **settings.MEMORYOS,
+            "LLM_LOCAL_SERVERS": [("Ollama", local.base_url), ("LM Studio", "http://127.0.0.1:9/v1")],
+        }
         found = alice.get(_llm_url() + "local/")
         assert found.status_code == 200, found.data
         assert found.data == {"servers": [{"name": "Ollama", "base_url": local.base_url, "models": ["llama3.2:3b"]}]}
@@ -247,7 +254,7 @@ def test_the_model_servers_answering_on_this_machine_are_offered_and_may_be_chos
 
 
 def test_no_local_server_is_offered_or_allowed_unless_configured(alice, alice_space, settings):
-    settings.MEMORYOS_LLM_LOCAL_SERVERS = []
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_LOCAL_SERVERS": []}
     assert alice.get(_llm_url() + "local/").data == {"servers": []}
     refused = alice.put(
         _llm_url(), {"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "x"}, format="json"
@@ -285,8 +292,8 @@ def test_an_endpoint_that_redirects_is_not_followed_and_what_answered_is_not_sho
 
 def test_a_name_that_resolves_to_loopback_once_checked_is_not_called(alice, alice_space, settings, monkeypatch):
     """DNS rebinding: the name answers a public address while it is checked and 127.0.0.1 when called."""
-    settings.MEMORYOS_LLM_ALLOWED_HOSTS = ""
-    settings.MEMORYOS_LLM_LOCAL_SERVERS = []
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_ALLOWED_HOSTS": ""}
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_LOCAL_SERVERS": []}
     settings.MEMORYOS = {**settings.MEMORYOS, "LLM_TIMEOUT_SECONDS": 2.0, "LLM_MAX_RETRIES": 0}
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]

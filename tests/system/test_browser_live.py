@@ -73,7 +73,10 @@ def test_changes_made_elsewhere_are_pushed_to_the_panel_and_a_dropped_feed_catch
     browser, live_server, ann, memory, fake_llm, screenshots, settings
 ):
     fake_llm.responder = nothing_extracted
-    settings.MEMORYOS_EVENTS_STREAM_SECONDS = 3  # the server ends each stream after 3 s; the page reconnects
+    settings.MEMORYOS = {
+        **settings.MEMORYOS,
+        "EVENTS_STREAM_SECONDS": 3,
+    }  # the server ends each stream after 3 s; the page reconnects
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     feeds = []
     browser.on("request", lambda request: feeds.append(request) if "/events/" in request.url else None)
@@ -103,8 +106,8 @@ def test_changes_made_elsewhere_are_pushed_to_the_panel_and_a_dropped_feed_catch
 def test_the_owner_points_the_space_at_an_endpoint_tests_it_and_the_next_reply_comes_from_it(
     browser, live_server, ann, fake_llm, settings, screenshots
 ):
-    settings.MEMORYOS_LLM_ALLOWED_HOSTS = "127.0.0.1"
-    settings.MEMORYOS_SECRETS_KEY = "the browser test's secrets passphrase of 32+ chars"
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_ALLOWED_HOSTS": "127.0.0.1"}
+    settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "the browser test's secrets passphrase of 32+ chars"}
     key = "sk-browser-test-key-9XyZ"
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Default.")
     with FakeLLMServer(model="own-model") as own:

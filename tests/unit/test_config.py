@@ -1,4 +1,4 @@
-"""The engine's settings (memory_engine/config.py): read from the environment by type, refused when
+"""The settings the code reads (memory_engine/config.py): read from the environment by type, refused when
 malformed with the variable's name, seen at once when a test overrides them, and documented from the
 same definitions."""
 
@@ -32,12 +32,24 @@ def test_each_setting_is_read_from_its_variable_as_its_type(monkeypatch, tmp_pat
         ("MEMORYOS_RETRIEVAL_DATES", "maybe", "MEMORYOS_RETRIEVAL_DATES must be a boolean"),
         ("MEMORYOS_CONSOLIDATION", "cron", "MEMORYOS_CONSOLIDATION must be one of celery, inline"),
         ("MEMORYOS_LLM_PRICES", "gpt=cheap", "MEMORYOS_LLM_PRICES: each part is model=prompt/completion"),
+        ("MEMORYOS_LLM_LOCAL_SERVERS", "Ollama=ftp://x", "MEMORYOS_LLM_LOCAL_SERVERS: 'Ollama=ftp://x' is not Name="),
     ],
 )
 def test_a_malformed_value_stops_with_the_variables_name(monkeypatch, name, value, message):
     monkeypatch.setenv(name, value)
     with pytest.raises(ImproperlyConfigured, match=message):
         from_environment()
+
+
+def test_the_local_model_servers_are_offered_in_development_only_unless_listed(monkeypatch):
+    assert [name for name, _ in from_environment(debug=True)["LLM_LOCAL_SERVERS"]] == [
+        "Ollama",
+        "LM Studio",
+        "llama.cpp",
+    ]
+    assert from_environment(debug=False)["LLM_LOCAL_SERVERS"] == []
+    monkeypatch.setenv("MEMORYOS_LLM_LOCAL_SERVERS", "Mine=http://127.0.0.1:9000/v1/")
+    assert from_environment(debug=False)["LLM_LOCAL_SERVERS"] == [("Mine", "http://127.0.0.1:9000/v1")]
 
 
 def test_the_engine_reads_an_override_at_once_and_a_name_no_setting_has_is_an_error(settings):

@@ -3,10 +3,10 @@ starts it; it serves that memory user only) or `manage.py mcp_server --transport
 (streamable HTTP at /mcp, API token required, with the REST API's body limit and rate)."""
 
 import uvicorn
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memory_engine import housekeeping
+from memory_engine.config import memory_settings
 from memory_engine.interfaces.mcp_http import http_app
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import external_id_validator
@@ -19,10 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
         parser.add_argument(
             "--user",
-            default=settings.MCP_USER_ID,
+            default=memory_settings().mcp_user_id,
             help="stdio: the memory user served, required (default MEMORYOS_MCP_USER_ID)",
         )
-        parser.add_argument("--assistant", default=settings.MCP_ASSISTANT_ID, help="the default assistant id")
+        parser.add_argument("--assistant", default=memory_settings().mcp_assistant_id, help="the default assistant id")
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8001)
 

@@ -1,4 +1,4 @@
-"""Write docs/settings.md's table of the engine's settings from memory_engine/config.py: `manage.py
+"""Write docs/settings.md's table of the settings from memory_engine/config.py: `manage.py
 settings_table` rewrites the table between its markers, `--check` says whether it is current (a test runs it)."""
 
 from pathlib import Path
@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from memory_engine.config import settings_table
 
 DOC = Path(settings.BASE_DIR) / "docs" / "settings.md"
-BEGIN = "<!-- the engine's settings: written by `manage.py settings_table` from memory_engine/config.py -->\n"
-END = "<!-- end of the engine's settings -->\n"
+BEGIN = "<!-- the settings: written by `manage.py settings_table` from memory_engine/config.py -->\n"
+END = "<!-- end of the settings -->\n"
 
 
 def with_table(text: str) -> str:
@@ -23,7 +23,7 @@ def with_table(text: str) -> str:
 
 
 class Command(BaseCommand):
-    help = "Write the table of the engine's settings in docs/settings.md (from memory_engine/config.py)."
+    help = "Write the table of the settings in docs/settings.md (from memory_engine/config.py)."
 
     def add_arguments(self, parser):
         parser.add_argument("--check", action="store_true", help="fail if docs/settings.md's table is not current")
@@ -33,8 +33,8 @@ class Command(BaseCommand):
         current = with_table(text)
         if check:
             if current != text:
-                raise CommandError(f"{DOC}: the engine's settings table is not current (manage.py settings_table)")
+                raise CommandError(f"{DOC}: the settings table is not current (manage.py settings_table)")
             self.stdout.write(f"{DOC} is current")
             return
         DOC.write_text(current)
-        self.stdout.write(f"wrote the engine's settings into {DOC}")
+        self.stdout.write(f"wrote the settings into {DOC}")

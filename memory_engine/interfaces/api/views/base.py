@@ -1,12 +1,12 @@
 """The REST API's common parts: the view every endpoint derives from (body limit, throttles, actor and cause
 of a change, input checked by a serializer, pages of a list) and the lookups of a space's rows."""
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import APIView
 
+from memory_engine.config import memory_settings
 from memory_engine.interfaces.api.errors import PayloadTooLarge, Prechecked
 from memory_engine.interfaces.api.parsers import UnicodeJSONParser
 from memory_engine.interfaces.api.throttling import (
@@ -48,7 +48,7 @@ class MemoryApiView(APIView):
 
     throttle_classes = [CallerRateThrottle]
     parser_classes = [UnicodeJSONParser]
-    body_limit_setting = "MEMORYOS_API_MAX_BODY_BYTES"
+    body_limit_setting = "api_max_body_bytes"
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -68,7 +68,7 @@ class MemoryApiView(APIView):
 
     @classmethod
     def body_limit(cls) -> int:
-        return getattr(settings, cls.body_limit_setting)
+        return getattr(memory_settings(), cls.body_limit_setting)
 
     def actor(self) -> str:
         """Who made a change, for its history: a program by its token, a person by their account's name

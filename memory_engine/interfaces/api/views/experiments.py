@@ -44,7 +44,7 @@ def _experiment_of(request, user_id: str, assistant_id: str, experiment_id: int)
 
 
 class ExperimentsView(MemoryApiView):
-    body_limit_setting = "MEMORYOS_API_MAX_EXPORT_BYTES"  # a fork may carry a space's export
+    body_limit_setting = "api_max_export_bytes"  # a fork may carry a space's export
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
 
     @extend_schema(

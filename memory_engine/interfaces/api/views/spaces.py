@@ -68,7 +68,7 @@ class SpaceView(MemoryApiView):
 
 
 class RestoreView(MemoryApiView):
-    body_limit_setting = "MEMORYOS_API_MAX_EXPORT_BYTES"
+    body_limit_setting = "api_max_export_bytes"
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
 
     @extend_schema(

@@ -1,7 +1,6 @@
 """A space's turns: stored, read, erased, what a reply used; the chat reply (plain or streamed), the memory
 feed, retrieval and the inspector."""
 
-from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -10,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from memory_engine import inputs
+from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc, UsedDoc
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.errors import TooManyFeeds, exception_handler
@@ -223,11 +223,11 @@ class MemoryEventsView(MemoryApiView):
                 "import": ImportJobOut(job).data if job else None,
             }
 
-        lifetime = settings.MEMORYOS_EVENTS_STREAM_SECONDS
+        lifetime = memory_settings().events_stream_seconds
         slot = feed_slots.take(
             _feed_owner(request),
-            total=settings.MEMORYOS_EVENTS_MAX_STREAMS,
-            per_account=settings.MEMORYOS_EVENTS_MAX_STREAMS_PER_ACCOUNT,
+            total=memory_settings().events_max_streams,
+            per_account=memory_settings().events_max_streams_per_account,
             lifetime=lifetime,
         )
         if slot is None:
