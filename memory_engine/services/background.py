@@ -47,13 +47,15 @@ def room_for_background_job(space: MemorySpace) -> None:
 def restore_create(
     *, space: MemorySpace, document: object, parameters: dict | None = None, holder: MemorySpace | None = None
 ) -> BackgroundJob:
-    """Record the restore of `document` (a space's export) into the empty `space`, its parameters but for
-    `parameters`, after checking it whole (services/restore.restore_check raises what is wrong); dispatch's
-    `background_send` has it run. `holder`: the space whose holder the job counts against (an
+    """Record the restore of `document` (a space's export, kept as checked) into the empty `space`, its
+    parameters but for `parameters`, after checking it whole (services/restore.restore_check raises what is
+    wrong); dispatch's `background_send` has it run. `holder`: the space whose holder the job counts against (an
     experiment's source, for its shadow space), if not `space`."""
-    restore_check(space=space, document=document, parameters=parameters)
+    checked = restore_check(space=space, document=document, parameters=parameters)
     room_for_background_job(holder or space)
-    request = {"export": document, "parameters": parameters or {}}
+    # What was checked is kept, not the document as sent: a key the export ignores is not stored (a NUL in
+    # one is a value PostgreSQL's JSON cannot hold), and a user's export keeps only the space restored.
+    request = {"export": checked.model_dump(mode="json"), "parameters": parameters or {}}
     return BackgroundJob.objects.create(
         space=space, kind=BackgroundJob.Kind.RESTORE, request=request, touched_at=timezone.now()
     )

@@ -25,6 +25,7 @@ from memory_engine.services.comparison import ranked_items
 from memory_engine.services.export import space_export, user_export
 from memory_engine.services.lab import experiment_create
 from memory_engine.services.restore import space_restore
+from memory_engine.services.spaces import space_get
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
 
@@ -220,6 +221,20 @@ def test_the_rest_door_restores_into_a_new_space_and_refuses_alike(lived, charli
 @pytest.fixture
 def charlie_client(memory):
     return client_for("charlie")
+
+
+def test_a_restore_keeps_what_it_checked_not_the_keys_an_export_may_carry_and_that_are_ignored(lived, charlie_client):
+    """A key the export ignores is not stored with the job: a NUL in it made PostgreSQL refuse the job's row
+    (a server error the schema fuzzer found); a user's export keeps only the space restored."""
+    document = {**space_export(space=lived), "\u0000note": {"ke\u0000y": ["\u0000"]}}
+    job = restore_create(space=space_get(user_id="charlie", assistant_id="helper"), document=document)
+    kept = json.dumps(job.request)
+    assert "note" not in kept and "\\u0000" not in kept and job.request["export"]["pages"]
+    job.delete()
+    url = SPACE.format(user="charlie").replace("helper", "notes") + "restore/"
+    made = charlie_client.post(url, {"export": document}, format="json")
+    assert made.status_code == 202 and made.data["status"] == "succeeded", made.data
+    assert made.data["result"]["pages"] == Page.objects.filter(space=lived).count()
 
 
 def test_a_restore_delivered_twice_or_left_by_a_dead_worker_is_done_once(lived, bob_space, memory):
