@@ -4,10 +4,10 @@ configures Django, Celery or the server (databases, security headers, rates, the
 in playground/settings.py, which hands it to them.
 
 playground/settings.py sets Django's `MEMORYOS` from the environment (`from_environment`: a dict, as
-Django's settings are, which a test overrides whole); the engine reads it through `memory_settings()`, a
-frozen, typed view of that dict made at each call, so an override is seen at once. docs/settings.md's
-engine table is made from these fields (`manage.py settings_table`; tests/unit/test_config.py keeps it
-equal). The parsers below are the ones every setting of the project is read with: a malformed value stops
+Django's settings are, which a test or a command replaces whole, never changes in place); the code reads
+it through `memory_settings()`, a frozen, typed view of that dict, made again when the dict is replaced,
+so an override is seen at once. docs/settings.md's table is made from these fields (`manage.py
+settings_table`; tests/unit/test_config.py keeps it equal). The parsers below are the ones every setting of the project is read with: a malformed value stops
 the process with its name, never a silent fallback.
 
 A space copies the capacities, thresholds, heat constants and retrieval depths when it is made; its own
@@ -393,11 +393,23 @@ def from_environment(*, debug: bool = False) -> dict[str, Any]:
     return {spec.name.upper(): _from_env(spec, debug) for spec in SETTINGS}
 
 
+# The typed view of the dict it was made from: made again only when settings.MEMORYOS is another dict (an
+# override replaces the dict; nothing changes it in place). Readers call memory_settings() per value read,
+# some per message of a file being scanned: a view costs about 40 µs to make, a check of the dict nothing.
+_made_from: tuple[dict | None, MemorySettings | None] = (None, None)
+
+
 def memory_settings() -> MemorySettings:
     """The settings now (Django's settings.MEMORYOS, as a test may have overridden it)."""
+    global _made_from
     from django.conf import settings
 
-    return MemorySettings(**{name.lower(): value for name, value in settings.MEMORYOS.items()})
+    source, made = _made_from
+    current = settings.MEMORYOS
+    if made is None or source is not current:
+        made = MemorySettings(**{name.lower(): value for name, value in current.items()})
+        _made_from = (current, made)
+    return made
 
 
 def settings_table() -> str:

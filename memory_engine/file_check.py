@@ -44,7 +44,7 @@ def check(order: dict) -> dict:
     from memory_engine.formats.common import FormatError
 
     limits = order["limits"]
-    settings.MEMORYOS["MAX_TURN_CHARS"] = limits.pop("MAX_TURN_CHARS")
+    settings.MEMORYOS = {**settings.MEMORYOS, "MAX_TURN_CHARS": limits.pop("MAX_TURN_CHARS")}
     for name, value in limits.items():
         setattr(formats, name, value)
     try:

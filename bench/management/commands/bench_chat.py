@@ -53,7 +53,7 @@ class Command(BaseCommand):
                 space.delete()
                 space = memory.space(user_id="bench-user", assistant_id=assistant)
             MemorySpace.objects.filter(pk=space.pk).update(stm_capacity=stm_capacity, heat_threshold=3.5)
-            settings.MEMORYOS["CONSOLIDATION"] = mode
+            settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": mode}
             worker = start_worker() if mode == "celery" else None
             try:
                 timings = []
