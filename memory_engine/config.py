@@ -7,8 +7,9 @@ playground/settings.py sets Django's `MEMORYOS` from the environment (`from_envi
 Django's settings are, which a test or a command replaces whole, never changes in place); the code reads
 it through `memory_settings()`, a frozen, typed view of that dict, made again when the dict is replaced,
 so an override is seen at once. docs/settings.md's table is made from these fields (`manage.py
-settings_table`; tests/unit/test_config.py keeps it equal). The parsers below are the ones every setting of the project is read with: a malformed value stops
-the process with its name, never a silent fallback.
+settings_table`; tests/unit/test_config.py keeps it equal). The parsers below are the ones every
+setting of the project is read with: a malformed value stops the process with its name, never a silent
+fallback.
 
 A space copies the capacities, thresholds, heat constants and retrieval depths when it is made; its own
 values can then be changed (the admin, the API).
