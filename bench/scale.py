@@ -55,9 +55,10 @@ from bench.synthetic_chat import GENERATOR_VERSION, synthetic_pages, synthetic_q
 from memory_engine.config import memory_settings
 from memory_engine.engine import long_term, mid_term, updater
 from memory_engine.engine.heat import heat, heat_params, recency
+from memory_engine.engine.language import split_sentences
 from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
-from memory_engine.engine.summaries import split_sentences, thread_summary
+from memory_engine.engine.summaries import thread_summary
 from memory_engine.engine.timing import STAGES, timed
 from memory_engine.formats.locomo import DEV_FILE, load_samples
 from memory_engine.llm import get_llm

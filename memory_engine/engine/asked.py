@@ -24,6 +24,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from memory_engine.engine.language import plain, split_sentences
 from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
@@ -220,29 +221,18 @@ class Asked:
 
 
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
 
 
 def _sentences(text: str) -> list[str]:
-    """The sentences of `text`, not split after a title ("Mrs. Bello")."""
-    sentences: list[str] = []
-    for part in _SENTENCE_END.split(text.strip()):
-        if sentences and sentences[-1].lower().rstrip(".").rsplit(" ", 1)[-1] in _TITLES:
-            sentences[-1] = f"{sentences[-1]} {part}"
-        else:
-            sentences.append(part)
-    return sentences
-
-
-_CHAT = {"whats": "what's", "wats": "what's", "whos": "who's", "whens": "when's", "u": "you", "ur": "your"}
-_CHAT_WORD = re.compile(r"\b(?:" + "|".join(_CHAT) + r")\b")
+    """The sentences of `text` (language.split_sentences), and the parts of each between semicolons."""
+    return [part for sentence in split_sentences(text) for part in sentence.split("; ") if part]
 
 
 def asked_of(question: str) -> Asked | None:
     """What `question` asks of its subject, when it asks a name, an identifier, a date or an age in a way
     read here (the first of _ASKING's forms that reads one); None for anything else. Pure."""
-    text = _plain(question)
+    text = plain(question)
     for form, pattern in _ASKING:
         if (found := pattern.search(text)) is not None and (asked := _read(form, found)) is not None:
             return asked
@@ -274,7 +264,7 @@ _YOUR = {"my": "your", "our": "your", "his": "his", "her": "her", "their": "thei
 
 def _whose(owner: str, question: str) -> str:
     """Whose the owner is, as a reply says it: "your" for "my dentist", "the" for "the knee doctor"."""
-    found = re.search(rf"\b(my|our|his|her|their|the)\s+{re.escape(owner.split()[0])}", _plain(question))
+    found = re.search(rf"\b(my|our|his|her|their|the)\s+{re.escape(owner.split()[0])}", plain(question))
     return _YOUR[found.group(1)] if found else ""
 
 
@@ -284,11 +274,6 @@ def _as_written(words: str, question: str) -> str:
         return ""
     found = re.search(re.escape(words).replace("'", "['\u2019]"), question, re.IGNORECASE)
     return found.group(0) if found else words
-
-
-def _plain(question: str) -> str:
-    text = " ".join(question.replace("\u2019", "'").lower().split())
-    return _CHAT_WORD.sub(lambda match: _CHAT[match.group(0)], text)
 
 
 def _asked(thing: str, owner: str) -> Asked | None:

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from memory_engine.engine.grounding import states
+from memory_engine.engine.language import split_sentences
 from memory_engine.engine.mid_term import PAGE_KEYWORDS, session_refresh
-from memory_engine.engine.summaries import split_sentences, thread_summary
+from memory_engine.engine.summaries import thread_summary
 from memory_engine.models import EntryVersion, LongTermEntry, MidTermSession, Page, StatementMark
 from memory_engine.store.embeddings import get_embedder, to_bytes
 from memory_engine.store.keywords import content_tokens, extract_keywords

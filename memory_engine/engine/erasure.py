@@ -28,7 +28,7 @@ from django.db import connection, transaction
 
 from memory_engine.engine.curation import FIELDS, curate, span, statements_of, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.summaries import split_sentences
+from memory_engine.engine.language import split_sentences
 from memory_engine.errors import InvalidParameter
 from memory_engine.models import (
     BackgroundJob,

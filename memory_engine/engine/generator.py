@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory_engine.engine import recall
+from memory_engine.engine import intent, recall
+from memory_engine.engine.language import speaks_of_self
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
 from memory_engine.models import MemorySpace, Page
@@ -51,7 +52,6 @@ ASSISTANT_SECTION = "What you know about yourself"
 NOTHING_YET = "(nothing yet)"
 
 # How a user names themselves in their own words; such a name must never be claimed by the assistant.
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
 _NAME = r"[A-Z\u00c0-\u00d6\u00d8-\u00de][^\W\d_A-Z]{1,30}"  # "Sam", "Tomás", "Émile"
 _SELF_NAMING = re.compile(
     rf"\b(?i:i'm|i am|my name is|my name's|call me|this is|it's)\s+({_NAME})\b"
@@ -140,8 +140,8 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
     seen: set[str] = set()
     for item in retrieval.user_knowledge:
         # A fact in the user's own first person (a weak model copies it verbatim) is quoted as theirs.
-        first_person = _FIRST_PERSON.search(item.text.replace("\u2019", "'"))
-        known.append(f"{user[:1].upper()}{user[1:]} said: {_quote(item.text)}" if first_person else item.text)
+        said = f"{user[:1].upper()}{user[1:]} said: {_quote(item.text)}"
+        known.append(said if speaks_of_self(item.text) else item.text)
         seen.add(" ".join(item.text.lower().split()))
     for item in retrieval.pages:
         page = pages.get(item.id)
@@ -230,7 +230,7 @@ def _append(messages: list[dict], role: str, content: str) -> None:
 def fallback_reply(query: str) -> str:
     """What the person is told when the model's reply degenerated twice: an apology for a question, a
     thank-you for a statement (nothing was asked, and their words are kept)."""
-    asked = query.strip().endswith("?") or recall.asks_about_memory(query)
+    asked = query.strip().endswith("?") or intent.asks_about_memory(query)
     return FALLBACK_REPLY if asked else FALLBACK_NOTED
 
 
@@ -239,16 +239,18 @@ def generate(
     retrieval: Retrieval,
     *,
     llm: LLM,
+    deep: Retrieval | None = None,
     on_text: Callable[[str], bool] | None = None,
     now: datetime | None = None,
 ) -> Answer:
     """The reply to `retrieval.query`. A weak model's question about the person is answered with their
-    own words (recall.answer, as of `now`; no LLM call); otherwise the LLM is asked under the chat
+    own words (recall.answer from `deep`, recall's view of the same retrieval: recall.retrievals; as of
+    `now`; no LLM call); otherwise the LLM is asked under the chat
     sampling and the prompt's guard (`on_text`: see LLM.chat). Raises LLMDegenerateAnswer when the reply
     degenerated twice, LLMError when there is no usable reply, ReplyStopped when `on_text` stopped it;
     stores nothing."""
     if llm.weak:
-        recalled = recall.answer(space, retrieval.query, now=now)
+        recalled = recall.answer(space, retrieval.query, now=now, deep=deep)
         if recalled is not None:
             if on_text is not None and on_text(recalled.text):
                 raise ReplyStopped("the caller stopped the answer")

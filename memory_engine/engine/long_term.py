@@ -21,8 +21,8 @@ import numpy as np
 
 from memory_engine.config import memory_settings
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, states, tells_a_change
+from memory_engine.engine.language import is_statement, opens_as_request, speaks_of_self, split_sentences, straight
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
-from memory_engine.engine.summaries import split_sentences
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, to_bytes
 from memory_engine.store.keywords import content_tokens, extract_keywords
@@ -144,30 +144,22 @@ def validate_extraction(data: dict, pages: list[Page], *, trust_topics: bool = T
 
 # --- A weak model's promotion: the person's own words ------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|im|me|my|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
-# A request is not a statement about oneself, question mark or not ("can you remind me what I said").
-_REQUEST = re.compile(
-    r"^(?:can|could|would|will|do|does|did|should|shall|what|which|who|where|when|why|how|is|are|am|"
-    r"please|tell me|remind me|let me know|any)\b",
-    re.I,
-)
 MIN_STATEMENT_CHARS = 12
 MAX_STATEMENT_CHARS = 200
 
 
 def statements(text: str) -> list[str]:
-    """The sentences of `text` in which the speaker says something about themselves: statements (not
-    questions or requests) with a first-person word or telling a change of theirs ("standup moved to 9:15",
-    grounding.tells_a_change), short enough to keep as a fact. Pure."""
+    """The sentences of `text` in which the speaker says something about themselves: statements
+    (language.is_statement), not opening as a request ("can you remind me what I said"), with a
+    first-person word or telling a change of theirs ("standup moved to 9:15", grounding.tells_a_change),
+    short enough to keep as a fact. Pure."""
     found = []
-    for raw in _SENTENCE_END.split(text.replace("\u2019", "'")):
-        sentence = " ".join(raw.split())
+    for sentence in split_sentences(straight(text)):
         if (
             MIN_STATEMENT_CHARS <= len(sentence) <= MAX_STATEMENT_CHARS
-            and not sentence.endswith("?")
-            and not _REQUEST.match(sentence)
-            and (_FIRST_PERSON.search(sentence) or tells_a_change(sentence))
+            and is_statement(sentence)
+            and not opens_as_request(sentence)
+            and (speaks_of_self(sentence) or tells_a_change(sentence))
             and sentence not in found
         ):
             found.append(sentence)

@@ -389,6 +389,27 @@ def within_budget(found: Retrieval, budget: int) -> Retrieval:
     return result
 
 
+def narrowed(deep: Retrieval, *, top_pages: int, top_knowledge: int, fill_pages: int, budget: int) -> Retrieval:
+    """What `retrieve` finds at these depths and this budget, read off a deeper retrieval of the same query
+    (`deep`: made with at least top_pages + fill_pages pages and top_knowledge entries of each knowledge,
+    no filler, and a budget it all fits): each ranking is sorted before it is cut, so a shallower one is
+    its start. One retrieval thus gives a reply its prompt and the answering path its deeper look (engine/
+    recall.py: `retrievals`). Pure."""
+    if deep.cut or deep.filled:
+        raise ValueError("only a retrieval that nothing was cut from or filled can be narrowed")
+    ranked = Retrieval(
+        query=deep.query,
+        short_term=deep.short_term,
+        sessions=deep.sessions,
+        profile=deep.profile,
+        pages=deep.pages[:top_pages],
+        filler=deep.pages[top_pages : top_pages + fill_pages],
+        user_knowledge=deep.user_knowledge[:top_knowledge],
+        assistant_knowledge=deep.assistant_knowledge[:top_knowledge],
+    )
+    return within_budget(ranked, budget)
+
+
 def retrieve(
     space: MemorySpace,
     query: str,

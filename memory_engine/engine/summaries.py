@@ -16,15 +16,15 @@ sounds great!") are skipped whenever longer ones exist.
 """
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
-from memory_engine.store.keywords import content_tokens, jaccard, strip_speaker_labels
+from memory_engine.engine.language import split_sentences
+from memory_engine.store.keywords import content_tokens, jaccard
 
-__all__ = ["extractive_summary", "split_sentences", "thread_summary"]
+__all__ = ["extractive_summary", "thread_summary"]
 
 ELLIPSIS = "…"
 MIN_CONTENT_WORDS = 4
@@ -35,52 +35,6 @@ COVERED_WEIGHT = 0.3
 SINGLETON_WEIGHT = 0.1
 # Sentences sharing this much of their content vocabulary with a chosen one count as repeats.
 REDUNDANT_JACCARD = 0.5
-
-_BOUNDARY_RE = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
-_LAST_WORD_RE = re.compile(r"(\w+(?:\.\w+)*)$")
-_HAS_WORD_RE = re.compile(r"[^\W_]")
-# Words whose trailing period does not end a sentence (compared lower-case, without the final period).
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof st jr sr vs etc e.g i.e approx dept est fig inc ltd co mt no vol cf al".split()  # noqa: SIM905
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split chat or prose into sentences, with speaker labels removed and whitespace collapsed.
-
-    Boundaries: line breaks, a speaker label (see ``keywords.strip_speaker_labels``), and ".", "!",
-    "?" or "…" followed by a space, except after a known abbreviation ("Dr.", "e.g.") or a single-letter
-    initial ("J. K. Rowling"). Fragments without any letter or digit (a lone emoji, "...") are dropped.
-    Pure; safe on any string.
-    """
-    if not text:
-        return []
-    sentences: list[str] = []
-    for line in strip_speaker_labels(text).splitlines():
-        start = 0
-        for match in _BOUNDARY_RE.finditer(line):
-            if _is_abbreviation(line[start : match.start()], match.group()):
-                continue
-            _append_sentence(sentences, line[start : match.end()])
-            start = match.end()
-        _append_sentence(sentences, line[start:])
-    return sentences
-
-
-def _is_abbreviation(before: str, punctuation: str) -> bool:
-    if not punctuation.startswith(".") or punctuation.startswith(".."):
-        return False
-    last = _LAST_WORD_RE.search(before)
-    if not last:
-        return False
-    word = last.group(1).lower()
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
-
-
-def _append_sentence(sentences: list[str], fragment: str) -> None:
-    fragment = " ".join(fragment.split())
-    if _HAS_WORD_RE.search(fragment):
-        sentences.append(fragment)
 
 
 class _Candidate:

@@ -94,9 +94,12 @@ def reply(
     as it was.
     """
     query = inputs.query(query)
-    retrieval = retrieve(space, query, count_hits=False)
+    if llm.weak:  # one retrieval: the prompt's view, and the deeper one a question about the person is answered from
+        retrieval, deep = recall.retrievals(space, query)
+    else:
+        retrieval, deep = retrieve(space, query, count_hits=False), None
     try:
-        answer = generator.generate(space, retrieval, llm=llm, on_text=on_text, now=timestamp)
+        answer = generator.generate(space, retrieval, llm=llm, deep=deep, on_text=on_text, now=timestamp)
     except LLMDegenerateAnswer as failed:
         source = Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL
         answer = generator.Answer(
@@ -107,6 +110,8 @@ def reply(
         withheld = False
     if stopped is not None and stopped():
         raise ReplyStopped("the reply was stopped before it was stored")
+    if answer.source == Page.ReplySource.QUOTED:  # what it used: the turns it quotes, not the prompt it never sent
+        retrieval = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
     record_hits(space, retrieval)
     page = turn_add(
         space=space,
@@ -180,15 +185,21 @@ def inspect(
 ) -> Inspection:
     """What a chat turn with `query` would retrieve and send, changing nothing. `compact`: the model
     answering is weak (its LLM.weak). Raises MemoryInputError for a query `inputs.query` refuses."""
-    retrieval = retrieve(
-        space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget, count_hits=False
-    )
+    deep = None
+    if compact:  # as a weak model's reply: the prompt's view and recall's, from one retrieval
+        retrieval, deep = recall.retrievals(
+            space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget
+        )
+    else:
+        retrieval = retrieve(
+            space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget, count_hits=False
+        )
     prompt = build_prompt(space, retrieval, compact=compact)
     parts = [PromptPart(title, "system", text, estimate_tokens(text)) for title, text in prompt.sections]
     for number, message in enumerate(prompt.messages[1:], start=2):
         name = "the message" if number == len(prompt.messages) else "earlier turn"
         parts.append(PromptPart(name, message["role"], message["content"], estimate_tokens(message["content"])))
-    quoted = recall.answer(space, query) if compact else None
+    quoted = recall.answer(space, query, deep=deep) if compact else None
     return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact, quoted=quoted)
 
 

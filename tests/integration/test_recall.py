@@ -9,93 +9,12 @@ import pytest
 
 from bench.fake_llm_server import reply
 from memory_engine.engine import recall
-from memory_engine.engine.recall import MAYBE, MEMORY, Statement, question_kind
+from memory_engine.engine.intent import answer_kind, read
+from memory_engine.engine.recall import Statement
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import Page
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import days_ago, nothing_extracted, offline_model_loaded, weak_offline_llm
-
-
-@pytest.mark.parametrize(
-    "message",
-    [
-        "What's my cat's name?",
-        "When am I flying to Tokyo?",
-        "wait whats my roommate's name, i told u earlier na",
-        "quick check: which city am I living in these days?",
-        "and the furball, what's his name? I need you to remember stuff for me",
-        "what's the wee one allergic to again? the school sent a form",
-        "let's see if you remember my wife's name, for the labels on the jars",
-        "Remind me what I said about my sister",
-        # asked inside a statement, or in its last clause
-        "broker wants to know who i haul for now",
-        "the insurance guy on the phone wants to know the make of my car, what was it again",
-        # asked inside a run-on message, or for a value of theirs without a question
-        "im making a sticker of my hamster what did i say his name was",
-        "my colleague doesnt believe me, tell me the name i told you",
-        "the groomer's form wants the dog's name",
-        "i want to write a get well card for my apprentice, whats his name again, my brain is full of boxes",
-        "I require the reference number I quoted to you.",
-        "Sign it off properly with my full name as I gave it to you.",
-        # a value asked for in a few words, or with a word that is no request ("I can't read the bottle")
-        "Dentist's surname needed for the insurance claim.",
-        "exam date now pls",
-        "what was that pain pill the doctor put me on, I can't read the bottle while I'm driving",
-        # reminded in passing, and asked beside a clause that wants something else
-        "I'm buying Lwazi proper kit for his birthday, remind me what position he wanted to play",
-        "who's the friend that's done loads of marathons, I want to ask her for pacing tips",
-    ],
-)
-def test_a_question_about_what_the_person_said_is_a_memory_question(message):
-    assert question_kind(message) == MEMORY
-
-
-@pytest.mark.parametrize(
-    "message",
-    [
-        "I have a cat called Pepper.",
-        "Can you recommend a good book?",
-        "Any tips for sleeping better?",
-        "tell me something funny pls i need it",
-        "What should I cook tonight?",
-        "Is it too late to learn watercolours at my age?",
-        "what helps with jet lag the most? I've tried everything",
-        "We went to the park, and did some shopping.",
-        "I ran the tombola, which raised a record, and I've been telling everyone who will listen.",
-        "how do I explain to a 9 year old why mum and dad live apart, she asked again",
-        "and Sam's parents want to visit at the same time and I'm like... no",
-        "Help me write a message saying we moved, no need for the full address",
-        "Can you suggest a name for my dog?",
-        "That's where my mum lives, near the sea.",
-        "my roommate keeps eating my protein lol what do i even say to him",
-        "how long should I cook chicken thighs at 180?",
-        "better. what do you reckon, will wool prices ever come back?",
-        "Price of eggs these days is mad.",
-        "I'm buying a gift for my nephew, any ideas?",
-        "what should I cook tonight, I have chicken and rice",
-    ],
-)
-def test_small_talk_statements_and_requests_for_advice_are_not(message):
-    assert question_kind(message) != MEMORY
-
-
-def test_a_question_in_no_ones_words_may_be_answered_from_memory_only_when_a_statement_answers_it_well():
-    assert question_kind("Whose wedding is in January?") == MAYBE
-    assert question_kind("How are you?") is None
-    # A request about something of theirs may be answered by what they said; advice about them is not.
-    assert question_kind("what town should I put on this form?") == MAYBE
-    assert question_kind("what town should I put as my address on this form?") == MEMORY  # a value of theirs
-    assert question_kind("What should I cook tonight?") is None
-    assert question_kind("is it normal to be scared of knee surgery at my age") is None
-    # A request naming the kind of thing asked for, about the person: "which antibiotic" is theirs to tell.
-    assert question_kind("heading to urgent care, which antibiotic should I warn them I can't take?") == MAYBE
-    assert question_kind("what kind of wine should I bring?") is None
-
-
-def test_a_relative_clause_or_an_exclamation_is_not_a_question():
-    assert recall.is_statement("I moved to Leeds, which is nice.")
-    assert recall.is_statement("Got the job, how cool is that")
-    assert not recall.is_statement("the jab got moved, what day was it")
 
 
 def test_a_number_with_a_unit_or_a_currency_is_a_number_and_a_place_asked_by_kind_is_a_proper_name():
@@ -103,18 +22,18 @@ def test_a_number_with_a_unit_or_a_currency_is_a_number_and_a_place_asked_by_kin
         assert recall.answer_fit(sentence, "number") > 0, sentence
     assert recall.answer_fit("Standup is in ten min.", "number") > 0
     assert recall.answer_fit("Standup is soon.", "number") < 0
-    assert recall.answer_kind("what city is she flying out of?") == "proper"
-    assert recall.answer_kind("which team should the scarf be for?") == "proper"
-    assert recall.answer_kind("what's my cat called?") == "name"
+    assert answer_kind("what city is she flying out of?") == "proper"
+    assert answer_kind("which team should the scarf be for?") == "proper"
+    assert answer_kind("what's my cat called?") == "name"
 
 
 def test_a_question_about_someone_elses_name_is_not_answered_with_the_persons_own():
     own, gp = _said("My name is Walter.", 1), _said("Dr Okafor at the surgery is very patient.", 2)
     vectors = np.eye(2)
     question = np.array([0.6, 0.5])
-    scores = recall.score_statements("What's my GP's name?", [own, gp], question, vectors, np.zeros_like(vectors))
+    scores = recall.score_statements(read("What's my GP's name?"), [own, gp], question, vectors, np.zeros_like(vectors))
     assert scores[1] > scores[0]
-    own_scores = recall.score_statements("What's my name?", [own, gp], question, vectors, np.zeros_like(vectors))
+    own_scores = recall.score_statements(read("What's my name?"), [own, gp], question, vectors, np.zeros_like(vectors))
     assert own_scores[0] > own_scores[1]
 
 
@@ -160,13 +79,6 @@ def test_a_short_message_is_quoted_whole_a_long_one_by_its_sentence():
     assert short.quote == "Need a dinner idea for Mattias. He doesn't eat fish."
     long = Statement("I have a cat.", short.said_at, 2, 2, message="I have a cat. " + "Blah blah. " * 30)
     assert long.quote == "I have a cat."
-
-
-def test_you_have_not_told_me_is_said_only_to_a_message_that_asks_for_memory_and_tells_nothing_else():
-    assert recall._only_asks_memory("What's my blood type?")
-    assert recall._only_asks_memory("When am I flying to Tokyo?")
-    assert recall._only_asks_memory("Big day today. Remind me what my GP is called?")
-    assert not recall._only_asks_memory("we're all wearing sage green for the wedding so maybe a green theme?")
 
 
 def test_a_question_naming_someone_the_person_told_about_is_about_what_they_said():
@@ -312,3 +224,29 @@ def test_the_rest_door_says_what_the_reply_quotes_and_the_inspector_shows_it_bef
     assert [q["text"] for q in answered.data["quoted"]] == [TOLD[1][0]]
     assert answered.data["page"]["reply_source"] == "quoted"
     assert not offline_model_loaded()  # neither the inspector nor the reply loaded the model
+
+
+SECTIONS = ("short_term", "pages", "profile", "user_knowledge", "assistant_knowledge")
+
+
+def _items(retrieval: dict) -> list[tuple[str, int]]:
+    return [(item["kind"], item["id"]) for name in SECTIONS for item in retrieval[name]]
+
+
+def test_a_quoted_reply_uses_and_records_the_turns_it_quotes_not_the_prompt_it_never_sent(weak_memory, alice_space):
+    _tell(weak_memory, TOLD, days_ago(3))
+    alice = client_for("alice")
+    prompt = alice.post(SPACE.format(user="alice") + "inspect/", {"query": "What's my cat called?"}, format="json")
+    answered = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my cat called?"}, format="json")
+    assert answered.status_code == 200, answered.data
+    quoted = {said["page_id"] for said in answered.data["quoted"]}
+    used = _items(answered.data["retrieval"])
+    assert used and {pk for _, pk in used} == quoted  # the turn it quotes, nothing it did not
+    assert len(_items(prompt.data["retrieval"])) > len(used)  # the prompt it never sent held more
+    turn = answered.data["page"]["id"]
+    recorded = alice.get(SPACE.format(user="alice") + f"turns/{turn}/used/").data
+    assert _items(recorded) == used  # the record says the same after a reload
+
+    unknown = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my blood type?"}, format="json")
+    assert unknown.data["response"] == "You haven't told me your blood type yet."
+    assert _items(unknown.data["retrieval"]) == []  # it quotes nothing, so it used nothing

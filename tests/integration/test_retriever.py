@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
-from memory_engine.engine.retriever import chain_scores, match_scores, retrieve, topic_query
+from memory_engine.engine.retriever import chain_scores, match_scores, narrowed, retrieve, topic_query
 from memory_engine.engine.timing import STAGES, timed
 from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession
 from memory_engine.store.writes import space_write
@@ -97,6 +97,33 @@ def test_what_the_budget_leaves_is_filled_with_the_pages_ranked_next_never_in_pl
     # A budget the knowledge fills leaves nothing to fill: the same context as without filling.
     tight = memory.retrieve(**ask, top_pages=1, token_budget=top_only.tokens_used)
     assert [(i.kind, i.id) for i in tight.items()] == [(i.kind, i.id) for i in top_only.items()]
+
+
+@pytest.mark.parametrize("query", ["Lisbon hotel", "What is my cat called?", "curry"])
+def test_a_shallower_retrieval_is_read_off_a_deeper_one_exactly(memory, filled, query):
+    # A weak model's reply retrieves once: its prompt's view is cut from recall's deeper look.
+    deep = retrieve(filled, query, top_pages=30, top_knowledge=20, token_budget=10**6, fill_pages=0, count_hits=False)
+    for top_pages, top_knowledge, fill_pages, budget in [
+        (1, 1, 0, 1500),
+        (1, 1, 2, 1500),
+        (2, 10, 20, 1500),
+        (10, 10, 20, 60),
+    ]:
+        alone = retrieve(
+            filled,
+            query,
+            top_pages=top_pages,
+            top_knowledge=top_knowledge,
+            token_budget=budget,
+            fill_pages=fill_pages,
+            count_hits=False,
+        )
+        cut = narrowed(deep, top_pages=top_pages, top_knowledge=top_knowledge, fill_pages=fill_pages, budget=budget)
+        assert cut.as_dict() == alone.as_dict()
+        assert (cut.filled, cut.tokens_used) == (alone.filled, alone.tokens_used)
+    assert len(deep.pages) > 2 and deep.user_knowledge  # the space holds more than the shallow views show
+    with pytest.raises(ValueError):
+        narrowed(alone, top_pages=1, top_knowledge=1, fill_pages=0, budget=10)  # the budget cut it: not the ranking
 
 
 def test_a_filler_page_is_shown_but_heats_nothing(memory, filled):

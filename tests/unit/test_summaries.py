@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from memory_engine.engine.summaries import extractive_summary, split_sentences, thread_summary
+from memory_engine.engine.language import split_sentences
+from memory_engine.engine.summaries import extractive_summary, thread_summary
 
 GARDEN_PAGES = [
     "User: Yeah! I planted tomatoes and basil in the garden this weekend. "
@@ -21,38 +22,6 @@ def sentences_of(*texts: str) -> set[str]:
 def unit(*rows: list[float]) -> np.ndarray:
     matrix = np.array(rows, dtype=np.float32)
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
-
-class TestSplitSentences:
-    def test_it_splits_on_terminal_punctuation_and_line_breaks(self):
-        assert split_sentences("It rained. Did it?\nYes!! Then… sun") == [
-            "It rained.",
-            "Did it?",
-            "Yes!!",
-            "Then…",
-            "sun",
-        ]
-
-    def test_it_does_not_split_after_abbreviations_initials_or_inside_numbers(self):
-        text = "Dr. Smith met J. K. Rowling, e.g. at 3.30 pm. Then they left."
-        assert split_sentences(text) == ["Dr. Smith met J. K. Rowling, e.g. at 3.30 pm.", "Then they left."]
-
-    def test_it_removes_speaker_labels_and_treats_them_as_boundaries(self):
-        text = "User: what should I cook tonight Assistant: Try a lentil soup. Caroline: Sounds good."
-        assert split_sentences(text) == ["what should I cook tonight", "Try a lentil soup.", "Sounds good."]
-
-    def test_it_keeps_a_colon_inside_a_sentence(self):
-        assert split_sentences("I told Bob: no way.") == ["I told Bob: no way."]
-
-    def test_it_drops_fragments_without_words_and_collapses_whitespace(self):
-        assert split_sentences("  Great   news!  🎉🎉 \n\n ... \t") == ["Great news!"]
-
-    @pytest.mark.parametrize("text", ["", "   ", "🙂", "\n\t... !!"])
-    def test_it_returns_nothing_for_input_without_words(self, text):
-        assert split_sentences(text) == []
-
-    def test_it_keeps_html_and_unicode_text_intact(self):
-        assert split_sentences("<b>Café</b> naïve 😊 déjà vu. Ok") == ["<b>Café</b> naïve 😊 déjà vu.", "Ok"]
 
 
 class TestExtractiveSummary:

@@ -1,0 +1,317 @@
+"""What a message asks, read once: its intent.
+
+A weak model's reply (engine/recall.py) depends on what the message asks: about something the person said
+or is (MEMORY: their cat's name, where they live), about someone or something in no one's words, which a
+statement of theirs may answer (MAYBE: "Whose wedding is in January?"), or nothing the memory answers
+(None: small talk, a request for advice, an opinion, knowledge of the world or something made up).
+
+`read` turns a message into an `Intent`: that kind, the rule that decided it, the part that asks, the
+kind of answer wanted (a date, a number, a name, a proper name), whether it asks how things are now, and
+what it asks of whom (engine/asked.py). The kinds are decided by RULES, an ordered table of named rules:
+the first that applies decides, and the log and the intent name it. Only the sentences that ask are read
+for most rules: "I've tried everything. What helps with jet lag?" asks nothing about the person.
+
+The labelled messages in bench/data/intents.json are read by a test and by `manage.py bench_intents`.
+Everything here is pure.
+"""
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory_engine.engine.asked import Asked, asked_of
+from memory_engine.engine.language import asks, is_statement, plain, questions, split_sentences
+from memory_engine.engine.word_lists import (
+    FIRST_PERSON,
+    NOW_WORDS,
+    POSSESSIVE,
+    VALUE_NOUNS,
+    WANTED_NOUNS,
+    alternation,
+)
+from memory_engine.store.keywords import content_tokens
+
+logger = logging.getLogger(__name__)
+
+MEMORY = "memory"
+MAYBE = "maybe"
+TERSE_WORDS = 12  # a message this short asking for a value asks for one of theirs
+MIN_CONTENT_WORDS = 2  # a sentence with fewer content words tells nothing
+
+_WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
+_FIRST_PERSON = re.compile(rf"\b{alternation(FIRST_PERSON)}\b")
+_POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
+# "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
+_WH_THING = re.compile(
+    r"\b(?:which|what|whose) (?!(?:should|shall|can|could|would|might|must|do|does|did|is|are|was|were|will|to|"
+    r"about|if|else|i|you|we|they|he|she|it|a|an|the|kind|sort|type)\b)[a-z]+"
+)
+# Someone asking for a value of theirs, told as a statement: "the broker wants to know who I haul for now",
+# "pharmacy's asking for my date of birth".
+_ASKED_FOR = re.compile(
+    r"\b(?:wants? to know|needs? to know|(?:is|are|was|were|keeps?|kept) asking(?: me)?(?: for| about)?|"
+    r"asked (?:me )?(?:for|about)|wants? (?:my|our)|needs? (?:my|our))\b"
+)
+# Who wants the answer, before what they want: "the dentist wants to know", "the removal guy asked".
+_ASKER = re.compile(
+    r"^.*?\b(?:wants? to know|needs? to know|(?:is|are|was|keeps?) asking(?: me)?|asked(?: me)?|wants|needs)\b\s*"
+)
+# Asking for a value of theirs without a question: "tell me the name i told you", "the groomer's form
+# wants the dog's name", "can you add her name to the email". The value is theirs or known ("the", "her"),
+# not one to be made up ("a name for my dog") or a manner of speaking ("at the same time"), and wanted
+# ("no need for the full address" is not).
+_TOLD_YOU = re.compile(
+    r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
+    r"what (?:i|did i) (?:said|say|told|tell))\b"
+)
+# A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
+# "exam date now pls", "Span of the crossing?".
+_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+_VALUE_WANTED = re.compile(
+    r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
+    r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
+    r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
+    rf"{alternation(WANTED_NOUNS)}\b"
+)
+# Asking to be reminded of something said: a question about memory, whatever else it asks.
+_MEMORY_CUE = re.compile(
+    r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"
+    r"i (?:told|said|mentioned)|i forgot|i forget|forgot what|blanking|"
+    r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
+    r"(?:my|i|i'm|i've|me|we|our))\b"
+    # "whats his name again, my brain is full of boxes": asked again, inside a request or not
+    r"|\b(?:what|what's|when|when's|where|where's|who|who's|which|whose)\b[^,.?!]{0,30}\bagain\b"
+)
+# "I'm buying him kit for his birthday, remind me what position he plays": asked in passing, no question mark.
+_REMIND = re.compile(
+    r"\b(?:remind me|tell me again)(?: of| about)? (?:what|where|when|who|which|whose|how many|how much|how old|"
+    r"the|my|our|his|her|their)\b"
+)
+_YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
+_AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
+# Asking for advice, an opinion, knowledge of the world or something made up: small talk for the model,
+# even when it is about the person ("is it too late to learn at my age?").
+_REQUEST = re.compile(
+    r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
+    r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b(?!'t)|"
+    r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
+    r"\b(?:recommend|recommendation|suggest|suggestion|advice|advise|tips?|ideas?|help me|opinion|"
+    r"(?:do|did) you (?:\w+ )?(?:think|reckon)|you reckon|what would you|would you|could you|"
+    r"can you (?!remind|tell me what|"
+    r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
+    r"what do you make of|is it (?:\w+ )?(?:worth|ok|okay|good|bad|normal|safe|true|too|better|possible)|"
+    r"is there|are there|do you know (?:any|a|an|how|why|if there)|"
+    r"tell me (?:a|an|something|some|about|more|why|how)|joke|pun|story|poem|fun fact|explain|translate|"
+    r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
+    r"what (?:do|can) (?:i|you|we) (?:\w+ )?(?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
+    r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
+)
+_OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
+_NOW = re.compile(rf"\b{alternation(NOW_WORDS)}\b")
+
+
+def _asking_clauses(question: str) -> list[str]:
+    """The clauses of a sentence that asks which do the asking: "who's the friend that ran the marathon, I
+    want to ask her for tips" asks who, and wants tips in a clause that asks nothing. The whole sentence
+    when no clause alone asks."""
+    clauses = [clause.strip() for clause in question.split(",")]
+    asking = [clause for clause in clauses if asks(clause)]
+    return asking or [question]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the rules read of a message: its plain text (language.plain), its sentences that ask, and of
+    those the ones that ask for advice or a favour."""
+
+    text: str
+    asked: tuple[str, ...]
+    requests: tuple[str, ...]
+
+    @classmethod
+    def of(cls, message: str) -> "Reading":
+        text = plain(message)
+        asked = tuple(questions(text))
+        requests = tuple(q for q in asked if any(map(_REQUEST.search, _asking_clauses(q))))
+        return cls(text, asked, requests)
+
+
+def _reminded_without_asking(r: Reading) -> bool:
+    # "let's see if you remember my wife's name": asked without a question
+    reminded = r.text.startswith(("tell me what", "tell me where", "tell me when")) or _REMIND.search(r.text)
+    return bool(reminded or _YOU_REMEMBER.search(r.text))
+
+
+def _asked_for_by_someone(r: Reading) -> bool:
+    asked_for = _ASKED_FOR.search(r.text)
+    return bool(asked_for and _FIRST_PERSON.search(r.text[asked_for.start() :]))
+
+
+def _requests_a_value_of_theirs(r: Reading) -> bool:
+    # "what town should I put as my address on this form?": a request, but for a value of theirs that a
+    # statement may hold; "should I take antihistamines?" asks for advice, which no statement answers.
+    return any(
+        (_POSSESSIVE.search(q) and _WH.search(q)) or (_FIRST_PERSON.search(q) and _WH_THING.search(q))
+        for q in r.requests
+    )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of RULES: when `applies` to a message's reading, the message asks `kind`."""
+
+    name: str
+    kind: str | None
+    applies: Callable[[Reading], bool]
+
+
+# In order: the first rule that applies decides. A rule further down may assume the ones above did not
+# apply (a question that asks advice is past "a cue to remember" only when no cue is in it).
+RULES = (
+    Rule(
+        "asks for what they told or a value of theirs",
+        MEMORY,
+        lambda r: bool(_TOLD_YOU.search(r.text) or _VALUE_WANTED.search(r.text)),
+    ),
+    Rule(
+        "asks for a value in a few words",
+        MEMORY,
+        lambda r: (
+            len(r.text.split()) <= TERSE_WORDS
+            and bool(_TERSE_VALUE.search(r.text))
+            and not any(map(_REQUEST.search, r.asked))
+        ),
+    ),
+    Rule("asks to be reminded without a question", MEMORY, lambda r: not r.asked and _reminded_without_asking(r)),
+    Rule("says someone asks for a value of theirs", MEMORY, lambda r: not r.asked and _asked_for_by_someone(r)),
+    Rule("asks nothing", None, lambda r: not r.asked),
+    Rule(
+        "a cue to remember",
+        MEMORY,
+        lambda r: any(_MEMORY_CUE.search(q) for q in r.asked) or bool(_MEMORY_CUE.search(r.text) and not r.requests),
+    ),
+    Rule("asks advice about a value of theirs", MAYBE, _requests_a_value_of_theirs),
+    Rule("asks for advice, an opinion or a favour", None, lambda r: bool(r.requests)),
+    Rule("asks again", MEMORY, lambda r: any(_AGAIN.search(q) for q in r.asked)),
+    Rule("asks about themselves", MEMORY, lambda r: any(_FIRST_PERSON.search(q) for q in r.asked)),
+    Rule("asks what, who, where or when", MAYBE, lambda r: any(_WH.search(q) for q in r.asked)),
+    Rule("asks something else", None, lambda r: True),
+)
+
+
+def decide(message: str) -> Rule:
+    """The rule of RULES that decides what `message` asks."""
+    reading = Reading.of(message)
+    return next(rule for rule in RULES if rule.applies(reading))
+
+
+def question_kind(message: str) -> str | None:
+    """What `message` asks: MEMORY, MAYBE or None (see the module's description)."""
+    return decide(message).kind
+
+
+def asks_about_memory(message: str) -> bool:
+    """Whether `message` asks about something the person said or is (question_kind is MEMORY)."""
+    return question_kind(message) == MEMORY
+
+
+def asked_part(message: str) -> str:
+    """The part of `message` that asks: its sentences that ask, without who is asking ("the insurance guy
+    wants to know the make of my car, what was it again" -> "the make of my car, what was it again");
+    the whole message when no sentence asks."""
+    asked = questions(message) or [plain(message)]
+    return " ".join(_ASKER.sub("", sentence, count=1) or sentence for sentence in asked)
+
+
+def only_asks_memory(message: str) -> bool:
+    """Whether "you haven't told me" is the right reply when nothing the person said answers `message`:
+    it asks to be reminded or for a value of theirs, or it asks what, when, who... and tells nothing else.
+    A message that tells things and asks in passing, or asks for a yes or no ("we're all wearing sage
+    green, so maybe a green theme?"), is the model's to answer."""
+    text = plain(message)
+    if _MEMORY_CUE.search(text) or _TOLD_YOU.search(text) or _VALUE_WANTED.search(text):
+        return True
+    asked = questions(text)
+    if any(_POSSESSIVE.search(q) and _WH.search(q) for q in asked):
+        return True
+    if not any(_WH.search(q) for q in asked):
+        return False  # a yes or no, or a suggestion: "maybe a green theme?"
+    return not any(
+        len(set(content_tokens(s))) >= MIN_CONTENT_WORDS for s in split_sentences(message) if is_statement(s)
+    )
+
+
+# --- What kind of answer a question wants ---------------------------------------------------------
+
+WANTS_WHEN = re.compile(
+    r"\b(?:when|what date|which date|what day|which day|what time|what month|what year|how long ago)\b"
+)
+WANTS_NUMBER = re.compile(
+    r"\b(?:how many|how much|how old|what age|how long|how far|how often|what number|what mark|what grade|"
+    r"what score|what price)\b"
+)
+WANTS_NAME = re.compile(r"\b(?:who|whom|whose|name|names|call|called|named)\b")
+# A place, a make, a team: a proper name, but not one given to something of theirs ("my wife, Eileen").
+WANTS_PROPER = re.compile(
+    r"\b(?:where|(?:what|which) (?:\w+ )?(?:city|town|country|place|"
+    r"team|street|school|company|firm|brand|make|shop|store|restaurant|hospital|clinic|club|band|airline|"
+    r"airport|uni|university|college|neighbourhood|neighborhood|area|suburb|village|gym|pub|bar|cafe|"
+    r"church|hotel|venue|breed|model))\b"
+)
+WHEN, NUMBER, NAME, PROPER = "when", "number", "name", "proper"
+_ANSWER_KINDS = ((WANTS_WHEN, WHEN), (WANTS_NUMBER, NUMBER), (WANTS_NAME, NAME), (WANTS_PROPER, PROPER))
+
+
+def answer_kind(question: str) -> str | None:
+    """WHEN, NUMBER, NAME (of a person or a pet) or PROPER (a place, a make, a team) when the question asks
+    for one (the first of them its words ask); else None."""
+    text = question.lower()
+    return next((kind for pattern, kind in _ANSWER_KINDS if pattern.search(text)), None)
+
+
+# --- The intent -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A message read once: what it asks (`kind`, decided by the rule named `rule`), the part that asks,
+    the kind of answer it wants, whether it asks how things are now or the person's own name, what it asks
+    of whom (engine/asked.py; None when not read there), whether "you haven't told me" answers it when
+    nothing does, and whether some sentence asks without asking advice or a favour."""
+
+    message: str
+    kind: str | None
+    rule: str
+    asked_part: str
+    answer_kind: str | None
+    asks_now: bool
+    asks_own_name: bool
+    wanted: Asked | None
+    only_asks_memory: bool
+    asks_plainly: bool
+
+    def with_kind(self, kind: str | None, rule: str) -> "Intent":
+        """The intent, decided otherwise by what the memory holds (recall: a question naming someone the
+        person told about)."""
+        logger.debug("intent of %r: %s (%s)", self.message[:80], kind, rule)
+        return Intent(**{**self.__dict__, "kind": kind, "rule": rule})
+
+
+def read(message: str) -> Intent:
+    """The intent of `message`."""
+    reading = Reading.of(message)
+    rule = next(rule for rule in RULES if rule.applies(reading))
+    logger.debug("intent of %r: %s (%s)", message[:80], rule.kind, rule.name)
+    return Intent(
+        message=message,
+        kind=rule.kind,
+        rule=rule.name,
+        asked_part=asked_part(message),
+        answer_kind=answer_kind(message),
+        asks_now=bool(_NOW.search(reading.text)),
+        asks_own_name=bool(_OWN_NAME.search(reading.text)),
+        wanted=asked_of(message),
+        only_asks_memory=only_asks_memory(message),
+        asks_plainly=any(not _REQUEST.search(question) for question in reading.asked),
+    )

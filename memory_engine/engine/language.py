@@ -1,0 +1,160 @@
+"""How a message is read, in one place: its apostrophes, its chat spelling, its sentences, whether a
+sentence speaks of the speaker, and whether it tells or asks. Promotion (engine/long_term.py: which
+sentences become the person's knowledge), the prompt (engine/generator.py: which facts are quoted as
+theirs), summaries and the answering path (engine/recall.py) all read text through these functions, so
+what is kept and what is quoted cannot disagree about what a sentence is. The words the rules use are
+data, in engine/word_lists.py. Everything here is pure.
+"""
+
+import re
+
+from memory_engine.engine.word_lists import (
+    ABBREVIATIONS,
+    AUX_WORDS,
+    CHAT_SPELLING,
+    FILLERS,
+    FIRST_PERSON,
+    WH_WORDS,
+    alternation,
+)
+from memory_engine.store.keywords import strip_speaker_labels
+
+__all__ = [
+    "asks",
+    "is_statement",
+    "opens_as_request",
+    "plain",
+    "questions",
+    "speaks_of_self",
+    "split_sentences",
+    "straight",
+]
+
+
+def straight(text: str) -> str:
+    """`text` with its curly apostrophes straight: chat mixes "I’m" and "I'm"."""
+    return text.replace("\u2019", "'")
+
+
+_CHAT_WORD = re.compile(r"\b" + alternation(CHAT_SPELLING) + r"\b")
+
+
+def plain(text: str) -> str:
+    """`text` as the rules read it: lower case, whitespace collapsed, apostrophes straight, chat spelling
+    written out ("whats ur address" -> "what's your address"). plain(plain(x)) == plain(x)."""
+    lowered = " ".join(straight(text).lower().split())
+    return _CHAT_WORD.sub(lambda match: CHAT_SPELLING[match.group(0)], lowered)
+
+
+_FIRST_PERSON = re.compile(r"\b" + alternation(FIRST_PERSON) + r"\b", re.IGNORECASE)
+
+
+def speaks_of_self(text: str) -> bool:
+    """Whether `text` has a first-person word (word_lists.FIRST_PERSON: "I", "my", "we", "us"...)."""
+    return _FIRST_PERSON.search(straight(text)) is not None
+
+
+# --- Sentences ------------------------------------------------------------------------------------
+
+_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
+_LAST_WORD = re.compile(r"(\w+(?:\.\w+)*)$")
+_HAS_WORD = re.compile(r"[^\W_]")
+_ABBREVIATIONS = frozenset(ABBREVIATIONS)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split chat or prose into sentences, with speaker labels removed and whitespace collapsed.
+
+    Boundaries: line breaks, a speaker label (see ``keywords.strip_speaker_labels``), and ".", "!",
+    "?" or "…" followed by a space, except after a known abbreviation ("Dr.", "e.g.") or a single-letter
+    initial ("J. K. Rowling"). Fragments without any letter or digit (a lone emoji, "...") are dropped.
+    Safe on any string.
+    """
+    if not text:
+        return []
+    sentences: list[str] = []
+    for line in strip_speaker_labels(text).splitlines():
+        start = 0
+        for match in _BOUNDARY.finditer(line):
+            if _is_abbreviation(line[start : match.start()], match.group()):
+                continue
+            _append_sentence(sentences, line[start : match.end()])
+            start = match.end()
+        _append_sentence(sentences, line[start:])
+    return sentences
+
+
+def _is_abbreviation(before: str, punctuation: str) -> bool:
+    if not punctuation.startswith(".") or punctuation.startswith(".."):
+        return False
+    last = _LAST_WORD.search(before)
+    if not last:
+        return False
+    word = last.group(1).lower()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _append_sentence(sentences: list[str], fragment: str) -> None:
+    fragment = " ".join(fragment.split())
+    if _HAS_WORD.search(fragment):
+        sentences.append(fragment)
+
+
+# --- Telling or asking ----------------------------------------------------------------------------
+
+# A question opens its sentence, perhaps after a filler or a topic ("quick check: which city ...", "and the
+# furball, what's his name?"), or ends with a question mark.
+_OPENS_QUESTION = re.compile(rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:{alternation(WH_WORDS + AUX_WORDS)})\b")
+# A clause that asks (not a relative clause: "I moved to Leeds, which is nice" tells).
+_OPENS_WH = re.compile(
+    r"^(?:what's|when's|where's|(?:what|when|where) (?:is|was|were|are|did|do|does)|(?:what|which) (?:time|day|one)|"
+    r"who (?:did|do|does))\b"
+)
+# A question asked inside a run-on sentence, as people type on a phone: "im making a sticker of my hamster
+# what did i say his name was", "my assistant wants to plan her week when is my deadline again". A
+# relative clause has no verb straight after its wh-word ("that's where my mum lives") and is not one.
+_EMBEDDED_WH = re.compile(
+    r"\b(?:what|when|where|which|who|whose|how many|how old|how much)(?: \w+)? (?:is|was|are|were|did|do|does) "
+    r"(?:i|my|we|our|he|his|she|her|they|their|the)\b"
+    r"|\b(?:what's|when's|where's|who's) (?:my|our|his|her|their|the)\b"
+    r"|\bhow (?:much|many|long|big|far|old) (?:is|was|are|were|did|do|does)\b"
+)
+
+
+def asks(sentence: str) -> bool:
+    """Whether a sentence (plain: see `plain`) asks something: it ends with "?", opens as a question, ends
+    with a clause that opens with a wh-word ("the insurer wants the make of my car, what was it again"),
+    or asks inside a run-on sentence."""
+    last_clause = sentence.rsplit(",", 1)[-1].strip()
+    return (
+        sentence.endswith("?")
+        or _OPENS_QUESTION.match(sentence) is not None
+        or _OPENS_WH.match(last_clause) is not None
+        or _EMBEDDED_WH.search(sentence) is not None
+    )
+
+
+def questions(text: str) -> list[str]:
+    """The sentences of `text` that ask (`asks`), plain."""
+    return [sentence for sentence in split_sentences(plain(text)) if asks(sentence)]
+
+
+def is_statement(sentence: str) -> bool:
+    """Whether a sentence tells something rather than asks it: it neither ends with a question mark nor
+    opens as a question ("btw do u think its worth buying a used laptop" asks). A request that tells
+    something on the way ("my husband Otieno says I should rehearse") is a statement."""
+    return not questions(sentence)
+
+
+# A sentence that opens as a request is no statement about oneself, question mark or not ("can you remind
+# me what I said", "please note the time").
+_REQUEST_OPENING = re.compile(
+    r"^(?:can|could|would|will|do|does|did|should|shall|what|which|who|where|when|why|how|is|are|am|"
+    r"please|tell me|remind me|let me know|any)\b",
+    re.IGNORECASE,
+)
+
+
+def opens_as_request(sentence: str) -> bool:
+    """Whether `sentence` opens as a question or a request ("please ...", "let me know ...")."""
+    return _REQUEST_OPENING.match(sentence.strip()) is not None

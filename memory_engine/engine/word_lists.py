@@ -1,0 +1,97 @@
+"""The word lists that reading a message rests on, as data: each list says what its words mark, and the
+patterns of engine/language.py and engine/recall.py are built from them. A word added here is read the
+same way by promotion, by quoting and by the answering path. All lower case, apostrophes straight.
+"""
+
+import re
+
+# Chat spelling, as people type on a phone, and the word each stands for. Not "id" -> "i'd": "my ID
+# number" is asked far more often than "id love to" is told.
+CHAT_SPELLING = {
+    "u": "you", "ur": "your", "r": "are", "whats": "what's", "wats": "what's", "wheres": "where's",
+    "whens": "when's", "whos": "who's", "hows": "how's", "im": "i'm", "ive": "i've", "dont": "don't",
+    "didnt": "didn't", "cant": "can't", "wat": "what", "wot": "what", "pls": "please", "plz": "please",
+}  # fmt: skip
+
+# A sentence with one of these speaks of the speaker ("I", "we": a couple's move is theirs too).
+FIRST_PERSON = (
+    "i", "i'm", "i've", "i'll", "i'd", "im", "me", "my", "mine", "myself",
+    "we", "we're", "we've", "our", "ours", "us",
+)  # fmt: skip
+POSSESSIVE = ("my", "our")
+
+# The words a question opens with.
+WH_WORDS = ("what", "what's", "which", "who", "who's", "whose", "where", "where's", "when", "when's", "how", "how's")
+AUX_WORDS = (
+    "do", "does", "did", "is", "are", "am", "was", "were", "have", "has", "had", "can", "could", "would", "will",
+    "should", "shall", "tell me", "remind me", "any",
+)  # fmt: skip
+# What may come before a question's first word: "quick check: which city ...", "and the furball, what's ...".
+FILLERS = (
+    "and", "so", "but", "now", "wait", "ok", "okay", "btw", "also", "hey", "um", "hmm", "oh", "lol", "haha",
+    "random", "quick check", "quick question",
+)  # fmt: skip
+
+# Nouns naming a value a person is asked for ("the dog's name", "exam date now pls").
+WANTED_NOUNS = (
+    "name", "date", "time", "year", "make", "model", "address", "city", "town", "area", "place", "number", "age",
+    "birthday", "title",
+)  # fmt: skip
+VALUE_NOUNS = (
+    *WANTED_NOUNS, "surname", "day", "postcode", "price", "cost", "rate", "rent", "sum", "total", "amount", "fee",
+    "span", "size", "length", "height", "weight", "dose", "strength", "code", "reference", "extension", "ext",
+)  # fmt: skip
+
+# Words that say when.
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+)  # fmt: skip
+TIME_WORDS = (
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue", "tues", "wed",
+    "thu", "thurs", "fri", "sat", "sun", "today", "tonight", "tomorrow", "yesterday", "weekend", "week", "month",
+    "year", "ago", "next", "last", "morning", "afternoon", "evening", "noon", "midnight", "christmas", "easter",
+    "summer", "winter", "spring", "autumn", "fall", "birthday",
+)  # fmt: skip
+# Words that say how many.
+NUMBER_WORDS = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
+    "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "a couple", "a few", "several", "dozen",
+    "twins", "triplets",
+)  # fmt: skip
+
+# Words a question uses to ask how things are now ("where do I live these days?").
+NOW_WORDS = ("now", "these days", "currently", "at the moment", "anymore", "any more", "nowadays", "lately",
+             "latest", "new", "still")  # fmt: skip
+
+# Words of a question that say it is a question about memory, not what it is about.
+ASKING_WORDS = (
+    "remind", "remember", "recall", "told", "tell", "said", "say", "mention", "mentioned", "forgot", "forget",
+    "name", "called", "named", "again", "know", "current", "currently", "now", "exactly", "actually", "kind",
+    "sort",
+)  # fmt: skip
+
+# Capitalised words that name no one: a sentence's "I", and languages and peoples ("my English is
+# terrible", "any German podcasts?").
+NOT_NAMES = ("I", "I'm", "I've", "I'd", "I'll", "OK", "Ok")
+LANGUAGES = (
+    "english", "british", "american", "german", "french", "spanish", "italian", "portuguese", "dutch", "polish",
+    "swedish", "norwegian", "danish", "finnish", "russian", "ukrainian", "greek", "turkish", "arabic", "hebrew",
+    "hindi", "urdu", "bengali", "chinese", "mandarin", "cantonese", "japanese", "korean", "vietnamese", "thai",
+    "indonesian", "filipino", "tagalog", "swahili", "yoruba", "igbo", "zulu", "afrikaans", "irish", "scottish",
+    "welsh", "european", "african", "asian", "latin", "christian", "muslim", "jewish",
+)  # fmt: skip
+
+# Words whose trailing period does not end a sentence ("Dr. Okafor", "e.g. a cat").
+ABBREVIATIONS = (
+    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "dept", "est", "fig",
+    "inc", "ltd", "co", "mt", "no", "vol", "cf", "al",
+)  # fmt: skip
+
+
+def alternation(words) -> str:
+    """A regular expression matching any of `words` (longest first, so "what's" before "what"), as a
+    group that captures nothing."""
+    ordered = sorted(words, key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(word).replace(r"\ ", r"\s+") for word in ordered) + ")"

@@ -1,0 +1,68 @@
+"""engine/intent.py: what a message asks, read once, by an ordered table of named rules. The labelled
+messages (bench/data/intents.json) are the rules' examples; bench_intents reads them and the chat sets."""
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from memory_engine.engine import intent
+from memory_engine.engine.intent import MAYBE, MEMORY, RULES, question_kind, read
+
+CORPUS = json.loads((Path(__file__).resolve().parents[2] / "bench/data/intents.json").read_text())["messages"]
+ACCEPTED = {"memory": {MEMORY}, "maybe": {MAYBE}, "none": {None}, "not memory": {MAYBE, None}}
+
+
+@pytest.mark.parametrize("item", CORPUS, ids=[item["message"][:40] for item in CORPUS])
+def test_each_labelled_message_is_read_as_its_label_says(item):
+    assert question_kind(item["message"]) in ACCEPTED[item["kind"]], read(item["message"]).rule
+
+
+def test_the_corpus_holds_every_label_and_no_message_twice():
+    assert {item["kind"] for item in CORPUS} == set(ACCEPTED)
+    assert len({item["message"] for item in CORPUS}) == len(CORPUS)
+
+
+def test_the_rules_have_distinct_names_and_the_last_one_applies_to_anything():
+    assert len({rule.name for rule in RULES}) == len(RULES)
+    assert RULES[-1].applies(intent.Reading.of("")) and RULES[-1].kind is None
+
+
+def test_the_first_rule_that_applies_decides_and_the_intent_and_the_log_name_it(caplog):
+    # "remind me" is a cue to remember even in a message that also asks for advice
+    with caplog.at_level(logging.DEBUG, logger="memory_engine.engine.intent"):
+        read_ = read("should I ask Ana? remind me where she lives")
+    assert (read_.kind, read_.rule) == (MEMORY, "a cue to remember")
+    assert "a cue to remember" in caplog.text
+    advice = read("should I take antihistamines for the trip?")
+    assert (advice.kind, advice.rule) == (None, "asks for advice, an opinion or a favour")
+    # the same question without the request is about the person
+    assert read("which antihistamine did I take on the trip?").rule == "asks about themselves"
+
+
+def test_the_intent_holds_what_the_answer_needs():
+    asked = read("the insurance guy wants to know the make of my car, what was it again")
+    assert asked.asked_part == "the make of my car, what was it again"
+    assert asked.answer_kind is None  # "the make" names no kind of answer; "which make" does
+    assert read("which make is my car again?").answer_kind == "proper"
+    assert read("when is my flight?").answer_kind == "when" and read("how old is Tom?").answer_kind == "number"
+    assert read("where do I live these days?").asks_now
+    assert not read("where did I live in 2019?").asks_now
+    assert read("what's my name again?").asks_own_name and not read("what's my GP's name?").asks_own_name
+    dentist = read("What's the name of my dentist?").wanted
+    assert dentist is not None and dentist.owner == "dentist"
+
+
+def test_you_have_not_told_me_is_said_only_to_a_message_that_asks_for_memory_and_tells_nothing_else():
+    assert read("What's my blood type?").only_asks_memory
+    assert read("When am I flying to Tokyo?").only_asks_memory
+    assert read("Big day today. Remind me what my GP is called?").only_asks_memory
+    assert not read("we're all wearing sage green for the wedding so maybe a green theme?").only_asks_memory
+
+
+def test_a_decision_made_from_the_memory_keeps_the_rest_of_the_intent():
+    first = read("rafael instrument?")
+    decided = first.with_kind(MEMORY, "names someone they told about")
+    assert (decided.kind, decided.rule) == (MEMORY, "names someone they told about")
+    assert decided.asked_part == first.asked_part and decided.message == first.message
