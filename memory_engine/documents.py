@@ -1,6 +1,7 @@
 """What a query finds, as every door gives it, defined once: one retrieved item (ItemDoc), a retrieval with
-its sections, its token budget and what the budget cut (RetrievalDoc), and what a stored reply used, read
-from the memory as it is now (UsedDoc).
+its sections, its token budget and what the budget cut (RetrievalDoc), what a stored reply used, read
+from the memory as it is now (UsedDoc), and a reply made of the person's own words: a statement it quotes
+(QuotedDoc) and the reply with the rule that read the question (AnswerDoc).
 
 Each model builds its payload (`of`, from the engine's Retrieval and Item, without importing them) and
 documents it: REST's retrieve, chat, inspect and "what it used" answers, MCP's retrieve_memory and the chat
@@ -98,3 +99,49 @@ class UsedDoc(RetrievalDoc):
             cut=[],
             gone=gone,
         )
+
+
+class QuotedDoc(Document):
+    """A statement of the person's that a reply quotes (engine/recall.py's Statement)."""
+
+    page_id: int = Field(description="The turn it was said in.")
+    seq: int
+    text: str = Field(description="What the reply quotes: the person's words as the memory holds them now.")
+    said_at: str = Field(description="When it was said (ISO 8601).", json_schema_extra={"format": "date-time"})
+    first_said: str | None = Field(None, description="A corrected statement's words as first said; else absent.")
+    corrected_at: str | None = Field(
+        None, description="When it was corrected (ISO 8601); else absent.", json_schema_extra={"format": "date-time"}
+    )
+
+    @classmethod
+    def of(cls, statement) -> "QuotedDoc":
+        corrected = statement.corrected_at is not None
+        return cls.model_construct(
+            page_id=statement.page_id,
+            seq=statement.seq,
+            text=statement.quote,
+            said_at=statement.said_at.isoformat(),
+            first_said=statement.first_said if corrected else None,
+            corrected_at=statement.corrected_at.isoformat() if corrected else None,
+        )
+
+    def payload(self) -> dict:
+        """The statement, its correction only when it was corrected."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class AnswerDoc(Document):
+    """A weak model's reply made of the person's own words (engine/recall.py's Recall)."""
+
+    text: str = Field(description="The reply, made of the person's own words.")
+    quoted: list[QuotedDoc] = Field(description="The statements it quotes; none: it says nothing told answers.")
+    read_as: str = Field(description="The rule that read what the message asks (engine/intent.py's RULES).")
+
+    @classmethod
+    def of(cls, recall) -> "AnswerDoc":
+        return cls.model_construct(
+            text=recall.text, quoted=[QuotedDoc.of(said) for said in recall.quoted], read_as=recall.read_as
+        )
+
+    def payload(self) -> dict:
+        return {**self.model_dump(mode="json"), "quoted": [said.payload() for said in self.quoted]}

@@ -36,6 +36,7 @@ import numpy as np
 from django.utils import timezone
 
 from memory_engine.config import memory_settings
+from memory_engine.documents import QuotedDoc
 from memory_engine.engine import curation
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes
@@ -203,11 +204,8 @@ class Statement:
         return message if message and len(message) <= QUOTE_WHOLE_CHARS else self.text
 
     def as_dict(self) -> dict:
-        """The statement as the API and the inspector show it."""
-        out = {"page_id": self.page_id, "seq": self.seq, "text": self.quote, "said_at": self.said_at.isoformat()}
-        if self.corrected_at is not None:
-            out.update(first_said=self.first_said, corrected_at=self.corrected_at.isoformat())
-        return out
+        """The statement as every door shows it (documents.QuotedDoc)."""
+        return QuotedDoc.of(self).payload()
 
     def told(self, now: datetime) -> str:
         """How a reply gives it: when it was said and its words; a corrected statement as "first told me X;

@@ -19,7 +19,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from memory_engine import inputs
-from memory_engine.documents import RetrievalDoc
+from memory_engine.documents import AnswerDoc, RetrievalDoc
 from memory_engine.engine import generator, recall
 from memory_engine.engine.generator import Response, build_prompt
 from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hits, retrieve
@@ -165,12 +165,7 @@ class Inspection:
             "parts": [part.__dict__ for part in self.parts],
             "prompt_tokens": sum(part.tokens for part in self.parts),
             "compact": self.compact,
-            "answer_from_memory": None
-            if self.quoted is None
-            else {
-                "text": self.quoted.text,
-                "quoted": [said.as_dict() for said in self.quoted.quoted],
-            },
+            "answer_from_memory": None if self.quoted is None else AnswerDoc.of(self.quoted).payload(),
         }
 
 

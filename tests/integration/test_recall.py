@@ -217,6 +217,7 @@ def test_the_rest_door_says_what_the_reply_quotes_and_the_inspector_shows_it_bef
     seen = alice.post(SPACE.format(user="alice") + "inspect/", {"query": "What's my cat called?"}, format="json")
     assert seen.status_code == 200, seen.data
     assert "Pepper" in seen.data["answer_from_memory"]["text"] and seen.data["compact"] is True
+    assert seen.data["answer_from_memory"]["read_as"] == "asks about themselves"  # the rule of engine/intent.py
 
     answered = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my cat called?"}, format="json")
     assert answered.status_code == 200, answered.data

@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
-from memory_engine.documents import RetrievalDoc
+from memory_engine.documents import AnswerDoc, QuotedDoc, RetrievalDoc
 
 
 class EngineTextField(serializers.CharField):
@@ -55,4 +55,21 @@ class ExportField(serializers.DictField):
 
 @extend_schema_field(RetrievalDoc)
 class RetrievalField(serializers.DictField):
-    """A retrieval inside another answer (a chat reply, an inspection): documents.RetrievalDoc's payload."""
+    """A retrieval inside another answer (a chat reply, an inspection): documents.RetrievalDoc's payload,
+    made from the engine's Retrieval when given one."""
+
+    def to_representation(self, value):
+        return value if isinstance(value, dict) else RetrievalDoc.of(value).payload()
+
+
+@extend_schema_field(QuotedDoc)
+class QuotedField(serializers.DictField):
+    """A statement a reply quotes: documents.QuotedDoc's payload, made from recall's Statement."""
+
+    def to_representation(self, value):
+        return QuotedDoc.of(value).payload()
+
+
+@extend_schema_field(AnswerDoc)
+class AnswerField(serializers.DictField):
+    """A reply made of the person's words, inside an inspection: documents.AnswerDoc's payload."""

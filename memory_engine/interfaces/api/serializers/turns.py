@@ -4,7 +4,7 @@ questions and answers."""
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memory_engine.interfaces.api.serializers.fields import EngineTextField, RetrievalField
+from memory_engine.interfaces.api.serializers.fields import AnswerField, EngineTextField, QuotedField, RetrievalField
 from memory_engine.models import (
     Page,
     StatementMark,
@@ -138,18 +138,6 @@ class PromptPartOut(serializers.Serializer):
     tokens = serializers.IntegerField(help_text="Estimated as the token budget counts them (4 characters each).")
 
 
-class QuotedOut(serializers.Serializer):
-    page_id = serializers.IntegerField()
-    seq = serializers.IntegerField()
-    text = serializers.CharField(help_text="The person's sentence, as they said it.")
-    said_at = serializers.DateTimeField()
-
-
-class AnswerFromMemoryOut(serializers.Serializer):
-    text = serializers.CharField(help_text="The reply, made of the person's own words.")
-    quoted = QuotedOut(many=True)
-
-
 class InspectionOut(serializers.Serializer):
     retrieval = RetrievalField()
     messages = serializers.ListField(
@@ -158,7 +146,7 @@ class InspectionOut(serializers.Serializer):
     parts = PromptPartOut(many=True)
     prompt_tokens = serializers.IntegerField()
     compact = serializers.BooleanField(help_text="The shorter prompt given to a weak model (the offline one).")
-    answer_from_memory = AnswerFromMemoryOut(
+    answer_from_memory = AnswerField(
         allow_null=True,
         help_text="A weak model is not asked a question about the person: this is the reply it would get instead, "
         "quoting what they said. Null: the model would be asked (small talk, or a capable model).",
@@ -166,17 +154,27 @@ class InspectionOut(serializers.Serializer):
 
 
 class ChatOut(serializers.Serializer):
-    response = serializers.CharField()
+    """A chat reply: built from the reply (services.conversation.reply's Response) and documented here."""
+
+    response = serializers.CharField(source="text")
     reply_withheld = serializers.BooleanField(
+        source="withheld",
         help_text="The model's reply degenerated twice: `response` is an apology, and the stored turn keeps "
-        "only the user's words."
+        "only the user's words.",
     )
-    quoted = QuotedOut(
-        many=True,
+    quoted = serializers.ListField(
+        child=QuotedField(),
         help_text="With a weak model (the bundled one), a question about the person is answered with their own "
         "words: the statements `response` quotes (none: it says nothing it was told answers the question). "
         "`page.reply_source` says who wrote the reply.",
     )
     page = PageOut()
-    retrieval = RetrievalField()
-    usage = serializers.DictField(child=serializers.IntegerField())
+    retrieval = RetrievalField(
+        help_text="What the reply used: the prompt's memory, or for a quoted reply the turns it quotes and the "
+        "entries made of them."
+    )
+    usage = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
+    def get_usage(self, response) -> dict:
+        return {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens}

@@ -112,14 +112,7 @@ class TurnUsedView(MemoryApiView):
 
 
 def _chat_body(response) -> dict:
-    return {
-        "response": response.text,
-        "reply_withheld": response.withheld,
-        "quoted": [said.as_dict() for said in response.quoted],
-        "page": PageOut(response.page).data,
-        "retrieval": RetrievalDoc.of(response.retrieval).payload(),
-        "usage": {"prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens},
-    }
+    return ChatOut(response).data
 
 
 def _failure(exc: Exception) -> tuple[int, dict]:
