@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from memory_engine.engine.language import plain, split_sentences
+from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, NOT_A_NAME, alternation
 from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
@@ -310,25 +311,10 @@ def _one_letter_apart(one: str, other: str) -> bool:
     return difflib.SequenceMatcher(None, one, other).ratio() >= 1 - 2 / (len(one) + len(other))
 
 
-_WHEN_WORDS = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
-    r"apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|"
-    r"tomorrow|tonight|weekend|week|month|year|next|\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:./]\d{1,2}|\d{4})\b"
-)
-_NUMBER = re.compile(
-    r"\b\d+\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b"
-)
+_WHEN_WORDS = re.compile(rf"\b(?:{alternation(DATE_WORDS)}|\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}[:./]\d{{1,2}}|\d{{4}})\b")
+_NUMBER = re.compile(rf"\b\d+\b|\b{alternation(COUNTING_WORDS)}\b")
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-# Capitalised, but not a name of someone or something: days, months, languages, greetings.
-_NOT_A_NAME = frozenset(
-    re.findall(
-        r"\S+",
-        "i i'm i've i'd i'll ok monday tuesday wednesday thursday friday saturday sunday january february march "
-        "april may june july august september october november december english french spanish german italian "
-        "portuguese hello hi hey dear thanks please mr mrs ms dr",
-    )
-)
+_NOT_A_NAME = frozenset(NOT_A_NAME)
 _NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\s+(\S+)")
 
 

@@ -53,6 +53,10 @@ TIME_WORDS = (
     "year", "ago", "next", "last", "morning", "afternoon", "evening", "noon", "midnight", "christmas", "easter",
     "summer", "winter", "spring", "autumn", "fall", "birthday",
 )  # fmt: skip
+# Words that give a date, strictly: what a statement holds when it tells when something of theirs is
+# (engine/asked.py: "when is my wife's birthday" is given by "her birthday is on 3 May", not "last week").
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DATE_WORDS = (*MONTHS, *WEEKDAYS, "today", "tomorrow", "tonight", "weekend", "week", "month", "year", "next")
 # Words that say how many.
 NUMBER_WORDS = (
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
@@ -60,6 +64,9 @@ NUMBER_WORDS = (
     "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "a couple", "a few", "several", "dozen",
     "twins", "triplets",
 )  # fmt: skip
+
+# Words that count, strictly: what a statement holds when it gives an age (engine/asked.py).
+COUNTING_WORDS = NUMBER_WORDS[: NUMBER_WORDS.index("hundred") + 1]
 
 # Words a question uses to ask how things are now ("where do I live these days?").
 NOW_WORDS = ("now", "these days", "currently", "at the moment", "anymore", "any more", "nowadays", "lately",
@@ -81,6 +88,13 @@ LANGUAGES = (
     "hindi", "urdu", "bengali", "chinese", "mandarin", "cantonese", "japanese", "korean", "vietnamese", "thai",
     "indonesian", "filipino", "tagalog", "swahili", "yoruba", "igbo", "zulu", "afrikaans", "irish", "scottish",
     "welsh", "european", "african", "asian", "latin", "christian", "muslim", "jewish",
+)  # fmt: skip
+
+# Capitalised, but naming no one a question asks about (engine/asked.py): "I", days, months, some
+# languages, greetings and titles.
+NOT_A_NAME = (
+    "i", "i'm", "i've", "i'd", "i'll", "ok", *WEEKDAYS, *MONTHS[:12], "english", "french", "spanish", "german",
+    "italian", "portuguese", "hello", "hi", "hey", "dear", "thanks", "please", "mr", "mrs", "ms", "dr",
 )  # fmt: skip
 
 # Words whose trailing period does not end a sentence ("Dr. Okafor", "e.g. a cat").
