@@ -32,7 +32,6 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
 from memory_engine.services import conversation, curation
 from memory_engine.services.conversation import retrieve, turn_add
-from memory_engine.services.curation import version_dict
 from memory_engine.services.export import user_export
 from memory_engine.services.spaces import assistant_create, space_get, user_create, user_named
 from memory_engine.services.tokens import token_for_secret
@@ -177,7 +176,7 @@ def _erase_entry(space, entry_id) -> dict:
 
 def _entry_history(space, entry_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
-    versions = [version_dict(v) for v in curation.versions(entry)]
+    versions = [curation.version_card(v) for v in curation.versions(entry)]
     pages = conversation.turns_with_ids(space, {i for v in versions for i in v["source_page_ids"]})
     return {
         "entry": curation.entry_card(entry),

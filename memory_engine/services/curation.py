@@ -3,6 +3,7 @@ reverted (each change a version in the entry's history), pages and sessions corr
 edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
 `page_marks` what a turn holds out. Erasing (engine/erasure.py) removes the words for good."""
 
+import difflib
 from datetime import datetime
 
 from django.db.models import Prefetch, QuerySet
@@ -212,6 +213,27 @@ def entry_card(entry: LongTermEntry) -> dict:
     """An entry as every door gives it (REST, MCP): its fields and provenance as the export writes them
     (entry_dict, without the history), and what its forget or edit holds out of the turns (`covers`)."""
     return {**entry_dict(entry, history=False), "covers": coverage(entry).as_dict()}
+
+
+def word_changes(before: str | None, after: str | None) -> list[list[str]]:
+    """An entry's change from one version to the next, word by word: [kind, words] runs, in order: "same",
+    "del" (only in `before`) or "ins" (only in `after`). Pure."""
+    old, new = (before or "").split(), (after or "").split()
+    runs = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            runs.append(["same", " ".join(old[i1:i2])])
+        if op in ("delete", "replace"):
+            runs.append(["del", " ".join(old[i1:i2])])
+        if op in ("insert", "replace"):
+            runs.append(["ins", " ".join(new[j1:j2])])
+    return runs
+
+
+def version_card(version: EntryVersion) -> dict:
+    """A version of an entry as every door gives it (REST, MCP): as the export writes it (version_dict), and
+    the change word by word (`changes`: word_changes)."""
+    return {**version_dict(version), "changes": word_changes(version.before, version.after)}
 
 
 def entries(space: MemorySpace, *, kinds: tuple[str, ...], status: object = LongTermEntry.Status.ACTIVE) -> QuerySet:

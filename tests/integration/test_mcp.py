@@ -228,6 +228,20 @@ def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, se
     assert bad.status_code == 400 and refused.endswith(f": {bad.data['detail']}")
 
 
+def test_rest_and_mcp_give_the_same_document_for_each_version_of_an_entry(alice_memory, server_env):
+    profile_id = LongTermEntry.objects.get(space=alice_memory, kind="profile").pk
+
+    async def work(session):
+        await session.call_tool("edit_profile_entry", {"entry_id": profile_id, "value": "ward nurse"})
+        return result(await session.call_tool("entry_history", {"entry_id": profile_id}))
+
+    over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    over_rest = client_for("alice").get(SPACE.format(user="alice") + f"profile/{profile_id}/history/")
+    assert over_rest.status_code == 200
+    assert json.loads(over_rest.content)["results"] == over_mcp["history"]
+    assert over_mcp["history"][-1]["changes"] == [["ins", "ward"], ["same", "nurse"]]
+
+
 def test_rest_and_mcp_give_the_same_document_for_each_item_a_query_finds(alice_memory, server_env):
     query = {"query": "What is my cat called?", "top_pages": 3, "top_knowledge": 3}
     over_rest = client_for("alice").post(

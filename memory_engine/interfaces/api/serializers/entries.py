@@ -3,12 +3,11 @@
 from rest_framework import serializers
 
 from memory_engine.interfaces.api.serializers.fields import EngineTextField
-from memory_engine.interfaces.word_diff import word_changes
 from memory_engine.models import (
     EntryVersion,
     LongTermEntry,
 )
-from memory_engine.services.curation import entry_card
+from memory_engine.services.curation import entry_card, version_card
 
 
 class ProfileIn(serializers.Serializer):
@@ -76,20 +75,36 @@ class EntryOut(serializers.ModelSerializer):
 
 
 class EntryVersionOut(serializers.ModelSerializer):
-    source_page_ids = serializers.SerializerMethodField()
-    changes = serializers.SerializerMethodField(
-        help_text='The change word by word, as [kind, words] runs: "same", "del" or "ins" (the admin\'s diff).'
+    """A version of an entry as every door gives it: the payload is services.curation.version_card's, the
+    same document MCP's entry_history gives; these fields document it."""
+
+    source_page_ids = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    with_entry = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="The entry whose forget or edit this went with, if any."
+    )
+    changes = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        read_only=True,
+        help_text='The change word by word, as [kind, words] runs: "same", "del" or "ins" (the admin\'s diff).',
     )
 
     class Meta:
         model = EntryVersion
-        fields = ["id", "before", "after", "status_after", "cause", "actor", "at", "source_page_ids", "changes"]
+        fields = [
+            "id",
+            "before",
+            "after",
+            "status_after",
+            "cause",
+            "actor",
+            "at",
+            "source_page_ids",
+            "with_entry",
+            "changes",
+        ]
 
-    def get_changes(self, version) -> list[list[str]]:
-        return word_changes(version.before, version.after)
-
-    def get_source_page_ids(self, version) -> list[int]:
-        return sorted(page.pk for page in version.source_pages.all())
+    def to_representation(self, version) -> dict:
+        return version_card(version)
 
 
 class ProfileOut(serializers.Serializer):
