@@ -202,7 +202,10 @@ RULES = (
 
 def decide(message: str) -> Rule:
     """The rule of RULES that decides what `message` asks."""
-    reading = Reading.of(message)
+    return _first_rule(Reading.of(message))
+
+
+def _first_rule(reading: Reading) -> Rule:
     return next(rule for rule in RULES if rule.applies(reading))
 
 
@@ -301,7 +304,7 @@ class Intent:
 def read(message: str) -> Intent:
     """The intent of `message`."""
     reading = Reading.of(message)
-    rule = next(rule for rule in RULES if rule.applies(reading))
+    rule = _first_rule(reading)
     logger.debug("intent of %r: %s (%s)", message[:80], rule.kind, rule.name)
     return Intent(
         message=message,
