@@ -210,7 +210,16 @@ class MemorySettings:
         500 * 1024 * 1024,
         "what one account keeps of the files it brought (their working copies, all its spaces), 500 MiB",
     )
-    upload_check_seconds: float = setting(120.0, "checking a file brought to import stops after this long (413)")
+    upload_check_seconds: float = setting(
+        120.0,
+        "processor seconds the check of a file brought to import may use (413 past them); a busy machine that "
+        "gives the check less of its time makes it slower, never refused",
+    )
+    upload_wait_seconds: float = setting(
+        480.0,
+        "how long a web request waits for its file to arrive and be checked, however busy the machine (503 "
+        "past it: try again later); below WEB_STUCK_SECONDS",
+    )
     import_keep_seconds: float = setting(
         86400.0,
         "a file brought to import is deleted this long after it arrived (by the workers' sweep), unless an "

@@ -4,12 +4,16 @@ file waits for it, and kills it when the deadline passes or the client leaves: w
 paid here, at a lower CPU priority than the requests of other people, in memory that goes back to the
 system when it ends, and a parser that crashed on it takes only this process down.
 
-ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "limit", "limits"}; `limits` are the
-bounds and settings the check applies, given by the web process (formats' MAX_* and MAX_TURN_CHARS), so
-that what it checks is what that process was told. The result file gets {"scan": ...} or {"error": ...}.
+ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "limit", "limits", "cpu_seconds"};
+`limits` are the bounds and settings the check applies, given by the web process (formats' MAX_* and
+MAX_TURN_CHARS), so that what it checks is what that process was told. The result file gets {"scan": ...}
+or {"error": ...}. The check may use `cpu_seconds` of processor time once it is set up (RLIMIT_CPU: the
+system stops it with SIGXCPU past them), so what bounds a file's cost is the work it takes, not how busy
+the machine is.
 """
 
 import json
+import math
 import os
 import resource
 import sys
@@ -91,9 +95,18 @@ def main() -> None:
 
     django.setup()
     order = json.loads(Path(sys.argv[1]).read_text())
+    limit_processor_time(order["cpu_seconds"])
     outcome = check(order)
     outcome["peak_bytes"] = peak_resident_bytes()
     Path(order["result"]).write_text(json.dumps(outcome))
+
+
+def limit_processor_time(seconds: float) -> None:
+    """Let this process use `seconds` more of processor time (user and system) from now: past them the
+    system sends SIGXCPU, which ends it (and SIGKILL a second later)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(used.ru_utime + used.ru_stime + seconds)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
 
 
 def peak_resident_bytes() -> int:

@@ -14,6 +14,7 @@ twice, and the same file brought twice to a space is kept once.
 import hashlib
 import json
 import logging
+import signal
 import subprocess
 import sys
 import time
@@ -153,7 +154,8 @@ CHECK_POLL_SECONDS = 0.1
 def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, check: Callable[[], None]) -> dict:
     """Check the file in a process of its own (file_check.py) and return what it holds (the Scan, as
     JSON); `check` is called while it runs, and what it raises kills the process first. Raises
-    FormatError as the check says, and when the process ends without saying (a crash)."""
+    InputTooLarge when the check used its processor time (MEMORYOS_UPLOAD_CHECK_SECONDS), FormatError as the
+    check says, and when the process ends without saying (a crash)."""
     order_path, result_path = arriving.with_suffix(".order"), arriving.with_suffix(".result")
     order = {
         "path": str(arriving),
@@ -163,6 +165,7 @@ def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, chec
         "result": str(result_path),
         "limit": limit,
         "limits": file_check.limits_now(),
+        "cpu_seconds": memory_settings().upload_check_seconds,
     }
     order_path.write_text(json.dumps(order))
     checker = subprocess.Popen(
@@ -186,6 +189,9 @@ def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, chec
     outcome = json.loads(result_path.read_text()) if result_path.exists() else None
     order_path.unlink(missing_ok=True)
     result_path.unlink(missing_ok=True)
+    if outcome is None and checker.returncode == -signal.SIGXCPU:  # its processor time ran out (file_check.py)
+        seconds = memory_settings().upload_check_seconds
+        raise InputTooLarge(f"checking the file took more than {seconds:.0f} s of processor time: send a smaller file")
     if outcome is None:
         logger.error("the check of an uploaded file ended with %s: %s", checker.returncode, stderr[-2000:])
         raise formats.FormatError(f"the file could not be read (its check ended with code {checker.returncode})")

@@ -6,9 +6,12 @@ sends."""
 import asyncio
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -411,3 +414,59 @@ def test_an_upload_whose_client_leaves_stops_and_keeps_nothing(alice, settings):
     # The check runs on in its thread until it next asks whether to go on; then it cleans up after itself.
     wait_until(lambda: not [p for p in kept(settings) if p.suffix != ".records"], timeout=300, what="the check to stop")
     assert not ImportUpload.objects.exists() and kept(settings) == []
+
+
+def _checks_running() -> list[int]:
+    """The processes checking a file brought to import (memory_engine/file_check.py)."""
+    found = []
+    for process in Path("/proc").iterdir():
+        try:
+            if process.name.isdigit() and b"memory_engine.file_check" in (process / "cmdline").read_bytes():
+                found.append(int(process.name))
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
+def _upload_with_the_check_stopped(client, seconds: float):
+    """Upload a small file while its check is stopped for `seconds`, as a busy machine leaves a process
+    waiting; the answer, once the check was stopped."""
+    paused = []
+
+    def pause_the_check():
+        pid = wait_until(lambda: next(iter(_checks_running()), None), timeout=300, interval=0.01, what="a check")
+        os.kill(pid, signal.SIGSTOP)
+        paused.append(pid)
+        time.sleep(seconds)
+        os.kill(pid, signal.SIGCONT)
+
+    pausing = threading.Thread(target=pause_the_check)
+    pausing.start()
+    answer = upload(client, json.dumps([{"role": "user", "content": "I play the cello."}]).encode())
+    pausing.join()
+    assert paused, "the check was never stopped: nothing was tested"
+    return answer
+
+
+def test_a_check_the_machine_leaves_waiting_is_slower_never_refused(alice, settings):
+    # A file's check is bounded by the processor time it uses, not by the clock: on a busy machine, which
+    # gives the check little of its time (here it is stopped for three seconds), the file is still taken.
+    settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_CHECK_SECONDS": 1}
+    answer = _upload_with_the_check_stopped(alice, 3)
+    assert answer.status_code == 201, answer.data
+
+
+def test_a_request_waits_for_its_check_within_its_own_limit_then_says_to_try_again(alice, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_WAIT_SECONDS": 1}
+    answer = _upload_with_the_check_stopped(alice, 3)
+    assert answer.status_code == 503 and "try again later" in answer.data["detail"], answer.data
+    assert kept(settings) == [] and not ImportUpload.objects.exists()
+
+
+def test_a_file_whose_check_uses_its_processor_time_is_refused_and_nothing_is_kept(alice, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_CHECK_SECONDS": 1}
+    many = b"[" + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 300_000
+    answer = upload(alice, many + b'{"role":"user","content":"end"}]')
+    assert answer.status_code == 413, answer.data
+    assert "1 s of processor time" in answer.data["detail"]
+    assert kept(settings) == [] and not ImportUpload.objects.exists()

@@ -6,16 +6,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.core.cache import cache
-from rest_framework.exceptions import Throttled
+from rest_framework import status
+from rest_framework.exceptions import APIException, Throttled
 
-from memory_engine.errors import InputTooLarge
 from memory_engine.interfaces.asgi import ClientGone, client_gone
 
 HELD_AT_MOST_SECONDS = 900  # a marker a killed process left behind lapses after this
 
 
-class TookTooLong(InputTooLarge):
-    """Work on what a request sent passed its deadline (413: a smaller request would have taken less)."""
+class ServerTooBusy(APIException):
+    """Work on what a request sent waited past its deadline: the machine gave it too little of its time (503:
+    the same request later may pass; what bounds the work itself is its own limit, as a file's check's
+    processor time)."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "too_busy"
 
 
 @contextmanager
@@ -31,15 +36,15 @@ def one_at_a_time(key: str, busy: str) -> Iterator[None]:
         cache.delete(marker)
 
 
-def work_check(request, seconds: float, what: str) -> Callable[[], None]:
+def work_wait(request, seconds: float, what: str) -> Callable[[], None]:
     """A check for long work to call as it goes: raises ClientGone once the client has left, and
-    TookTooLong `seconds` after now."""
+    ServerTooBusy `seconds` after now."""
     ends = time.monotonic() + seconds
 
     def check() -> None:
         if client_gone(request):
             raise ClientGone("the client disconnected")
         if time.monotonic() > ends:
-            raise TookTooLong(f"{what} took longer than {seconds:.0f} s: send a smaller file, or try again later")
+            raise ServerTooBusy(f"{what} waited more than {seconds:.0f} s for the machine: try again later")
 
     return check

@@ -21,7 +21,7 @@ from memory_engine.interfaces.api.throttling import (
     caller_key,
 )
 from memory_engine.interfaces.api.views.base import PAGING, MemoryApiView, row_in
-from memory_engine.interfaces.api.work import one_at_a_time, work_check
+from memory_engine.interfaces.api.work import one_at_a_time, work_wait
 from memory_engine.models import (
     ImportJob,
     ImportUpload,
@@ -91,7 +91,7 @@ class UploadsView(MemoryApiView):
                 space=space,
                 chunks=iter(lambda: body.read(1 << 16), b""),
                 name=request.query_params.get("name", ""),
-                check=work_check(request, memory_settings().upload_check_seconds, "checking the file"),
+                check=work_wait(request, memory_settings().upload_wait_seconds, "bringing and checking the file"),
             )
         return Response(ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
 
