@@ -130,6 +130,7 @@ def test_a_web_process_with_a_request_at_work_past_the_stuck_limit_is_replaced(s
         WEB_STUCK_SECONDS="3",
         MEMORYOS_INDEX_PRUNE_SECONDS="1",
         MEMORYOS_UPLOAD_CHECK_SECONDS="900",
+        MEMORYOS_UPLOAD_WAIT_SECONDS="900",
         WEB_GRACEFUL_TIMEOUT_SECONDS="600",  # however long the check takes on a busy machine, it finishes
     )
     big = tmp_path / "long.json"
