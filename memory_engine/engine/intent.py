@@ -65,15 +65,15 @@ _TOLD_YOU = re.compile(
     r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
     r"what (?:i|did i) (?:said|say|told|tell))\b"
 )
-# A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
-# "exam date now pls", "Span of the crossing?".
-_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 _VALUE_WANTED = re.compile(
     r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
     r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
     r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
     rf"{alternation(WANTED_NOUNS)}\b"
 )
+# A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
+# "exam date now pls", "Span of the crossing?".
+_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
     r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"

@@ -573,19 +573,10 @@ def answer(
 ) -> Recall | None:
     """The reply to `query` made of what the person said (`respond`), or None when the model should
     answer. The message is read once (intent.read); its statements come from `deep`, recall's view of the
-    reply's retrieval (`retrievals`), or, when not given, from a retrieval made here as deep, read-only:
-    nothing is heated or stored."""
+    reply's retrieval (`retrievals`), made here when not given, read-only: nothing is heated or stored."""
     intent = read(query)
     if intent.kind is None and not intent.asks_plainly:
         return None
     if deep is None:
-        deep = retrieve(
-            space,
-            query,
-            top_pages=RECALL_PAGES,
-            top_knowledge=RECALL_KNOWLEDGE,
-            token_budget=UNBOUNDED,
-            fill_pages=0,
-            count_hits=False,
-        )
+        _, deep = retrievals(space, query)
     return respond(intent, statements_of(deep, query), get_embedder(), now or timezone.now())
