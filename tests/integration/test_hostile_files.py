@@ -4,6 +4,7 @@ before it is read) is driven through the production ASGI handler in process, wit
 sends."""
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -416,36 +417,51 @@ def test_an_upload_whose_client_leaves_stops_and_keeps_nothing(alice, settings):
     assert not ImportUpload.objects.exists() and kept(settings) == []
 
 
-def _checks_running() -> list[int]:
-    """The processes checking a file brought to import (memory_engine/file_check.py)."""
-    found = []
+def _a_check_running() -> int | None:
+    """A process checking a file brought to import (memory_engine/file_check.py), the first one found."""
     for process in Path("/proc").iterdir():
         try:
             if process.name.isdigit() and b"memory_engine.file_check" in (process / "cmdline").read_bytes():
-                found.append(int(process.name))
+                return int(process.name)
         except OSError:  # it ended meanwhile
             continue
-    return found
+    return None
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (state T), not ended (a zombie or gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+    except OSError:
+        return False
+
+
+def _stop_a_check(seconds: float, stopped: list[bool]) -> None:
+    """Stop the first check found for `seconds`; whether it was at work when stopped goes in `stopped`."""
+    pid = wait_until(_a_check_running, timeout=300, interval=0.01, what="a check")
+    os.kill(pid, signal.SIGSTOP)
+    stopped.append(_stopped(pid))
+    time.sleep(seconds)
+    with contextlib.suppress(ProcessLookupError):  # the request gave up on it and ended it
+        os.kill(pid, signal.SIGCONT)
 
 
 def _upload_with_the_check_stopped(client, seconds: float):
     """Upload a small file while its check is stopped for `seconds`, as a busy machine leaves a process
-    waiting; the answer, once the check was stopped."""
-    paused = []
-
-    def pause_the_check():
-        pid = wait_until(lambda: next(iter(_checks_running()), None), timeout=300, interval=0.01, what="a check")
-        os.kill(pid, signal.SIGSTOP)
-        paused.append(pid)
-        time.sleep(seconds)
-        os.kill(pid, signal.SIGCONT)
-
-    pausing = threading.Thread(target=pause_the_check)
-    pausing.start()
-    answer = upload(client, json.dumps([{"role": "user", "content": "I play the cello."}]).encode())
-    pausing.join()
-    assert paused, "the check was never stopped: nothing was tested"
-    return answer
+    waiting; the answer, once the check was stopped while it was still at work. A check can end between
+    being found and being stopped (on a busy machine the finding thread may wait for its turn): such a try
+    tested nothing, so its file is deleted and the upload tried again."""
+    for _ in range(10):
+        stopped: list[bool] = []
+        pausing = threading.Thread(target=_stop_a_check, args=(seconds, stopped))
+        pausing.start()
+        answer = upload(client, json.dumps([{"role": "user", "content": "I play the cello."}]).encode())
+        pausing.join()
+        if stopped == [True]:
+            return answer
+        if answer.status_code == 201:
+            assert client.delete(f"{SPACE}imports/files/{answer.data['id']}/").status_code == 204
+    raise AssertionError("no check was stopped while it was at work in ten tries: nothing was tested")
 
 
 def test_a_check_the_machine_leaves_waiting_is_slower_never_refused(alice, settings):
