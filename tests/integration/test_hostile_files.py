@@ -428,19 +428,22 @@ def _a_check_running() -> int | None:
     return None
 
 
-def _stopped(pid: int) -> bool:
-    """Whether the process is stopped (state T), not ended (a zombie or gone)."""
+def _stopped_or_ended(pid: int) -> str | None:
+    """The state: "T" once the process is stopped, "ended" once it has ended; None while it still runs (R, S, D)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
-    except OSError:
-        return False
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:  # reaped
+        return "ended"
+    return "T" if state == "T" else "ended" if state in {"Z", "X"} else None
 
 
 def _stop_a_check(seconds: float, stopped: list[bool]) -> None:
     """Stop the first check found for `seconds`; whether it was at work when stopped goes in `stopped`."""
     pid = wait_until(_a_check_running, timeout=300, interval=0.01, what="a check")
     os.kill(pid, signal.SIGSTOP)
-    stopped.append(_stopped(pid))
+    # A signal takes effect when its process next runs, which on a busy machine can be a while.
+    state = wait_until(lambda: _stopped_or_ended(pid), timeout=300, interval=0.01, what="the stop to take effect")
+    stopped.append(state == "T")
     time.sleep(seconds)
     with contextlib.suppress(ProcessLookupError):  # the request gave up on it and ended it
         os.kill(pid, signal.SIGCONT)
