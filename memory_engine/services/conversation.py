@@ -110,9 +110,12 @@ def reply(
         withheld = False
     if stopped is not None and stopped():
         raise ReplyStopped("the reply was stopped before it was stored")
-    if answer.source == Page.ReplySource.QUOTED:  # what it used: the turns it quotes, not the prompt it never sent
-        retrieval = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
+    # Every session the retrieval found was visited (the paper's N_visit counts retrievals), whichever part of
+    # it the reply uses; what the reply used is what it records: a quoted reply, the turns it quotes, not the
+    # prompt it never sent.
     record_hits(space, retrieval)
+    if answer.source == Page.ReplySource.QUOTED:
+        retrieval = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
     page = turn_add(
         space=space,
         user_input=query,

@@ -11,8 +11,9 @@ from bench.fake_llm_server import reply
 from memory_engine.engine import recall
 from memory_engine.engine.intent import answer_kind, read
 from memory_engine.engine.recall import Statement
+from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.models import Page
+from memory_engine.models import MidTermSession, Page
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import days_ago, nothing_extracted, offline_model_loaded, weak_offline_llm
 
@@ -232,6 +233,30 @@ SECTIONS = ("short_term", "pages", "profile", "user_knowledge", "assistant_knowl
 
 def _items(retrieval: dict) -> list[tuple[str, int]]:
     return [(item["kind"], item["id"]) for name in SECTIONS for item in retrieval[name]]
+
+
+def test_a_quoted_reply_warms_every_session_its_retrieval_found_as_any_reply_does(weak_memory, alice_space):
+    # Heat counts a session's visits by retrieval (the paper's N_visit): a quoted reply records only the turns
+    # it quotes, but every session whose pages the retrieval matched was visited, as for any other reply.
+    # Told on three days, so in sessions of their own; the last day's turns move the first out of short-term.
+    _tell(weak_memory, TOLD[:4], days_ago(4))
+    _tell(weak_memory, TOLD[4:], days_ago(3))
+    _tell(
+        weak_memory,
+        [(f"My bus was late again, {n} minutes this time.", "Sorry to hear.") for n in range(8)],
+        days_ago(2),
+    )
+    question = "What's my cat called?"
+    found = retrieve(alice_space, question, count_hits=False)
+    matched = {item.provenance["session_id"] for item in found.pages[: len(found.pages) - found.filled]}
+    visits = dict(MidTermSession.objects.filter(space=alice_space).values_list("pk", "total_visits"))
+    response = weak_memory.get_response(user_id="alice", assistant_id="helper", query=question)
+    assert response.source == Page.ReplySource.QUOTED
+    quoted = {item.provenance["session_id"] for item in response.retrieval.pages}
+    after = dict(MidTermSession.objects.filter(space=alice_space).values_list("pk", "total_visits"))
+    warmed = {pk for pk, count in after.items() if count > visits.get(pk, 0)}
+    assert matched and warmed == matched
+    assert quoted < matched  # the control: the reply used less than its retrieval found
 
 
 def test_a_quoted_reply_uses_and_records_the_turns_it_quotes_not_the_prompt_it_never_sent(weak_memory, alice_space):
