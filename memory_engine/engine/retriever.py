@@ -113,6 +113,11 @@ class Retrieval:
     def dropped(self) -> int:
         return len(self.cut)
 
+    @property
+    def matched_pages(self) -> list[Item]:
+        """The pages the query matched: `pages` without the filler at their end (there for the room)."""
+        return self.pages[: len(self.pages) - self.filled]
+
     def items(self) -> list[Item]:
         return [*self.short_term, *self.pages, *self.profile, *self.user_knowledge, *self.assistant_knowledge]
 
@@ -481,8 +486,7 @@ def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = No
     write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
     (the database stays consistent), and a retrieval, which is on the request path, does not wait for
     an fsync."""
-    matched = result.pages[: len(result.pages) - result.filled]  # a filler page is there for the room, not a hit
-    session_ids = sorted({item.provenance["session_id"] for item in matched})
+    session_ids = sorted({item.provenance["session_id"] for item in result.matched_pages})  # a filler is no hit
     entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
     if not session_ids and not entry_ids:
         return

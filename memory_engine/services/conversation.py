@@ -114,8 +114,9 @@ def reply(
     # it the reply uses; what the reply used is what it records: a quoted reply, the turns it quotes, not the
     # prompt it never sent.
     record_hits(space, retrieval)
+    used = retrieval
     if answer.source == Page.ReplySource.QUOTED:
-        retrieval = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
+        used = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
     page = turn_add(
         space=space,
         user_input=query,
@@ -127,7 +128,7 @@ def reply(
     )
     reply_record(
         page=page,
-        retrieval=retrieval,
+        retrieval=used,
         model=llm.model,
         prompt_tokens=answer.prompt_tokens,
         completion_tokens=answer.completion_tokens,
@@ -135,7 +136,7 @@ def reply(
     return generator.Response(
         text=answer.text,
         page=page,
-        retrieval=retrieval,
+        retrieval=used,
         prompt_tokens=answer.prompt_tokens,
         completion_tokens=answer.completion_tokens,
         withheld=withheld,

@@ -190,7 +190,7 @@ def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, chec
     order_path.unlink(missing_ok=True)
     result_path.unlink(missing_ok=True)
     if outcome is None and checker.returncode == -signal.SIGXCPU:  # its processor time ran out (file_check.py)
-        seconds = memory_settings().upload_check_seconds
+        seconds = order["cpu_seconds"]
         raise InputTooLarge(f"checking the file took more than {seconds:.0f} s of processor time: send a smaller file")
     if outcome is None:
         logger.error("the check of an uploaded file ended with %s: %s", checker.returncode, stderr[-2000:])
