@@ -181,18 +181,7 @@ def _entry_history(space, entry_id) -> dict:
     return {
         "entry": curation.entry_card(entry),
         "history": versions,
-        "source_pages": [
-            {
-                "id": p.pk,
-                "seq": p.seq,
-                "timestamp": p.timestamp.isoformat(),
-                "user_input": p.user_input,
-                "agent_response": p.agent_response,
-                "said": p.said,
-                "marks": curation.page_marks(p),
-            }
-            for p in pages
-        ],
+        "source_pages": [curation.page_card(p) for p in pages],
     }
 
 

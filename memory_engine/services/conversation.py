@@ -212,5 +212,11 @@ def turns(space: MemorySpace, *, tier: object = None, newest_first: bool = False
 
 
 def turns_with_ids(space: MemorySpace, page_ids) -> QuerySet:
-    """The space's turns with these ids, in the order they were said (ids of other spaces find nothing)."""
-    return Page.objects.filter(space=space, pk__in=list(page_ids)).defer("embedding").order_by("seq")
+    """The space's turns with these ids, in the order they were said (ids of other spaces find nothing), with
+    the record of the reply each stored."""
+    return (
+        Page.objects.filter(space=space, pk__in=list(page_ids))
+        .defer("embedding")
+        .select_related("reply_record")
+        .order_by("seq")
+    )

@@ -23,7 +23,8 @@ from memory_engine.engine.long_term import (
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
 from memory_engine.errors import EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
-from memory_engine.services.export import entry_dict, version_dict
+from memory_engine.services.export import entry_dict, page_dict, version_dict
+from memory_engine.services.usage import reply_costs
 from memory_engine.store.embeddings import get_embedder, to_bytes
 from memory_engine.store.writes import space_write
 
@@ -213,6 +214,13 @@ def entry_card(entry: LongTermEntry) -> dict:
     """An entry as every door gives it (REST, MCP): its fields and provenance as the export writes them
     (entry_dict, without the history), and what its forget or edit holds out of the turns (`covers`)."""
     return {**entry_dict(entry, history=False), "covers": coverage(entry).as_dict()}
+
+
+def page_card(page: Page) -> dict:
+    """A turn as every door gives it (REST, MCP): as the export writes it (page_dict: what the memory holds
+    of it now, and its words as said and its marks while curation holds some out), and what its reply used
+    and cost (`reply`: usage.reply_costs, None for a turn given whole)."""
+    return {**page_dict(page), "reply": reply_costs(page)}
 
 
 def word_changes(before: str | None, after: str | None) -> list[list[str]]:

@@ -81,6 +81,11 @@ def version_dict(version: EntryVersion) -> dict:
     return _version(version).model_dump(mode="json")
 
 
+def page_dict(page: Page) -> dict:
+    """A turn, as the export writes it."""
+    return _page(page).model_dump(mode="json")
+
+
 def entry_dict(entry: LongTermEntry, *, history: bool = True) -> dict:
     """An entry with its provenance, and (with `history`) every version of it, as the export writes it."""
     return _entry(entry, history=history).model_dump(mode="json", exclude=None if history else {"history"})

@@ -47,6 +47,22 @@ def used_counts(record: ReplyRecord) -> dict[str, int]:
     return counts
 
 
+def reply_costs(page: Page) -> dict | None:
+    """For a turn this space's chat wrote, the model that wrote its reply, the tokens it cost and how many
+    items of each section its prompt held (used_counts); None for a turn given whole."""
+    record = getattr(page, "reply_record", None)
+    if record is None:
+        return None
+    return {
+        "model": record.model,
+        "prompt_tokens": record.prompt_tokens,
+        "completion_tokens": record.completion_tokens,
+        "memory_tokens": record.memory_tokens,
+        "token_budget": record.token_budget,
+        "used": used_counts(record),
+    }
+
+
 def used_now(record: ReplyRecord) -> dict:
     """What the reply used (documents.UsedDoc: a retrieval's sections, without the sessions ranked and the
     items cut, which are not kept), read from the memory as it is now; "gone" counts the items deleted or

@@ -479,6 +479,7 @@ def test_a_request_waits_for_its_check_within_its_own_limit_then_says_to_try_aga
     settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_WAIT_SECONDS": 1}
     answer = _upload_with_the_check_stopped(alice, 3)
     assert answer.status_code == 503 and "try again later" in answer.data["detail"], answer.data
+    assert int(answer["Retry-After"]) > 0
     assert kept(settings) == [] and not ImportUpload.objects.exists()
 
 

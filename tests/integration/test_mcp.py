@@ -260,3 +260,23 @@ def test_rest_and_mcp_give_the_same_document_for_each_item_a_query_finds(alice_m
     for item in found:
         assert by_key[item["kind"], item["id"]] == item
     assert over_mcp["retrieved_user_knowledge"] == rest["user_knowledge"]
+
+
+def test_rest_and_mcp_give_the_same_document_for_each_turn_an_entry_was_drawn_from(alice_memory, server_env):
+    knowledge_id = LongTermEntry.objects.get(space=alice_memory, kind="user_knowledge").pk
+
+    async def work(session):
+        await session.call_tool("delete_knowledge", {"entry_id": knowledge_id})
+        return result(await session.call_tool("entry_history", {"entry_id": knowledge_id}))
+
+    over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    assert over_mcp["source_pages"]
+    alice = client_for("alice")
+    for page in over_mcp["source_pages"]:
+        over_rest = alice.get(SPACE.format(user="alice") + f"turns/{page['id']}/")
+        assert over_rest.status_code == 200
+        assert json.loads(over_rest.content) == page
+    # The forget holds the statement out of its turn: both doors give the words as said and the mark.
+    marked = [page for page in over_mcp["source_pages"] if page["marks"]]
+    assert marked and all(page["said"] for page in marked)
+    assert {mark["kind"] for page in marked for mark in page["marks"]} == {"forgotten"}

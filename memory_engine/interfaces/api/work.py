@@ -21,6 +21,7 @@ class ServerTooBusy(APIException):
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_code = "too_busy"
+    wait = 30  # seconds; DRF's handler sends it as Retry-After
 
 
 @contextmanager

@@ -9,8 +9,7 @@ from memory_engine.models import (
     Page,
     StatementMark,
 )
-from memory_engine.services.curation import page_marks
-from memory_engine.services.usage import used_counts
+from memory_engine.services.curation import page_card
 
 
 class TurnIn(serializers.Serializer):
@@ -70,15 +69,20 @@ class MarkOut(serializers.Serializer):
 
 
 class PageOut(serializers.ModelSerializer):
+    """A turn as every door gives it: the payload is services.curation.page_card's (the export's page and what
+    its reply cost), the same document MCP's entry_history gives; these fields document it."""
+
     said = serializers.JSONField(
         read_only=True,
         help_text="The words as said, while some are forgotten or corrected: user_input and agent_response hold "
         "what the memory holds now. Null for a turn as it was said.",
     )
-    marks = serializers.SerializerMethodField(help_text="The statements of the turn held out, and why.")
-    reply = serializers.SerializerMethodField(
+    marks = MarkOut(many=True, read_only=True, help_text="The statements of the turn held out, and why.")
+    reply = ReplyRecordOut(
+        read_only=True,
+        allow_null=True,
         help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
-        "gives the items); null for a turn given whole."
+        "gives the items); null for a turn given whole.",
     )
 
     class Meta:
@@ -90,34 +94,21 @@ class PageOut(serializers.ModelSerializer):
             "session_id",
             "user_input",
             "agent_response",
+            "reply_withheld",
+            "reply_source",
             "timestamp",
             "meta",
             "keywords",
+            "thread_summary",
+            "continues_previous",
             "analyzed",
-            "reply_withheld",
-            "reply_source",
-            "reply",
             "said",
             "marks",
+            "reply",
         ]
 
-    @extend_schema_field(MarkOut(many=True))
-    def get_marks(self, page) -> list[dict]:
-        return page_marks(page)
-
-    @extend_schema_field(ReplyRecordOut(allow_null=True))
-    def get_reply(self, page) -> dict | None:
-        record = getattr(page, "reply_record", None)
-        if record is None:
-            return None
-        return {
-            "model": record.model,
-            "prompt_tokens": record.prompt_tokens,
-            "completion_tokens": record.completion_tokens,
-            "memory_tokens": record.memory_tokens,
-            "token_budget": record.token_budget,
-            "used": used_counts(record),
-        }
+    def to_representation(self, page) -> dict:
+        return page_card(page)
 
 
 class EraseIn(serializers.Serializer):
