@@ -1,14 +1,22 @@
 """What importing a large file costs: a generated ChatGPT export of each size, taken by the web
 process's part (the body streamed to disk, checked whole and listed: services/uploads.upload_save, as
-POST .../imports/files/ does) and by the worker's (the chosen conversations read again as a stream and
-stored turn by turn with consolidation: services/imports.import_run), each in a fresh process of its own, so
-that its peak memory is its own.
+POST .../imports/files/ does) and by the worker's, each in a fresh process of its own, so that its peak
+memory is its own. The worker's part is measured three ways, side by side:
+
+- "embedder": the embedding model alone on the export's turns (the text each page is embedded by,
+  models.page_text), EMBEDDER_SAMPLE of them spread through the file, in one encode (both cores): the
+  physical bound of this machine for any path that embeds each turn once;
+- "bulk": every turn of the file imported as a worker does (services/imports.import_run: chunks of
+  MEMORYOS_INGEST_CHUNK_TURNS, each stored in one transaction and consolidated in one pass), the import
+  ending consolidated;
+- "turn by turn": the first `store_turns` turns' conversations imported a turn at a time
+  (MEMORYOS_INGEST_CHUNK_TURNS=1: each stored, embedded and consolidated alone, as before the bulk path).
 
 The export is synthetic (bench/synthetic_chat.py's pages as messages, 20 messages a conversation, every
-fifth conversation with an edited message: a branch), written from its format's public description.
-The worker stores the first `store_turns` turns' conversations (every turn of a 50 MB export would take
-hours of consolidation on 2 cores) with the space's heat threshold out of reach, so no promotion calls the
-LLM: what is timed is reading, storing, embedding and consolidating into sessions.
+fifth conversation with an edited message: a branch), written from its format's public description. The
+space has the default parameters and the bundled model's class of LLM (offline, weak): promotion keeps the
+person's own statements without asking a model (engine/long_term.extraction_from_words), so what is timed
+is reading, storing, embedding, consolidating into sessions and promoting.
 """
 
 import json
@@ -119,17 +127,27 @@ class PeakRss:
         self.peak = max(self.peak, rss_mib())
 
 
+EMBEDDER_SAMPLE = 2000  # turns the embedder alone encodes: its rate, without encoding a 50 MB export twice
+
+
 def run_role(role: str, *, file: str, store_turns: int, result: str) -> None:
-    """One part in this (fresh) process: "web" uploads the file, "worker" imports its first conversations
-    up to `store_turns` turns; writes seconds, turns and memory (before, and the peak during) to `result`."""
+    """One part in this (fresh) process: "web" uploads the file; "embedder", "bulk" and "turn" are the
+    worker's three measures (the module docstring); writes seconds, turns and memory (before, and the peak
+    during) to `result`."""
     from memory_engine.store.embeddings import get_embedder
 
     get_embedder().encode_one("warm up")  # the model's own memory, before the part's
     before = rss_mib()
     began = time.perf_counter()
+    parts = {
+        "web": lambda: _web(file),
+        "embedder": _embedder,
+        "bulk": lambda: _worker(None),
+        "turn": lambda: _worker(store_turns),
+    }
     with PeakRss() as peak:
-        figures = _web(file) if role == "web" else _worker(store_turns)
-    seconds = time.perf_counter() - began
+        figures = parts[role]()
+    seconds = figures.pop("seconds", None) or time.perf_counter() - began
     figures |= {"seconds": round(seconds, 2), "peak_mib": round(peak.peak, 1), "before_mib": round(before, 1)}
     Path(result).write_text(json.dumps(figures))
 
@@ -169,22 +187,57 @@ class _Logged(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _worker(store_turns: int) -> dict:
-    """The newest upload's first conversations, up to `store_turns` turns, imported as a worker does."""
+def _upload_space():
+    """The newest upload and a space of its own to import it into (the web part's was used to list it)."""
     from memory_engine.models import ImportUpload
-    from memory_engine.services.imports import import_run, upload_import_create
+    from memory_engine.services.spaces import space_get, user_create
 
     upload = ImportUpload.objects.select_related("space").order_by("-pk").first()
+    user = user_create(user_id=f"bench-import-{uuid.uuid4().hex[:8]}", display_name="Bench")
+    return upload, space_get(user_id=user.external_id, assistant_id="bench-import")
+
+
+def _embedder() -> dict:
+    """The embedding model alone on EMBEDDER_SAMPLE turns of the newest upload, spread through it."""
+    from memory_engine.models import page_text
+    from memory_engine.services.imports import upload_turns
+    from memory_engine.store.embeddings import get_embedder
+
+    upload, _ = _upload_space()
+    texts = [page_text(turn.user_input, turn.agent_response) for turn in upload_turns(upload)]
+    step = max(1, len(texts) // EMBEDDER_SAMPLE)
+    sample = texts[::step][:EMBEDDER_SAMPLE]
+    began = time.perf_counter()
+    get_embedder().encode(sample)
+    return {"turns": len(sample), "seconds": time.perf_counter() - began}
+
+
+def _worker(store_turns: int | None) -> dict:
+    """The newest upload imported as a worker does, into a space of its own: every conversation (None), or
+    the first conversations up to `store_turns` turns, a turn at a time."""
+    from memory_engine.models import LongTermEntry, MidTermSession, Page
+    from memory_engine.services.imports import import_run, upload_import_create
+
+    upload, space = _upload_space()
+    upload.space = space
+    upload.save(update_fields=["space"])
     chosen, total = [], 0
     for key, turns in upload.conversations.order_by("place").values_list("key", "turns"):
-        if total >= store_turns:
+        if store_turns is not None and total >= store_turns:
             break
         chosen.append(key)
         total += turns
     job = upload_import_create(upload=upload, chosen=chosen)
     import_run(job.pk)
     job.refresh_from_db()
-    return {"turns": job.done, "status": job.status, "error": job.error}
+    return {
+        "turns": job.done,
+        "status": job.status,
+        "error": job.error,
+        "short_term": Page.objects.filter(space=space, tier=Page.Tier.SHORT).count(),
+        "sessions": MidTermSession.objects.filter(space=space).count(),
+        "entries": LongTermEntry.objects.filter(space=space, status=LongTermEntry.Status.ACTIVE).count(),
+    }
 
 
 def _part(role: str, env: dict, work: Path, file: Path, store_turns: int) -> dict:
@@ -196,8 +249,8 @@ def _part(role: str, env: dict, work: Path, file: Path, store_turns: int) -> dic
 
 
 def measure(*, sizes_mb: list[float], store_turns: int, work_dir: str, progress=print) -> list[dict]:
-    """For each size: the export written, then the web part and the worker part each in a process of its
-    own, on a SQLite database and index folder of their own under `work_dir`."""
+    """For each size: the export written, then the web part and the worker's three measures each in a
+    process of its own, on a SQLite database and index folder of their own under `work_dir`."""
     work = Path(work_dir).resolve()
     work.mkdir(parents=True, exist_ok=True)
     env = {
@@ -207,38 +260,58 @@ def measure(*, sizes_mb: list[float], store_turns: int, work_dir: str, progress=
         "MEMORYOS_IMPORT_DIR": str(work / "imports"),
         "MEMORYOS_CONSOLIDATION": "inline",
         "MEMORYOS_MAX_IMPORT_BYTES": str(10**11),
+        "MEMORYOS_LLM_PROVIDER": "offline",
+        "MEMORYOS_LLM_BASE_URL": "",
         "DEBUG": os.environ.get("DEBUG", "true"),
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0"], env=env, check=True, cwd=Path(__file__).resolve().parent.parent
-    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], env=env, check=True, cwd=ROOT)
     rows = []
     for size in sizes_mb:
         file = work / f"export-{size:g}mb.json"
         progress(f"writing a {size:g} MB ChatGPT export")
         made = write_export(file, size)
         progress(f"web part: {file.name}")
-        web = _part("web", env, work, file, store_turns)
-        progress(f"worker part: the first {store_turns} turns")
-        worker = _part("worker", env, work, file, store_turns)
-        rows.append({"size_mb": size, "file": made, "web": web, "worker": worker})
+        row = {"size_mb": size, "file": made, "web": _part("web", env, work, file, store_turns)}
+        progress(f"the embedder alone: {EMBEDDER_SAMPLE} of its turns")
+        row["embedder"] = _part("embedder", env, work, file, store_turns)
+        progress(f"turn by turn: the first {store_turns} turns")
+        row["turn"] = _part("turn", {**env, "MEMORYOS_INGEST_CHUNK_TURNS": "1"}, work, file, store_turns)
+        progress(f"bulk: all {made['turns']} turns")
+        row["bulk"] = _part("bulk", env, work, file, store_turns)
+        rows.append(row)
     return rows
+
+
+def _rate(part: dict) -> float:
+    return part["turns"] / part["seconds"] if part["seconds"] else 0.0
 
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| export | conversations / turns | web: check and list | web peak RSS (before) | its check's peak RSS "
-        "| worker: turns stored | turns a second | worker peak RSS (before) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| export | conversations / turns | web: check and list | web peak RSS (before) | its check's peak RSS |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for row in rows:
-        web, worker, made = row["web"], row["worker"], row["file"]
-        rate = worker["turns"] / worker["seconds"] if worker["seconds"] else 0.0
+        web, made = row["web"], row["file"]
         lines.append(
             f"| {made['bytes'] / 1024 / 1024:.1f} MB | {made['conversations']:,} / {made['turns']:,} | "
             f"{web['seconds']:.1f} s ({made['bytes'] / 1024 / 1024 / max(web['seconds'], 1e-9):.1f} MB/s) | "
-            f"{web['peak_mib']:.0f} MiB ({web['before_mib']:.0f}) | {web.get('check_peak_mib', 0):.0f} MiB | "
-            f"{worker['turns']:,} in {worker['seconds']:.1f} s | "
-            f"{rate:.1f} | {worker['peak_mib']:.0f} MiB ({worker['before_mib']:.0f}) |"
+            f"{web['peak_mib']:.0f} MiB ({web['before_mib']:.0f}) | {web.get('check_peak_mib', 0):.0f} MiB |"
         )
+    lines += [
+        "",
+        "| export | worker | turns | seconds | turns a second | x the embedder's | peak RSS (before) | "
+        "left in short-term / sessions / entries |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        bound = _rate(row["embedder"])
+        for name, label in (("embedder", "the embedder alone"), ("bulk", "bulk"), ("turn", "turn by turn")):
+            part = row[name]
+            made = "" if name == "embedder" else f"{part['short_term']} / {part['sessions']:,} / {part['entries']:,}"
+            rate, memory = _rate(part), f"{part['peak_mib']:.0f} MiB ({part['before_mib']:.0f})"
+            lines.append(
+                f"| {row['size_mb']:g} MB | {label} | {part['turns']:,} | {part['seconds']:.1f} | {rate:.1f} | "
+                f"{bound / max(rate, 1e-9):.2f} | {memory} | {made} |"
+            )
     return "\n".join(lines)

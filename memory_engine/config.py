@@ -181,6 +181,11 @@ class MemorySettings:
         "an import, replay, restore or comparison runs on the bulk queue this long at a time, then waits its "
         "turn again, so a chat turn's consolidation waits at most about one part behind anyone's",
     )
+    ingest_chunk_turns: int = setting(
+        128,
+        "turns a history (an import, a replay, the LoCoMo evaluation) stores in one transaction and "
+        "consolidates in one pass; 1 is turn by turn, as a chat",
+    )
     max_unfinished_imports: int = setting(3, "imports and replays an account may have unfinished at once")
     consolidation_max_retries: int = setting(3, "retries of a job after transient LLM failures")
     consolidation_retry_base_seconds: float = setting(10.0, "retry backoff: the first wait, doubling with each retry")

@@ -260,6 +260,42 @@ def profile_set(
     return entry
 
 
+@dataclass
+class ActiveKnowledge:
+    """A space's active entries of one kind, oldest first, with their vectors as one matrix and their words
+    normalised: read once for a batch of facts, and kept current by knowledge_add as it adds and supersedes.
+    An entry without a vector has a row of zeros and is never similar by vector."""
+
+    entries: list[LongTermEntry]
+    vectors: np.ndarray
+    has_vector: np.ndarray
+    words: list[str]
+
+    @classmethod
+    def read(cls, space: MemorySpace, kind: str, dim: int) -> "ActiveKnowledge":
+        entries = list(LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE).order_by("pk"))
+        vectors = np.zeros((len(entries), dim), dtype=np.float32)
+        for row, entry in enumerate(entries):
+            if entry.embedding is not None:
+                vectors[row] = from_bytes(entry.embedding, dim)
+        has_vector = np.array([entry.embedding is not None for entry in entries], dtype=bool)
+        return cls(entries, vectors, has_vector, [normalise(entry.value) for entry in entries])
+
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
+        return self.vectors @ vector if self.entries else np.zeros(0, dtype=np.float32)
+
+    def keep_only(self, rows: list[int]) -> None:
+        self.entries = [self.entries[row] for row in rows]
+        self.vectors, self.has_vector = self.vectors[rows], self.has_vector[rows]
+        self.words = [self.words[row] for row in rows]
+
+    def append(self, entry: LongTermEntry, vector: np.ndarray, words: str) -> None:
+        self.entries.append(entry)
+        self.vectors = np.vstack([self.vectors, vector[None, :].astype(np.float32)])
+        self.has_vector = np.append(self.has_vector, True)
+        self.words.append(words)
+
+
 def knowledge_add(
     space: MemorySpace,
     *,
@@ -273,17 +309,19 @@ def knowledge_add(
     now: datetime,
     version: int,
     supersede: bool = True,
+    active: ActiveKnowledge | None = None,
 ) -> LongTermEntry:
     """Add a fact to user or assistant knowledge: merged into a near-duplicate, or new, superseding an active
     fact on the same topic (when `supersede`) and a user fact it says has changed (grounding.changes, between
-    facts CHANGE_SIMILARITY close). Caller holds the space lock; `version` is its
-    vector version."""
-    dim = vector.shape[0]
-    active = list(LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE))
+    facts CHANGE_SIMILARITY close). Caller holds the space lock; `version` is its vector version. `active`
+    is the kind's active entries as read for a batch (ActiveKnowledge.read; read here when not given), which
+    this keeps current."""
+    active = active or ActiveKnowledge.read(space, kind, vector.shape[0])
+    similarity = active.similarities(vector)
     threshold = memory_settings().duplicate_similarity
-    for entry in active:
-        similar = entry.embedding is not None and float(np.dot(from_bytes(entry.embedding, dim), vector)) >= threshold
-        if similar or normalise(entry.value) == normalise(fact):
+    words = normalise(fact)
+    for row, entry in enumerate(active.entries):
+        if (active.has_vector[row] and float(similarity[row]) >= threshold) or active.words[row] == words:
             _note(entry, cause=Cause.MERGED, actor=actor, now=now, pages=pages)
             entry.save(update_fields=["updated_at"])
             return entry
@@ -291,15 +329,19 @@ def knowledge_add(
         space=space, kind=kind, key=topic, value=fact, embedding=to_bytes(vector), vector_version=version
     )
     record_version(new, before=None, after=fact, cause=cause, actor=actor, now=now, pages=pages)
-    for old in active:
+    kept = []
+    for row, old in enumerate(active.entries):
         # "standup moved to 9:15" replaces "standup is at 9:30", whatever topic each was filed under
-        changed = kind == Kind.USER_KNOWLEDGE and old.embedding is not None and changes(old.value, fact)
-        if (supersede and old.key == topic) or (
-            changed and float(np.dot(from_bytes(old.embedding, dim), vector)) >= CHANGE_SIMILARITY
-        ):
+        close = active.has_vector[row] and float(similarity[row]) >= CHANGE_SIMILARITY
+        changed = kind == Kind.USER_KNOWLEDGE and close and changes(old.value, fact)
+        if (supersede and old.key == topic) or changed:
             old.status, old.superseded_by, old.vector_version = Status.SUPERSEDED, new, version
             old.save(update_fields=["status", "superseded_by", "vector_version", "updated_at"])
             _note(old, cause=Cause.SUPERSEDED, actor=actor, now=now, pages=pages)
+        else:
+            kept.append(row)
+    active.keep_only(kept)
+    active.append(new, vector, words)
     return new
 
 
@@ -361,7 +403,10 @@ def apply_extraction(
         )
         if before and not is_multi_valued(item.attribute) and entry.value != before:
             supersede_told(space, old=before, new=entry.value, page=item.page, actor=actor, now=now, version=version)
+    read: dict[str, ActiveKnowledge] = {}
     for item, vector in zip(extraction.facts, vectors, strict=True):
+        if item.kind not in read:
+            read[item.kind] = ActiveKnowledge.read(space, item.kind, vector.shape[0])
         knowledge_add(
             space,
             kind=item.kind,
@@ -374,6 +419,7 @@ def apply_extraction(
             now=now,
             version=version,
             supersede=item.supersedes,
+            active=read[item.kind],
         )
     for kind in (Kind.USER_KNOWLEDGE, Kind.ASSISTANT_KNOWLEDGE):
         knowledge_enforce_capacity(space, kind=kind, actor=actor, now=now, version=version)

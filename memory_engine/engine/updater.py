@@ -96,9 +96,11 @@ def consolidate(
     llm: LLM | None = None,
     heartbeat: Callable[[], None] | None = None,
     promote: bool = True,
+    keep_short: int | None = None,
 ) -> ConsolidationReport:
-    """Bring a space's tiers into line with its parameters: move short-term overflow to mid-term,
-    promote every hot session that has unanalysed pages, evict sessions beyond capacity.
+    """Bring a space's tiers into line with its parameters: move short-term overflow to mid-term (the pages
+    beyond `keep_short` when given: 0 moves them all), promote every hot session that has unanalysed pages,
+    evict sessions beyond capacity.
 
     Safe to repeat and to run concurrently: work already done is not done again. LLM errors are
     recorded in the report's `failures` (and logged), not raised; what they would have stored is left
@@ -108,7 +110,7 @@ def consolidate(
     now = now or timezone.now()
     beat = heartbeat or (lambda: None)
     report = ConsolidationReport()
-    move_short_term_to_mid_term(space, now=now, report=report)
+    move_short_term_to_mid_term(space, now=now, report=report, keep=keep_short)
     beat()
     if promote:
         promote_hot_sessions(space, now=now, llm=llm, report=report, heartbeat=beat)
@@ -144,9 +146,12 @@ def _continuity(prev: Page | None, prev_vector: np.ndarray | None, page: Page, v
     return continues_thread(gap, float(np.dot(prev_vector, vector)))
 
 
-def move_short_term_to_mid_term(space: MemorySpace, *, now: datetime, report: ConsolidationReport) -> None:
-    """Move the pages beyond short-term capacity into mid-term sessions, oldest first."""
-    pages = overflow_pages(space)
+def move_short_term_to_mid_term(
+    space: MemorySpace, *, now: datetime, report: ConsolidationReport, keep: int | None = None
+) -> None:
+    """Move the pages beyond short-term capacity (or beyond `keep`) into mid-term sessions, oldest first:
+    embedded in one batch, each run of continuing pages placed in one session."""
+    pages = overflow_pages(space, keep=keep)
     if not pages:
         return
     embedder = get_embedder()
@@ -187,6 +192,9 @@ def move_short_term_to_mid_term(space: MemorySpace, *, now: datetime, report: Co
     report.pages_moved += len(pages)
 
 
+_MOVED_FIELDS = ["tier", "session", "continues_previous", "thread_summary", "keywords", "embedding", "vector_version"]
+
+
 def _place_segment(space, segment: _Segment, sessions, *, version, params, now, report) -> None:
     """Put a run of continuous pages into one session: the one they continue, the best match at or
     above theta, or a new one. A page is only ever in one session."""
@@ -217,17 +225,7 @@ def _place_segment(space, segment: _Segment, sessions, *, version, params, now, 
         report.sessions_merged += 1
     for page in segment.pages:
         page.tier, page.session, page.vector_version = Page.Tier.MID, target, version
-        page.save(
-            update_fields=[
-                "tier",
-                "session",
-                "continues_previous",
-                "thread_summary",
-                "keywords",
-                "embedding",
-                "vector_version",
-            ]
-        )
+    Page.objects.bulk_update(segment.pages, _MOVED_FIELDS, batch_size=200)
     target.l_interaction += len(segment.pages)
     MidTermSession.objects.filter(pk=target.pk).update(l_interaction=target.l_interaction)
     mid_term.session_refresh(target, version=version)

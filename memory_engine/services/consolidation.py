@@ -25,6 +25,7 @@ from django.utils import timezone
 from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.engine import updater
+from memory_engine.engine.short_term import short_term_pages
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, MidTermSession, Page
 from memory_engine.store.changes import announce
@@ -140,7 +141,8 @@ class ConsolidationRequest:
     """One consolidation job of a space: the Celery task's id and attempt (`final_attempt`: no retry
     follows), its kind (ANALYSIS: promote every session now, an admin's action), `retry_now` (promotion
     does not wait out MEMORYOS_CONSOLIDATION_FAILURE_COOLDOWN_SECONDS after a failed job), `promotion`
-    (False: only the moves that need no LLM) and `llm` (instead of the space's)."""
+    (False: only the moves that need no LLM), `llm` (instead of the space's) and `settle` (the whole
+    short-term memory moves to mid-term: history_settle)."""
 
     space_id: int
     task_id: str = ""
@@ -150,6 +152,7 @@ class ConsolidationRequest:
     retry_now: bool = False
     promotion: bool = True
     llm: LLM | None = None
+    settle: bool = False
 
 
 def run_consolidation(request: ConsolidationRequest) -> tuple[str, ConsolidationRun | None]:
@@ -169,7 +172,12 @@ def run_consolidation(request: ConsolidationRequest) -> tuple[str, Consolidation
     forced = request.kind == ConsolidationRun.Kind.ANALYSIS
     # After a failed job, promotion (the LLM step) waits out the cooldown; the other moves go on.
     promote = forced or (request.promotion and (request.retry_now or space.pk not in recently_failed(space.pk)))
-    if not forced and not has_pending_work(space, promotion=promote):
+
+    def pending() -> bool:
+        settling = request.settle and short_term_pages(space).exists()
+        return settling or has_pending_work(space, promotion=promote)
+
+    if not forced and not pending():
         _stand_down(space, task_id)
         return Outcome.NOTHING_TO_DO, None
     if not forced and _retry_on_its_way(space, task_id):
@@ -180,7 +188,7 @@ def run_consolidation(request: ConsolidationRequest) -> tuple[str, Consolidation
         return Outcome.BUSY, None
     run = None
     try:
-        if not forced and not has_pending_work(space, promotion=promote):  # done by the previous holder
+        if not forced and not pending():  # done by the previous holder
             _stand_down(space, task_id)
             return Outcome.NOTHING_TO_DO, None
         run = _open_run(space, task_id=task_id, attempt=request.attempt, kind=request.kind)
@@ -192,7 +200,8 @@ def run_consolidation(request: ConsolidationRequest) -> tuple[str, Consolidation
                 space, now=timezone.now(), llm=llm, report=report, force=True, heartbeat=heartbeat
             )
         else:
-            report = updater.consolidate(space, llm=llm, heartbeat=heartbeat, promote=promote)
+            keep_short = 0 if request.settle else None
+            report = updater.consolidate(space, llm=llm, heartbeat=heartbeat, promote=promote, keep_short=keep_short)
             # Turns stored while we worked: take them too rather than leave them to the sweep.
             for _ in range(MAX_EXTRA_PASSES):
                 if report.failures or not has_pending_work(space, promotion=promote):
@@ -213,6 +222,18 @@ def run_consolidation(request: ConsolidationRequest) -> tuple[str, Consolidation
 
 
 MAX_EXTRA_PASSES = 5
+
+
+def history_settle(space: MemorySpace, *, retry_now: bool = False, llm: LLM | None = None) -> str:
+    """After a history is imported: the space's whole short-term memory moves to the mid-term sessions it
+    belongs to, and the hot ones are promoted, as run_consolidation does. Short-term memory is the
+    conversation going on; an imported history is over, and what it taught shows at once (the sessions,
+    the entries). Returns the outcome: BUSY when another worker holds the space (try again later)."""
+    request = ConsolidationRequest(
+        space.pk, kind=ConsolidationRun.Kind.IMPORT, retry_now=retry_now, llm=llm, settle=True
+    )
+    outcome, _ = run_consolidation(request)
+    return outcome
 
 
 def _retry_due_since() -> datetime:

@@ -23,6 +23,7 @@ from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
+    Experiment,
     ImportedKey,
     ImportedTurn,
     ImportJob,
@@ -32,8 +33,9 @@ from memory_engine.models import (
     Page,
     UploadConversation,
 )
+from memory_engine.services.consolidation import Outcome, history_settle
 from memory_engine.services.curation import knowledge_entry_add
-from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
+from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_chunk, ingest_turn
 from memory_engine.services.uploads import upload_path
 from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
@@ -282,6 +284,14 @@ def _upload_items(job: ImportJob) -> Iterator[Item]:
                 number += 1
 
 
+def upload_turns(upload: ImportUpload) -> Iterator[TurnIn]:
+    """Every turn of the upload's conversations, in the file's order, as an import reads them."""
+    reading = ImportJob(space=upload.space, upload=upload, chosen=None, total=upload.turns, turns=[])
+    for item in _upload_items(reading):
+        if isinstance(item.content, TurnIn):
+            yield item.content
+
+
 def _store_fact(job: ImportJob, item: Item) -> None:
     """A fact of another memory system as a knowledge entry of the person, its history saying where it came
     from; merged into a near-duplicate like any fact added by hand."""
@@ -302,18 +312,93 @@ def _store_fact(job: ImportJob, item: Item) -> None:
         _mark_skipped(job, item)
 
 
-def import_run(job_id: int, *, seconds: float | None = None) -> bool:
-    """Store the job's remaining turns one by one, consolidating after each and counting progress; with
-    `seconds`, stop after the turn that passes that long (a chunk: the task sends itself again, so that
-    other work queued meanwhile gets its turn). Returns whether the job is over (finished, failed, or
-    gone). Safe to repeat and to run twice at once: a finished job does nothing, an interrupted one goes on
-    from where it stopped, and each turn is stored once (ImportedTurn's unique key).
+def _store_turns(job: ImportJob, items: list[Item], counters: IngestCounters) -> None:
+    """Store a run of the job's turns as one chunk (ingest_chunk): the turns an earlier import of the same
+    source stored are counted skipped, the others stored, each recorded under its unique keys and the job's
+    progress moved on, all in the chunk's transaction. When the keys say another worker stored some of them
+    meanwhile (the same job delivered twice), the chunk rolls back and goes turn by turn (_store_turn)."""
+    known = set(
+        ImportedKey.objects.filter(space_id=job.space_id, key__in=[i.key for i in items if i.key]).values_list(
+            "key", flat=True
+        )
+    )
+    fresh, skipped = [], []
+    for item in items:
+        if item.key is not None and item.key in known:
+            skipped.append(item)
+        else:
+            fresh.append(item)
+            if item.key is not None:
+                known.add(item.key)
 
-    A failed promotion is tried again at the next turn rather than after the failure cooldown (as the
+    def record(pages: list[Page]) -> None:
+        stored = [ImportedTurn(job=job, number=i.number, page=p) for i, p in zip(fresh, pages, strict=True)]
+        ImportedTurn.objects.bulk_create(stored + [ImportedTurn(job=job, number=i.number) for i in skipped])
+        ImportedKey.objects.bulk_create([ImportedKey(space_id=job.space_id, key=i.key) for i in fresh if i.key])
+        ImportJob.objects.filter(pk=job.pk).update(
+            done=F("done") + len(items),
+            skipped=F("skipped") + len(skipped),
+            offset=Greatest(F("offset"), items[-1].next_offset),
+            touched_at=timezone.now(),
+        )
+
+    try:
+        ingest_chunk(job.space, [i.content for i in fresh], counters, retry_now=True, with_store=record)
+    except IntegrityError:
+        for item in items:
+            _store_turn(job, item, counters)
+
+
+def _store_turn(job: ImportJob, item: Item, counters: IngestCounters) -> None:
+    """Store one turn of the job (ingest_turn), unless this job or an earlier import of its source did."""
+    try:
+        ingest_turn(
+            job.space, item.content, counters, retry_now=True, with_store=lambda page: _mark_stored(job, item, page)
+        )
+    except TurnStoredBefore:
+        return
+    except ImportedBefore:
+        _mark_skipped(job, item)
+
+
+def _runs(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
+    """The items in runs of at most `size` turns, a fact a run of its own."""
+    run: list[Item] = []
+    for item in items:
+        if isinstance(item.content, formats.Record):
+            if run:
+                yield run
+                run = []
+            yield [item]
+            continue
+        run.append(item)
+        if len(run) == size:
+            yield run
+            run = []
+    if run:
+        yield run
+
+
+def _settles(job: ImportJob) -> bool:
+    """Does the job end by moving the space's short-term memory to mid-term? An import of a history does; an
+    experiment's replay does not, as it makes its source's memory again, short-term memory included."""
+    return not Experiment.objects.filter(replay=job).exists()
+
+
+def import_run(job_id: int, *, seconds: float | None = None) -> bool:
+    """Store the job's remaining turns a chunk at a time (MEMORYOS_INGEST_CHUNK_TURNS), consolidating after
+    each and counting progress; with `seconds`, stop after the chunk that passes that long (a part: the task
+    sends itself again, so that other work queued meanwhile gets its turn). Returns whether the job is over
+    (finished, failed, or gone). Safe to repeat and to run twice at once: a finished job does nothing, an
+    interrupted one goes on from where it stopped, and each turn is stored once (ImportedTurn's unique key).
+    At the end of an import (not of a replay: _settles), the space's short-term memory moves to mid-term
+    (services.consolidation.history_settle): the history is over, and what it taught shows at once.
+
+    A failed promotion is tried again at the next chunk rather than after the failure cooldown (as the
     LoCoMo evaluation does): an import stores in seconds what was said over days, and a cooldown counted
     in seconds would leave most of it unpromoted, by how fast the machine ran. What a space remembers
     after an import, and what an experiment's replay compares, then depends on its turns and parameters
-    (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each turn's
+    (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each chunk's
     promotion waits for its timeout."""
     job = ImportJob.objects.select_related("space", "upload").filter(pk=job_id).first()
     if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
@@ -323,26 +408,17 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     counters = IngestCounters()
     ends = time.monotonic() + seconds if seconds is not None else None
     try:
-        for place, item in enumerate(_items(job)):
-            # Each chunk stores at least one item, so a job always goes forward, however slow the machine.
+        for place, run in enumerate(_runs(_items(job), memory_settings().ingest_chunk_turns)):
+            # Each part stores at least one chunk, so a job always goes forward, however slow the machine.
             if place and ends is not None and time.monotonic() > ends:
                 return False
-            if isinstance(item.content, formats.Record):
+            if isinstance(run[0].content, formats.Record):
                 with suppress(TurnStoredBefore):
-                    _store_fact(job, item)
-                continue
-            try:
-                ingest_turn(
-                    job.space,
-                    item.content,
-                    counters,
-                    retry_now=True,
-                    with_store=lambda page, item=item: _mark_stored(job, item, page),
-                )
-            except TurnStoredBefore:
-                continue
-            except ImportedBefore:
-                _mark_skipped(job, item)
+                    _store_fact(job, run[0])
+            else:
+                _store_turns(job, run, counters)
+        if _settles(job) and history_settle(job.space, retry_now=True) == Outcome.BUSY:
+            return False  # another worker holds the space: the next part settles it
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise

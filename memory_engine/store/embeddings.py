@@ -22,6 +22,7 @@ Two runtimes for the bundled model (MEMORYOS_EMBEDDING_RUNTIME):
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from functools import cache
 from pathlib import Path
@@ -35,6 +36,7 @@ _load_lock = threading.Lock()
 
 BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled)"
 MAX_TOKENS = 256  # the bundled model's max_seq_length (sentence_bert_config.json)
+BATCH = 32  # texts per batch of a many-text encode
 
 
 class Embedder:
@@ -65,7 +67,7 @@ class Embedder:
         with self._encode_lock, _one_torch_thread() if one_thread else nullcontext():
             vectors = self._model.encode(
                 texts,
-                batch_size=32,
+                batch_size=BATCH,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
@@ -78,8 +80,9 @@ class OnnxEmbedder:
 
     One session, on one thread, for queries and batches alike: a query for the reason torch's runs on
     one thread; batches because each session holds its own optimised copy of the weights (about 210 MB;
-    onnxruntime's graph optimisation, which makes a query 3x faster, folds them to float32), and a
-    worker's batches are a few texts. onnxruntime's sessions may be run from several threads at once."""
+    onnxruntime's graph optimisation, which makes a query 3x faster, folds them to float32). Many texts (a
+    history's chunk) are encoded in batches of like lengths, a batch per core at once on the one session:
+    onnxruntime's sessions may be run from several threads at once, and no weights are copied."""
 
     def __init__(self) -> None:
         import onnxruntime
@@ -102,10 +105,19 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like lengths: less padding
+        batches = [order[start : start + BATCH] for start in range(0, len(texts), BATCH)]
         vectors = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), 32):
-            batch = order[start : start + 32]
+
+        def encode_batch(batch: list[int]) -> None:
             vectors[batch] = self._encode([texts[i] for i in batch])
+
+        workers = min(len(batches), _cores())
+        if workers < 2:
+            for batch in batches:
+                encode_batch(batch)
+            return vectors
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed") as pool:
+            list(pool.map(encode_batch, batches))  # onnxruntime leaves the GIL while it runs
         return vectors
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -122,6 +134,11 @@ class OnnxEmbedder:
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return np.ascontiguousarray(pooled, dtype=np.float32)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @contextmanager

@@ -1,5 +1,6 @@
 """The import benchmark (bench/imports.py): its export is one the reader takes, and a small run prints
-every figure for the web part and the worker part, each in a process of its own."""
+every figure for the web part and the worker's three measures (the embedder alone, bulk, turn by turn),
+each in a process of its own."""
 
 import json
 from io import StringIO
@@ -22,8 +23,8 @@ def test_the_generated_export_is_a_chatgpt_export_of_the_size_asked(tmp_path):
     assert all("an earlier wording" not in m.text for m in first.messages) and len(first.messages) == 20
 
 
-@pytest.mark.once  # two processes of its own, on a database of its own: nothing to run twice
-def test_a_small_run_prints_the_web_and_worker_parts(tmp_path):
+@pytest.mark.once  # processes of its own, on a database of its own: nothing to run twice
+def test_a_small_run_prints_the_web_part_and_the_embedder_bulk_and_turn_by_turn_side_by_side(tmp_path):
     out = StringIO()
     figures = tmp_path / "figures.json"
     call_command(
@@ -39,8 +40,14 @@ def test_a_small_run_prints_the_web_and_worker_parts(tmp_path):
         stdout=out,
     )
     (row,) = json.loads(figures.read_text())
-    assert row["web"]["turns"] == row["file"]["turns"] > 15
-    assert row["worker"]["status"] == "succeeded" and 15 <= row["worker"]["turns"] < 30  # whole conversations
-    for part in ("web", "worker"):
+    turns = row["file"]["turns"]
+    assert row["web"]["turns"] == turns > 15
+    assert row["embedder"]["turns"] == turns  # fewer than the sample: all of them
+    assert row["turn"]["status"] == "succeeded" and 15 <= row["turn"]["turns"] < 30  # whole conversations
+    assert row["bulk"]["status"] == "succeeded" and row["bulk"]["turns"] == turns
+    for part in ("turn", "bulk"):  # an import ends consolidated: its history in mid-term memory
+        assert row[part]["short_term"] == 0 and row[part]["sessions"] >= 1
+    for part in ("web", "embedder", "turn", "bulk"):
         assert row[part]["peak_mib"] >= row[part]["before_mib"] > 0 and row[part]["seconds"] > 0
-    assert "| 0.2 MB |" in out.getvalue()
+    printed = out.getvalue()
+    assert "| 0.2 MB |" in printed and "| 0.2 MB | bulk |" in printed and "| 0.2 MB | turn by turn |" in printed

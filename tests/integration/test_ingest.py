@@ -20,14 +20,15 @@ def turns(talk, start=None):
     return [TurnIn(u, a, start + timedelta(minutes=2 * i), {"n": i}) for i, (u, a) in enumerate(talk)]
 
 
-def test_a_conversation_is_stored_in_order_and_counted_once_in_one_place(hot_space, fake_llm):
+@pytest.mark.parametrize(("chunk", "progress"), [(1, [1, 2, 3, 4]), (3, [3, 4]), (128, [4])])
+def test_a_conversation_is_stored_in_order_and_counted_once_in_one_place(hot_space, fake_llm, chunk, progress):
     fake_llm.responder = lambda request: extraction(
         profile=[("occupation", "nurse", 1), ("employer", "Acme Hospital", 1)]  # the second was never said
     )
     done = []
-    counters = ingest(hot_space, turns(CAT_TALK + [("ok", "ok")]), progress=done.append)
+    counters = ingest(hot_space, turns(CAT_TALK + [("ok", "ok")]), chunk_turns=chunk, progress=done.append)
 
-    assert done == [1, 2, 3, 4] and counters.turns == 4
+    assert done == progress and counters.turns == 4
     stored = Page.objects.filter(space=hot_space).order_by("seq")
     assert [p.user_input for p in stored] == [u for u, _ in CAT_TALK] + ["ok"]
     assert [p.meta for p in stored] == [{"n": i} for i in range(4)]
@@ -36,7 +37,7 @@ def test_a_conversation_is_stored_in_order_and_counted_once_in_one_place(hot_spa
     sums = runs.aggregate(**{name: Sum(name) for name in COUNTED})
     assert {name: getattr(counters, name) for name in COUNTED} == sums
     assert counters.llm_calls >= 1 and counters.items_stored >= 1 and counters.items_rejected >= 1
-    assert len(counters.store_ms) == len(counters.add_ms) == 4
+    assert len(counters.store_ms) == len(counters.add_ms) == len(progress)  # a time per chunk
     assert all(add >= store for store, add in zip(counters.store_ms, counters.add_ms, strict=True))
 
 

@@ -98,15 +98,18 @@ def test_memories_become_knowledge_that_says_where_it_came_from(alice, alice_spa
     assert (job.data["done"], job.data["skipped"], entries.count()) == (2, 2, 2)
 
 
-def test_each_chunk_of_an_import_stores_a_turn_however_slow_and_the_next_goes_on_from_there(alice, alice_space):
-    """A chunk whose time is up before it starts still stores one turn (a file whose reading took longer
-    than a chunk once stored nothing, for ever), and the next reads on from where it stopped."""
+def test_each_part_of_an_import_stores_a_chunk_however_slow_and_the_next_goes_on_from_there(
+    alice, alice_space, settings
+):
+    """A part whose time is up before it starts still stores one chunk of turns (a file whose reading took
+    longer than a part once stored nothing, for ever), and the next reads on from where it stopped."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "INGEST_CHUNK_TURNS": 2}
     listed = upload(alice, "chatgpt-conversations.json").data["id"]
     alice.post(f"{SPACE}imports/", {"upload": listed, "conversations": ["c-dinner"]}, format="json")  # inline
     job = ImportJob.objects.create(
         space=alice_space, source="again", turns=[], upload_id=listed, chosen=None, total=5, status="running"
     )
-    for stored in (1, 2, 3, 4):
+    for stored in (2, 4):
         assert import_run(job.pk, seconds=0) is False
         job.refresh_from_db()
         assert job.done == stored and job.offset > 0
@@ -241,13 +244,14 @@ def test_a_worker_killed_in_the_middle_of_a_file_leaves_the_rest_to_the_next_and
     export = tmp_path / "conversations.json"
     made = write_export(export, 0.1)
     listed = upload(alice, "conversations.json", export.read_bytes()).data
-    first = start_worker("w1", MEMORYOS_IMPORT_DIR=folder)
+    chunks = {"MEMORYOS_INGEST_CHUNK_TURNS": "4"}  # a chunk is stored whole or not at all
+    first = start_worker("w1", MEMORYOS_IMPORT_DIR=folder, **chunks)
     job = alice.post(f"{SPACE}imports/", {"upload": listed["id"]}, format="json").data
     wait_until(lambda: ImportJob.objects.get(pk=job["id"]).done >= 10, timeout=300, what="ten turns stored")
     first.kill()
     stopped = ImportJob.objects.get(pk=job["id"])
     assert stopped.status == "running" and stopped.done < made["turns"]
-    start_worker("w2", MEMORYOS_IMPORT_DIR=folder, MEMORYOS_IMPORT_STALL_SECONDS="0")  # its start-up sweep
+    start_worker("w2", MEMORYOS_IMPORT_DIR=folder, MEMORYOS_IMPORT_STALL_SECONDS="0", **chunks)  # its start-up sweep
     wait_until(lambda: ended(job["id"]), timeout=600, what="the second worker to finish the import")
     finished = ImportJob.objects.get(pk=job["id"])
     assert (finished.status, finished.done, finished.skipped) == ("succeeded", made["turns"], 0)

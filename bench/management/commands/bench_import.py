@@ -4,8 +4,9 @@
     manage.py bench_import --sizes-mb 1 --store-turns 40    # a quick run
 
 See bench/imports.py. Prints, for each export, the seconds and peak memory of the web part (the body
-streamed to disk, checked whole and listed) and of the worker part (the first conversations, up to
---store-turns turns, stored with consolidation), with each process's memory before its part.
+streamed to disk, checked whole and listed), and side by side the worker's three: the embedder alone on
+the export's turns (the bound), every turn imported in bulk, and the first --store-turns turns imported
+a turn at a time; with each process's memory before its part and what the import left in the memory.
 """
 
 import json
@@ -23,7 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--store-turns", type=int, default=500)
         parser.add_argument("--work-dir", default="var/bench-import")
         parser.add_argument("--json", default=None, help="also write the figures to this file")
-        parser.add_argument("--role", choices=("web", "worker"), default=None, help="(internal) one part, here")
+        parser.add_argument(
+            "--role", choices=("web", "embedder", "bulk", "turn"), default=None, help="(internal) one part, here"
+        )
         parser.add_argument("--file", default=None, help="(internal) the export of --role's part")
         parser.add_argument("--result", default=None, help="(internal) where --role's part writes its figures")
 
