@@ -84,6 +84,10 @@ class TooMuchBulkWork(MemoryInputError):
     429 over HTTP)."""
 
 
+class JobEnded(MemoryInputError):
+    """An action on a job that has ended (a cancel of a finished import): 409 over HTTP."""
+
+
 class ExperimentConflict(MemoryInputError):
     """A fork the space's state refuses: the name is taken, or the space has as many experiments as it
     may (409 over HTTP)."""

@@ -547,6 +547,7 @@ class JobStatus(models.TextChoices):
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    CANCELLED = "cancelled"  # stopped by its owner (an import); what it did before stays
 
 
 class WorkerJob(models.Model):
@@ -635,6 +636,13 @@ class ImportJob(WorkerJob):
     skipped = models.PositiveIntegerField(default=0, help_text="Turns and facts an earlier import had stored.")
     offset = models.PositiveBigIntegerField(
         default=0, help_text="Where the next turn is in its upload's working copy: each chunk starts there."
+    )
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker first took it.")
+    sessions_taught = models.PositiveIntegerField(
+        null=True, blank=True, help_text="When it ended: the mid-term sessions its turns were in."
+    )
+    entries_taught = models.PositiveIntegerField(
+        null=True, blank=True, help_text="When it ended: the active profile and knowledge entries drawn from its turns."
     )
 
     def __str__(self) -> str:

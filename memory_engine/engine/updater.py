@@ -288,10 +288,11 @@ def promote_session(
     pages = list(Page.objects.filter(session=session, analyzed=False, tier=Page.Tier.MID).order_by("seq"))
     batch_size = memory_settings().promotion_pages_per_call
     embedder = get_embedder()
-    for start in range(0, len(pages), batch_size):
-        batch = pages[start : start + batch_size]
+    batches = [pages[start : start + batch_size] for start in range(0, len(pages), batch_size)]
+    read = _read_by_words(batches, embedder) if llm.weak else {}
+    for number, batch in enumerate(batches):
         if llm.weak:
-            extraction = long_term.extraction_from_words(batch)
+            extraction, vectors = read[number]
         else:
             numbered = [(i + 1, p.user_input, p.memory_reply) for i, p in enumerate(batch)]
             before = llm.usage()
@@ -313,8 +314,8 @@ def promote_session(
                 report.completion_tokens += used.completion_tokens
                 report.model = llm.model
             extraction = long_term.validate_extraction(data, batch)
+            vectors = embedder.encode([f.fact for f in extraction.facts])
         report.items_rejected += extraction.rejected
-        vectors = embedder.encode([f.fact for f in extraction.facts])
         with space_write(space.pk) as write:
             ids = [p.id for p in batch]
             if Page.objects.filter(id__in=ids, analyzed=False).count() != len(ids):
@@ -334,6 +335,18 @@ def promote_session(
         mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, heat_params(space), now)
     report.sessions_promoted += 1
     return True
+
+
+def _read_by_words(batches: list[list[Page]], embedder) -> dict[int, tuple[long_term.Extraction, np.ndarray]]:
+    """A weak model's extraction of each batch (long_term.extraction_from_words: no LLM call), with its
+    facts' vectors, all the session's facts embedded in one encode (a history promotes many pages at once)."""
+    extractions = [long_term.extraction_from_words(batch) for batch in batches]
+    vectors = embedder.encode([f.fact for extraction in extractions for f in extraction.facts])
+    read, start = {}, 0
+    for number, extraction in enumerate(extractions):
+        read[number] = (extraction, vectors[start : start + len(extraction.facts)])
+        start += len(extraction.facts)
+    return read
 
 
 # --- Eviction --------------------------------------------------------------------------------------

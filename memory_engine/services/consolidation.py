@@ -224,16 +224,21 @@ def run_consolidation(request: ConsolidationRequest) -> tuple[str, Consolidation
 MAX_EXTRA_PASSES = 5
 
 
-def history_settle(space: MemorySpace, *, retry_now: bool = False, llm: LLM | None = None) -> str:
+def history_settle(space: MemorySpace, *, retry_now: bool = False, llm: LLM | None = None) -> None:
     """After a history is imported: the space's whole short-term memory moves to the mid-term sessions it
     belongs to, and the hot ones are promoted, as run_consolidation does. Short-term memory is the
     conversation going on; an imported history is over, and what it taught shows at once (the sessions,
-    the entries). Returns the outcome: BUSY when another worker holds the space (try again later)."""
+    the entries).
+
+    When another worker holds the space (a promotion waiting on its LLM), the moves are made here all the
+    same: they need no LLM, and the updater's steps re-check what they read, so they are safe beside it;
+    the promotions they make due are left to its next pass, or the workers' sweep."""
     request = ConsolidationRequest(
         space.pk, kind=ConsolidationRun.Kind.IMPORT, retry_now=retry_now, llm=llm, settle=True
     )
     outcome, _ = run_consolidation(request)
-    return outcome
+    if outcome == Outcome.BUSY:
+        updater.consolidate(space, promote=False, keep_short=0)
 
 
 def _retry_due_since() -> datetime:

@@ -12,13 +12,13 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, QuerySet
-from django.db.models.functions import Greatest
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from memory_engine import formats, inputs
 from memory_engine.config import memory_settings
-from memory_engine.errors import MemoryInputError, TooMuchBulkWork
+from memory_engine.errors import JobEnded, MemoryInputError, TooMuchBulkWork
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 from memory_engine.models import (
     ConsolidationRun,
@@ -30,10 +30,11 @@ from memory_engine.models import (
     ImportUpload,
     LongTermEntry,
     MemorySpace,
+    MidTermSession,
     Page,
     UploadConversation,
 )
-from memory_engine.services.consolidation import Outcome, history_settle
+from memory_engine.services.consolidation import history_settle
 from memory_engine.services.curation import knowledge_entry_add
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_chunk, ingest_turn
 from memory_engine.services.uploads import upload_path
@@ -41,6 +42,7 @@ from memory_engine.store.changes import announce
 from memory_engine.store.spaces import same_holder
 
 MAX_TURNS = 5000
+UNFINISHED = (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING)
 
 FORMAT_LABELS = formats.LABELS  # each format's name, as people know it
 
@@ -112,7 +114,7 @@ def room_for_bulk_work(space: MemorySpace) -> None:
 
 def import_activity(job: ImportJob) -> str:
     """What the job is doing, in a sentence for its page: waiting behind an earlier job of the same holder
-    (or for a worker), storing its next turn, or consolidating after one (a promotion asks the LLM, and may
+    (or for a worker), storing its next chunk of turns, or consolidating after one (a promotion asks the LLM, and may
     take minutes); empty once it has ended."""
     if job.status == ImportJob.Status.QUEUED:
         ahead = (
@@ -137,7 +139,8 @@ def import_activity(job: ImportJob) -> str:
             f"consolidating after turn {job.done}, since {running.started_at:%H:%M:%S} UTC "
             "(a session promoted is read by the LLM; a slow model takes minutes)"
         )
-    return f"storing turn {min(job.done + 1, job.total)} of {job.total}"
+    first, last = min(job.done + 1, job.total), min(job.done + memory_settings().ingest_chunk_turns, job.total)
+    return f"storing turns {first}-{last} of {job.total}" if last > first else f"storing turn {first} of {job.total}"
 
 
 def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> ImportJob:
@@ -401,9 +404,14 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each chunk's
     promotion waits for its timeout."""
     job = ImportJob.objects.select_related("space", "upload").filter(pk=job_id).first()
-    if job is None or job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED):
+    if job is None or job.status not in UNFINISHED:
         return True
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, touched_at=timezone.now())
+    now = timezone.now()
+    taken = ImportJob.objects.filter(pk=job.pk, status__in=UNFINISHED).update(
+        status=ImportJob.Status.RUNNING, touched_at=now, started_at=Coalesce(F("started_at"), Value(now))
+    )
+    if not taken:
+        return True  # cancelled meanwhile
     announce(job.space_id)
     counters = IngestCounters()
     ends = time.monotonic() + seconds if seconds is not None else None
@@ -412,24 +420,75 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
             # Each part stores at least one chunk, so a job always goes forward, however slow the machine.
             if place and ends is not None and time.monotonic() > ends:
                 return False
+            if _cancelled(job):
+                return True
             if isinstance(run[0].content, formats.Record):
                 with suppress(TurnStoredBefore):
                     _store_fact(job, run[0])
             else:
                 _store_turns(job, run, counters)
-        if _settles(job) and history_settle(job.space, retry_now=True) == Outcome.BUSY:
-            return False  # another worker holds the space: the next part settles it
+        if _settles(job):
+            history_settle(job.space, retry_now=True)
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now())
+    _record_taught(job)
+    ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+        status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now()
+    )
     announce(job.space_id)
     return True
 
 
+def _cancelled(job: ImportJob) -> bool:
+    return ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.CANCELLED).exists()
+
+
+def import_cancel(*, job: ImportJob) -> ImportJob:
+    """Stop an unfinished import: a worker running it stops before its next chunk (a chunk is stored whole
+    or not at all), and one that has not started never does. What it stored stays, as history the space
+    consolidates as any other. Raises JobEnded when the import has ended already."""
+    stopped = ImportJob.objects.filter(pk=job.pk, status__in=UNFINISHED).update(
+        status=ImportJob.Status.CANCELLED, finished_at=timezone.now()
+    )
+    if not stopped:
+        job.refresh_from_db()
+        raise JobEnded(f"the import has ended already ({job.status})")
+    _record_taught(job)
+    job.refresh_from_db()
+    announce(job.space_id)
+    return job
+
+
+def import_time_left(job: ImportJob) -> float | None:
+    """The seconds a running import may still take, at the rate it has gone since a worker first took it
+    (waits behind other work included); None before it has stored anything, or once it has ended."""
+    if job.status != ImportJob.Status.RUNNING or not job.done or job.started_at is None:
+        return None
+    spent = (timezone.now() - job.started_at).total_seconds()
+    return max(0.0, spent / job.done * (job.total - job.done))
+
+
+def import_taught(job: ImportJob) -> dict | None:
+    """What an ended import left in the memory when it ended (its record: _record_taught); None while it
+    runs."""
+    if job.sessions_taught is None:
+        return None
+    return {"sessions": job.sessions_taught, "entries": job.entries_taught}
+
+
+def _record_taught(job: ImportJob) -> None:
+    """Record on the job what it left in the memory: the mid-term sessions its turns are in and the active
+    entries drawn from them (the person's profile and knowledge). Counted once, when it ends."""
+    pages = ImportedTurn.objects.filter(job=job, page__isnull=False).values("page")
+    sessions = MidTermSession.objects.filter(pages__in=pages).distinct().count()
+    active = LongTermEntry.objects.filter(source_pages__in=pages, status=LongTermEntry.Status.ACTIVE)
+    ImportJob.objects.filter(pk=job.pk).update(sessions_taught=sessions, entries_taught=active.distinct().count())
+
+
 def import_fail(job_id: int, error: str) -> None:
     """Record that the import failed, and why (shown on the page and by the API)."""
-    ImportJob.objects.filter(pk=job_id).update(
+    ImportJob.objects.filter(pk=job_id, status__in=UNFINISHED).update(
         status=ImportJob.Status.FAILED, error=error[:4000], finished_at=timezone.now()
     )
     for space_id in ImportJob.objects.filter(pk=job_id).values_list("space_id", flat=True):

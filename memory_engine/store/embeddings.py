@@ -22,6 +22,7 @@ Two runtimes for the bundled model (MEMORYOS_EMBEDDING_RUNTIME):
 
 import os
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from functools import cache
@@ -37,6 +38,29 @@ _load_lock = threading.Lock()
 BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled)"
 MAX_TOKENS = 256  # the bundled model's max_seq_length (sentence_bert_config.json)
 BATCH = 32  # texts per batch of a many-text encode
+RECENT_TEXTS = 256  # texts encoded one at a time whose vectors are kept (RecentVectors)
+
+
+class RecentVectors:
+    """The vectors of the last RECENT_TEXTS texts encoded one at a time: a question asked of several
+    retrievals (an evaluation ranks each question three ways; a retry asks again) is embedded once. Each
+    caller gets a copy of its own. Safe across threads."""
+
+    def __init__(self, size: int = RECENT_TEXTS) -> None:
+        self._size, self._vectors, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, text: str, encode) -> np.ndarray:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+                return vector.copy()
+        vector = encode()
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+        return vector.copy()
 
 
 class Embedder:
@@ -52,14 +76,16 @@ class Embedder:
         self._model = SentenceTransformer(model_name_or_path, device="cpu")
         self.dim = int(self._model.get_embedding_dimension())
         self._encode_lock = threading.Lock()
+        self._recent = RecentVectors()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
         return self._encode(texts, one_thread=False)
 
     def encode_one(self, text: str) -> np.ndarray:
-        """One L2-normalised float32 vector, computed on one thread (see the module docstring)."""
-        return self._encode([text], one_thread=True)[0]
+        """One L2-normalised float32 vector, computed on one thread (see the module docstring), or the one
+        computed for the same text lately (RecentVectors)."""
+        return self._recent.get(text, lambda: self._encode([text], one_thread=True)[0])
 
     def _encode(self, texts: list[str], *, one_thread: bool) -> np.ndarray:
         if not texts:
@@ -99,6 +125,7 @@ class OnnxEmbedder:
         self._session = onnxruntime.InferenceSession(self.model_name, options, providers=["CPUExecutionProvider"])
         self._inputs = {given.name for given in self._session.get_inputs()}
         self.dim = int(self._session.get_outputs()[0].shape[-1])
+        self._recent = RecentVectors()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
@@ -121,8 +148,8 @@ class OnnxEmbedder:
         return vectors
 
     def encode_one(self, text: str) -> np.ndarray:
-        """One L2-normalised float32 vector."""
-        return self._encode([text])[0]
+        """One L2-normalised float32 vector, or the one computed for the same text lately (RecentVectors)."""
+        return self._recent.get(text, lambda: self._encode([text])[0])
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)

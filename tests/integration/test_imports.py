@@ -121,9 +121,64 @@ def test_an_import_says_what_it_is_doing_waiting_behind_another_storing_or_conso
     assert activity(first) == "waiting for a worker"
     assert activity(second) == "waiting behind LoCoMo conv-26 (0 / 3 turns)"
     ImportJob.objects.filter(pk=first.pk).update(status=ImportJob.Status.RUNNING, done=1)
-    assert activity(first) == "storing turn 2 of 3"
+    assert activity(first) == "storing turns 2-3 of 3"  # a chunk at a time
     assert activity(second) == "waiting behind LoCoMo conv-26 (1 / 3 turns)"
     ConsolidationRun.objects.create(space=alice_space, kind="import", started_at=timezone.now())
     assert activity(first).startswith("consolidating after turn 1, since ") and "LLM" in activity(first)
     ImportJob.objects.filter(pk=first.pk).update(status=ImportJob.Status.SUCCEEDED, done=3)
     assert activity(first) == "" and activity(second) == "waiting for a worker"
+
+
+def test_an_import_ends_with_its_history_in_mid_term_memory_and_says_what_it_taught(alice, alice_space, settings):
+    from tests.memory_helpers import weak_offline_llm
+
+    weak_offline_llm(settings)  # the bundled model's class: the person's own statements, no call
+    talk = [
+        ("I moved to Porto last spring with my partner Ana.", "That sounds like a big change."),
+        ("I work as a nurse at the children's hospital there.", "Demanding work."),
+        ("My sister Inês visits us every second weekend.", "Nice to have family close."),
+        ("We adopted a grey cat called Pepper in May.", "Lovely name."),
+        ("I am learning to surf on Sunday mornings.", "Brave in the Atlantic!"),
+    ]
+    transcript = [
+        {"user_input": u, "agent_response": a, "timestamp": f"2026-10-01T10:0{i}:00+00:00"}
+        for i, (u, a) in enumerate(talk)
+    ]
+    job = alice.post(URL, {"transcript": transcript}, format="json").data  # inline here
+    assert job["status"] == "succeeded" and job["seconds_left"] is None
+    # Short-term memory is the conversation going on; an imported history is over.
+    assert not Page.objects.filter(space=alice_space, tier="short").exists()
+    assert Page.objects.filter(space=alice_space, tier="mid").count() == 5
+    assert job["taught"]["sessions"] >= 1 and job["taught"]["entries"] >= 3
+    profile = alice.get("/api/v1/users/alice/spaces/helper/profile/").data["profile"]
+    assert (profile.get("occupation"), profile.get("location")) == ("nurse", "Porto"), profile
+
+
+def test_a_replay_ends_as_the_conversation_it_replays_stood_its_last_turns_in_short_term(alice, alice_space):
+    from memory_engine.services.lab import experiment_create
+
+    job = alice.post(URL, {"transcript": TRANSCRIPT}, format="json").data
+    assert job["status"] == "succeeded" and not Page.objects.filter(space=alice_space, tier="short").exists()
+    experiment = experiment_create(source=alice_space, name="same", parameters={"stm_capacity": 2})
+    shadow = Page.objects.filter(space=experiment.space)
+    assert experiment.replay.status == "succeeded" and shadow.count() == 3  # inline here
+    assert list(shadow.filter(tier="short").order_by("seq").values_list("seq", flat=True)) == [2, 3]
+
+
+def test_an_import_is_cancelled_between_chunks_and_keeps_what_it_stored(alice, alice_space, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "INGEST_CHUNK_TURNS": 1}
+    job = import_create(space=alice_space, turns=transcript_turns(TRANSCRIPT), source="transcript")
+    assert import_run(job.pk, seconds=0) is False  # a part: one chunk, one turn
+    running = alice.get(URL + f"{job.pk}/").data
+    assert (running["status"], running["done"]) == ("running", 1) and running["seconds_left"] >= 0
+    assert running["taught"] is None
+    cancelled = alice.post(URL + f"{job.pk}/cancel/")
+    assert cancelled.status_code == 200 and cancelled.data["status"] == "cancelled"
+    assert import_run(job.pk) is True  # the next part finds it cancelled and stores nothing
+    assert Page.objects.filter(space=alice_space).count() == 1
+    assert alice.get(URL + f"{job.pk}/").data["taught"] is not None
+    again = alice.post(URL + f"{job.pk}/cancel/")
+    assert again.status_code == 409 and "ended already (cancelled)" in again.data["detail"]
+    # Another account cannot see it, nor stop it.
+    other = client_for("bob").post(URL + f"{job.pk}/cancel/")
+    assert other.status_code in (403, 404)

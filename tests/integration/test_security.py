@@ -257,11 +257,13 @@ def _extraction_calls(fake_llm) -> int:
 def test_two_workers_running_one_import_at_once_store_each_turn_once(memory, hot_space, fake_llm, start_worker):
     gate = threading.Event()
     fake_llm.responder = lambda request: held(gate, extraction()) if "response_format" in request else reply("Hi")
-    # Parts of one batch each: the job goes back to the queue after every part, as a slow machine's would.
+    # Parts of one chunk of two turns each: the job goes back to the queue after every part, as a slow
+    # machine's would.
     patient = {
         "MEMORYOS_LLM_TIMEOUT_SECONDS": "600",
         "MEMORYOS_CONSOLIDATION_LEASE_SECONDS": "600",
         "MEMORYOS_IMPORT_CHUNK_SECONDS": "0",
+        "MEMORYOS_INGEST_CHUNK_TURNS": "2",
     }
     first, second = start_worker("w1", **patient), start_worker("w2", **patient)
     job = import_create(space=hot_space, turns=_transcript(12), source="t")

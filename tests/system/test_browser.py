@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import chat_quality
-from bench.fake_llm_server import reply
+from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
 from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
@@ -276,6 +276,44 @@ def test_an_import_fills_the_tiers_in_a_worker_with_progress(
     browser.locator("#import-progress").scroll_into_view_if_needed()
     browser.screenshot(path=str(screenshots / "import.png"), full_page=True)
     assert Page.objects.filter(space__user__external_id="alice", user_input__startswith="We talked").count() == 10
+
+
+def test_an_imported_history_ends_in_mid_term_memory_and_the_page_shows_what_it_taught(
+    browser, live_server, ann, fake_llm, start_worker, screenshots, tmp_path
+):
+    """Imported, a short history is not left waiting in short-term memory: it is in mid-term sessions when
+    the import ends, and the page says what it taught and shows the profile it learnt."""
+    said = "I work as a paediatric nurse at the harbour clinic."
+    fake_llm.responder = lambda request: (
+        extraction(profile=[("occupation", "paediatric nurse", 1)]) if "response_format" in request else reply("ok")
+    )
+    start_worker()
+    transcript = tmp_path / "history.json"
+    turns = [{"user_input": said, "agent_response": "That is demanding work."}]
+    turns += [
+        {"user_input": f"The harbour clinic was busy again, day {i}.", "agent_response": "Rest well."} for i in range(4)
+    ]
+    transcript.write_text(json.dumps(turns))
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.wait_for_selector("#messages .bubble.user")
+    browser.click("#import-panel summary")
+    browser.set_input_files("input[name=transcript]", str(transcript))
+    browser.click("#import button[type=submit]")
+    browser.wait_for_selector("#import-file >> text=history.json: a transcript, 1 conversations, 5 turns")
+    browser.click("#import-choice button[type=submit]")
+    browser.wait_for_function(
+        "document.querySelector('#import-status').textContent.includes('succeeded')", timeout=600_000
+    )
+    taught = browser.locator("#import-taught")
+    taught.wait_for(state="visible")
+    assert "What it taught: its turns are in 1 session of mid-term memory" in taught.inner_text()
+    browser.wait_for_selector("#profile >> text=paediatric nurse")
+    assert browser.locator("#import-cancel").is_hidden()
+    history = Page.objects.filter(space__user__external_id="alice", user_input=said)
+    assert history.get().tier == "mid" and not history.filter(tier="short").exists()
+    browser.locator("#import-progress").scroll_into_view_if_needed()
+    browser.screenshot(path=str(screenshots / "import-taught.png"), full_page=True)
 
 
 def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_found_in_the_memory(

@@ -13,6 +13,7 @@ from memory_engine.errors import (
     ExperimentConflict,
     InputTooLarge,
     InvalidParameter,
+    JobEnded,
     MemoryInputError,
     TooMuchBulkWork,
 )
@@ -56,7 +57,8 @@ def exception_handler(exc, context):
         return response
     if isinstance(exc, TooMuchBulkWork):
         return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": "60"})
-    in_the_way = EntryNotActive | EntryHeldByAnother | ExperimentConflict | SecretsUnavailable  # the state is
+    # The state is in the way: the same request may pass once it has changed.
+    in_the_way = EntryNotActive | EntryHeldByAnother | ExperimentConflict | JobEnded | SecretsUnavailable
     if isinstance(exc, in_the_way):
         return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, InvalidParameter):  # a field message, as DRF gives for a field it checks

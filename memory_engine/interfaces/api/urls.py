@@ -41,6 +41,7 @@ urlpatterns = [
     path(space + "runs/", sessions.RunsView.as_view(), name="api-runs"),
     path(space + "imports/", imports.ImportsView.as_view(), name="api-imports"),
     path(space + "imports/<int:job_id>/", imports.ImportView.as_view(), name="api-import"),
+    path(space + "imports/<int:job_id>/cancel/", imports.ImportCancelView.as_view(), name="api-import-cancel"),
     path(space + "imports/files/", imports.UploadsView.as_view(), name="api-uploads"),
     path(space + "imports/files/<int:upload_id>/", imports.UploadView.as_view(), name="api-upload"),
     path(

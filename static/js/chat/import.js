@@ -1,6 +1,7 @@
 // Bringing history in: a file from elsewhere (another assistant's export, chat messages, memories, a
-// transcript) checked and listed by the server, its chosen conversations replayed turn by turn (the
-// progress comes with the feed); a LoCoMo sample; or a space's export restored.
+// transcript) checked and listed by the server, its chosen conversations stored a chunk at a time (the
+// progress, the time left and, at its end, what it taught come with the feed; it may be stopped); a LoCoMo
+// sample; or a space's export restored.
 (function (chat) {
   "use strict";
   if (!chat) return;
@@ -25,7 +26,30 @@
     $("import-bar").value = job.done;
     $("import-status").textContent = `${job.source}: ${job.done} / ${job.total} turns · ${job.status}` +
       (job.skipped ? ` · ${job.skipped} stored before` : "") +
-      (job.error ? ` · ${job.error}` : "") + (job.activity ? ` · ${job.activity}` : "");
+      (job.error ? ` · ${job.error}` : "") + (job.activity ? ` · ${job.activity}` : "") +
+      (job.seconds_left !== null && job.seconds_left !== undefined ? ` · ${timeLeft(job.seconds_left)} left` : "");
+    $("import-cancel").hidden = !(job.status === "queued" || job.status === "running");
+    $("import-taught").hidden = !job.taught;
+    if (job.taught) {
+      $("import-taught").textContent = `What it taught: its turns are in ${job.taught.sessions} session` +
+        `${job.taught.sessions === 1 ? "" : "s"} of mid-term memory, and ${job.taught.entries} profile and ` +
+        `knowledge entr${job.taught.entries === 1 ? "y" : "ies"} came from them.`;
+    }
+  }
+
+  function timeLeft(seconds) {
+    if (seconds < 60) return "under a minute";
+    const minutes = Math.round(seconds / 60);
+    return minutes < 90 ? `about ${minutes} min` : `about ${Math.round(minutes / 60)} h`;
+  }
+
+  async function stopImport() {
+    if (!importShown) return;
+    try {
+      showImport(await call(`imports/${importShown.id}/cancel/`, { method: "POST" }));
+    } catch (error) {
+      say(error.message);
+    }
   }
 
   function say(text) {
@@ -165,6 +189,7 @@
   Object.assign(chat, { showImport });
 
   $("import").addEventListener("submit", startImport);
+  $("import-cancel").addEventListener("click", stopImport);
   $("import-choice").addEventListener("submit", importChosen);
   $("import-more").addEventListener("click", () => loadMore().catch((error) => say(error.message)));
   $("import-all").addEventListener("change", (event) => {

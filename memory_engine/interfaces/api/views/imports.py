@@ -126,3 +126,14 @@ class ImportView(MemoryApiView):
     def get(self, request, user_id, assistant_id, job_id):
         job = row_in(space_for(request, user_id, assistant_id), ImportJob, job_id)
         return Response(ImportJobOut(job).data)
+
+
+class ImportCancelView(MemoryApiView):
+    @extend_schema(
+        request=None,
+        responses=ImportJobOut,
+        summary="Stop an unfinished import (what it stored stays); 409 once it has ended",
+    )
+    def post(self, request, user_id, assistant_id, job_id):
+        job = row_in(space_for(request, user_id, assistant_id), ImportJob, job_id)
+        return Response(ImportJobOut(imports.import_cancel(job=job)).data)
