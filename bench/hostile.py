@@ -36,6 +36,7 @@ import time
 import zipfile
 from collections import Counter
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import httpx2
@@ -53,6 +54,9 @@ GIB = 1 << 30
 LOOP = b'[{"title":"loop","mapping":{"a":{"parent":null,"children":["b"]},"b":{"parent":"a","children":["a"]}}}]'
 
 
+ATTACKS = ("files", "imports", "restores", "bodies")
+
+
 @dataclass
 class HostileOptions:
     seconds: int = 120
@@ -65,6 +69,7 @@ class HostileOptions:
     chatgpt_mb: int = 50
     work_dir: str = str(DEFAULT_WORK_DIR)
     postgres_url: str = DEFAULT_POSTGRES_URL
+    attacks: tuple[str, ...] = ATTACKS  # the parts of the attack that run (an import alone: ("imports",))
 
     warmup_seconds: int = 15
 
@@ -398,15 +403,18 @@ def run_benchmark(options: HostileOptions, progress) -> dict:
                 progress("the attack starts")
                 space = f"/api/v1/users/{attacker['user']}/spaces/helper/"
                 steps = {
-                    "files": _files_step(files, space),
-                    "imports": _import_step(files, space),
-                    "restores": _restore_step(Path(plan["export"]), attacker["empty"]),
-                    "bodies": _body_step(base),
+                    "files": partial(_files_step, files, space),
+                    "imports": partial(_import_step, files, space),
+                    "restores": partial(_restore_step, Path(plan["export"]), attacker["empty"]),
+                    "bodies": partial(_body_step, base),
                 }
                 # A client each: a request refused before its body was read closes its connection.
-                attacks = [Attack(name, _client(base, attacker["token"]), step, stop) for name, step in steps.items()]
-                # The imports under way first: the worker has millions of turns to store.
-                attacks[1].step(attacks[1].client)
+                attacks = [
+                    Attack(name, _client(base, attacker["token"]), steps[name](), stop) for name in options.attacks
+                ]
+                for attack in attacks:  # the imports under way first: the worker has millions of turns to store
+                    if attack.name == "imports":
+                        attack.step(attack.client)
                 for attack in attacks:
                     attack.start()
                 time.sleep(10)  # the restores under way too before the victim is measured

@@ -29,6 +29,13 @@ class Command(BaseCommand):
         parser.add_argument("--warmup-seconds", type=int, default=defaults.warmup_seconds)
         parser.add_argument("--work-dir", default=defaults.work_dir)
         parser.add_argument("--postgres-url", default=defaults.postgres_url)
+        parser.add_argument(
+            "--attacks",
+            nargs="+",
+            choices=hostile.ATTACKS,
+            default=list(hostile.ATTACKS),
+            help="the parts of the attack to run (imports alone: another account's import beside the chat)",
+        )
         parser.add_argument("--json", dest="json_path", default=None, help="also write every figure to this file")
         # Internal: the steps run in a child process on the benchmark database.
         parser.add_argument("--role", choices=("prepare", "delays"), default=None, help=argparse.SUPPRESS)
@@ -55,6 +62,7 @@ class Command(BaseCommand):
             warmup_seconds=opts["warmup_seconds"],
             work_dir=str(Path(opts["work_dir"]).resolve()),
             postgres_url=opts["postgres_url"],
+            attacks=tuple(opts["attacks"]),
         )
         if not 0 < opts["scale"] <= 1:
             raise CommandError("--scale is a share of the files' size, above 0 and at most 1")
