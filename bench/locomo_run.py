@@ -100,9 +100,11 @@ def ingest_conversation(
     llm: LLM | None,
     promote: bool = True,
     limit: int | None = None,
+    chunk_turns: int | None = None,
     progress: Progress | None = None,
 ) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
-    """Ingest the sample's conversation (services.ingest, as an import does) into a fresh space: an existing
+    """Ingest the sample's conversation (services.ingest, as an import does, in chunks of `chunk_turns`; 1 is
+    turn by turn, as a chat) into a fresh space: an existing
     one of that user and assistant is deleted first, with its index files. A failed promotion is tried
     again at the next page rather than after the cooldown, so the figures do not depend on the speed of
     the machine. Returns the space, the pages in order (page seq i is pages[i - 1]) and the counters.
@@ -129,6 +131,7 @@ def ingest_conversation(
         llm=llm,
         promotion=promote and llm is not None,
         retry_now=True,
+        chunk_turns=chunk_turns,
         progress=(lambda n: progress(label, n, len(pages))) if progress else None,
     )
     space.refresh_from_db()

@@ -197,23 +197,30 @@ _MOVED_FIELDS = ["tier", "session", "continues_previous", "thread_summary", "key
 
 def _place_segment(space, segment: _Segment, sessions, *, version, params, now, report) -> None:
     """Put a run of continuous pages into one session: the one they continue, the best match at or
-    above theta, or a new one. A page is only ever in one session."""
+    above theta, or a new one. A page is only ever in one session.
+
+    A run is matched by how it begins: its first page's vector and keywords, which is what matching it
+    a turn at a time sees (the pages after the first continue the session it joined). So the sessions a
+    conversation makes do not depend on how many of its turns were consolidated at once: a chat's, an
+    import's chunk of 128 or a replay's. (Matched by the run's centroid, a long run of LoCoMo talk looked
+    like any other and joined it: 2 sessions for a conversation of 185 pages, where a turn at a time made 11.)"""
     embedder = get_embedder()
-    centroid = segment.vectors.mean(axis=0)
-    centroid /= np.linalg.norm(centroid) or 1.0
-    keywords = extract_keywords([p.text for p in segment.pages], k=mid_term.SESSION_KEYWORDS)
+    first = segment.pages[0]
     by_id = {s.pk: s for s in sessions}
     target = by_id.get(segment.continues_session)
     if target is None:
-        match = mid_term.best_session(sessions, centroid, keywords, embedder.dim)
+        opening = extract_keywords([first.text], k=mid_term.SESSION_KEYWORDS)
+        match = mid_term.best_session(sessions, segment.vectors[0], opening, embedder.dim)
         if match.session is not None and match.score >= space.merge_theta:
             target = match.session
     cause = HeatEvent.Cause.MERGED
     if target is None:
+        centroid = segment.vectors.mean(axis=0)
+        centroid /= np.linalg.norm(centroid) or 1.0
         target = MidTermSession.objects.create(
             space=space,
             summary="",
-            keywords=keywords,
+            keywords=extract_keywords([p.text for p in segment.pages], k=mid_term.SESSION_KEYWORDS),
             embedding=to_bytes(centroid),
             last_visit_at=now,
             vector_version=version,

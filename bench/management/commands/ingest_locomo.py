@@ -45,7 +45,13 @@ class Command(BaseCommand):
         user_id = f"{chosen['sample_id']}-{chosen['conversation']['speaker_a']}".lower()
         llm = get_llm()
         space, pages, stats = ingest_conversation(
-            chosen, user_id=user_id, assistant_id=assistant, llm=llm, limit=limit, progress=ProgressBar(self.stderr)
+            chosen,
+            user_id=user_id,
+            assistant_id=assistant,
+            llm=llm,
+            limit=limit,
+            chunk_turns=1,  # what a turn costs a chat: stored, then consolidated, one at a time
+            progress=ProgressBar(self.stderr),
         )
         if not report:
             self.stdout.write(f"ingested {stats.turns} pages into {space}; {stats.llm_calls} LLM calls")
