@@ -347,9 +347,13 @@ def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_f
     browser.wait_for_function(
         "document.querySelector('#import-status').textContent.includes('5 / 5 turns · succeeded')", timeout=600_000
     )
-    browser.wait_for_selector("#short-term >> text=I am allergic to mushrooms", timeout=120_000)
+    # The conversation is read again with the history in it; the import ended consolidated, so the told
+    # fact is in a mid-term session, and the page says what the import taught.
+    browser.wait_for_selector("#messages >> text=I am allergic to mushrooms", timeout=120_000)
+    browser.locator("#import-taught").wait_for(state="visible")
     stored = Page.objects.filter(space__user__external_id="alice", meta__imported__format="chatgpt")
     assert stored.count() == 5 and not stored.filter(user_input__contains="harbour").exists()
+    assert stored.get(user_input__contains="allergic to mushrooms").tier == "mid"
 
 
 def test_a_file_of_more_conversations_than_are_listed_at_once_shows_the_rest_on_asking(
