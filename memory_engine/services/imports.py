@@ -210,15 +210,15 @@ def _mark_stored(job: ImportJob, item: Item, page: Page | None) -> None:
                 ImportedKey.objects.create(space_id=job.space_id, key=item.key)
         except IntegrityError:
             raise ImportedBefore from None
-    _done(job, item, skipped=False)
+    _done(job, [item], skipped=0)
 
 
-def _done(job: ImportJob, item: Item, *, skipped: bool) -> None:
-    """The job's progress: one more item done (and skipped), the next to read after it."""
+def _done(job: ImportJob, items: list[Item], *, skipped: int) -> None:
+    """The job's progress: `items` more done (`skipped` of them skipped), the next to read after the last."""
     ImportJob.objects.filter(pk=job.pk).update(
-        done=F("done") + 1,
-        skipped=F("skipped") + int(skipped),
-        offset=Greatest(F("offset"), item.next_offset),
+        done=F("done") + len(items),
+        skipped=F("skipped") + skipped,
+        offset=Greatest(F("offset"), items[-1].next_offset),
         touched_at=timezone.now(),
     )
 
@@ -230,7 +230,7 @@ def _mark_skipped(job: ImportJob, item: Item) -> None:
             ImportedTurn.objects.create(job=job, number=item.number, page=None)
     except IntegrityError:
         return
-    _done(job, item, skipped=True)
+    _done(job, [item], skipped=1)
 
 
 def _items(job: ImportJob) -> Iterator[Item]:
@@ -338,12 +338,7 @@ def _store_turns(job: ImportJob, items: list[Item], counters: IngestCounters) ->
         stored = [ImportedTurn(job=job, number=i.number, page=p) for i, p in zip(fresh, pages, strict=True)]
         ImportedTurn.objects.bulk_create(stored + [ImportedTurn(job=job, number=i.number) for i in skipped])
         ImportedKey.objects.bulk_create([ImportedKey(space_id=job.space_id, key=i.key) for i in fresh if i.key])
-        ImportJob.objects.filter(pk=job.pk).update(
-            done=F("done") + len(items),
-            skipped=F("skipped") + len(skipped),
-            offset=Greatest(F("offset"), items[-1].next_offset),
-            touched_at=timezone.now(),
-        )
+        _done(job, items, skipped=len(skipped))
 
     try:
         ingest_chunk(job.space, [i.content for i in fresh], counters, retry_now=True, with_store=record)
