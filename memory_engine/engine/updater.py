@@ -38,7 +38,7 @@ from memory_engine.llm import LLM, LLMError
 from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
 from memory_engine.store.keywords import extract_keywords
-from memory_engine.store.writes import space_write
+from memory_engine.store.writes import rows_update, space_write
 
 logger = logging.getLogger(__name__)
 
@@ -232,7 +232,7 @@ def _place_segment(space, segment: _Segment, sessions, *, version, params, now, 
         report.sessions_merged += 1
     for page in segment.pages:
         page.tier, page.session, page.vector_version = Page.Tier.MID, target, version
-    Page.objects.bulk_update(segment.pages, _MOVED_FIELDS, batch_size=200)
+    rows_update(segment.pages, _MOVED_FIELDS)
     target.l_interaction += len(segment.pages)
     MidTermSession.objects.filter(pk=target.pk).update(l_interaction=target.l_interaction)
     mid_term.session_refresh(target, version=version)
@@ -252,7 +252,9 @@ def promote_hot_sessions(
     heartbeat: Callable[[], None] | None = None,
 ) -> None:
     """Promote every active session whose heat is at or above the threshold (every one, with `force`)
-    and that still has unanalysed pages. A hot session with nothing to analyse is simply skipped."""
+    and that still has unanalysed pages. A hot session with nothing to analyse is simply skipped. For a
+    weak model the hot sessions are read by words together, their facts embedded in one encode (a history's
+    chunk heats dozens of sessions at once)."""
     params = heat_params(space)
     candidates = (
         MidTermSession.objects.filter(
@@ -261,19 +263,34 @@ def promote_hot_sessions(
         .distinct()
         .order_by("pk")
     )
-    for session in candidates:
-        if not (force or is_hot(mid_term.session_heat(session, params, now), space.heat_threshold)):
-            continue
-        if llm is None:
-            try:
-                llm = llm_for(space)
-            except LLMError as exc:  # the space's endpoint cannot be used: a failure like the LLM's own
-                logger.warning("space %s: %s", space.pk, exc)
-                report.failures.append(exc)
-                return
-        promote_session(space, session, now=now, llm=llm, report=report, heartbeat=heartbeat)
+    hot = [s for s in candidates if force or is_hot(mid_term.session_heat(s, params, now), space.heat_threshold)]
+    if not hot:
+        return
+    if llm is None:
+        try:
+            llm = llm_for(space)
+        except LLMError as exc:  # the space's endpoint cannot be used: a failure like the LLM's own
+            logger.warning("space %s: %s", space.pk, exc)
+            report.failures.append(exc)
+            return
+    batches = {session.pk: _unanalysed_batches(session) for session in hot}
+    read = _read_by_words(batches, get_embedder()) if llm.weak else {}
+    for session in hot:
+        promote_session(
+            space, session, now=now, llm=llm, report=report, heartbeat=heartbeat, batches=batches[session.pk], read=read
+        )
         if report.failures:
             return  # the LLM is failing: leave the other sessions for the next run
+
+
+def _unanalysed_batches(session: MidTermSession) -> list[list[Page]]:
+    """The session's pages still to analyse, oldest first, a batch per LLM call."""
+    pages = list(Page.objects.filter(session=session, analyzed=False, tier=Page.Tier.MID).order_by("seq"))
+    size = memory_settings().promotion_pages_per_call
+    return [pages[start : start + size] for start in range(0, len(pages), size)]
+
+
+Read = dict[tuple[int, int], tuple[long_term.Extraction, np.ndarray]]  # (session, batch) -> extraction, vectors
 
 
 def promote_session(
@@ -284,22 +301,24 @@ def promote_session(
     llm: LLM,
     report: ConsolidationReport,
     heartbeat: Callable[[], None] | None = None,
+    batches: list[list[Page]] | None = None,
+    read: Read | None = None,
 ) -> bool:
     """Mine the session's unanalysed pages for profile values and knowledge, a batch per LLM call (for a
-    weak model, no call: the batch's own statements, long_term.extraction_from_words).
+    weak model, no call: the batch's own statements, long_term.extraction_from_words). `batches` and `read`
+    are the session's batches and a weak model's reading of them, when the caller has them.
 
     Each batch is stored, and its pages marked analysed, in one transaction; a batch another process
     handled first is skipped. On an LLM error the rest stays unanalysed and the session keeps its heat.
     When every page is analysed, N_visit and L_interaction restart from zero. Returns True when done.
     """
-    pages = list(Page.objects.filter(session=session, analyzed=False, tier=Page.Tier.MID).order_by("seq"))
-    batch_size = memory_settings().promotion_pages_per_call
+    batches = _unanalysed_batches(session) if batches is None else batches
     embedder = get_embedder()
-    batches = [pages[start : start + batch_size] for start in range(0, len(pages), batch_size)]
-    read = _read_by_words(batches, embedder) if llm.weak else {}
+    if llm.weak and read is None:
+        read = _read_by_words({session.pk: batches}, embedder)
     for number, batch in enumerate(batches):
         if llm.weak:
-            extraction, vectors = read[number]
+            extraction, vectors = read[(session.pk, number)]
         else:
             numbered = [(i + 1, p.user_input, p.memory_reply) for i, p in enumerate(batch)]
             before = llm.usage()
@@ -344,14 +363,18 @@ def promote_session(
     return True
 
 
-def _read_by_words(batches: list[list[Page]], embedder) -> dict[int, tuple[long_term.Extraction, np.ndarray]]:
-    """A weak model's extraction of each batch (long_term.extraction_from_words: no LLM call), with its
-    facts' vectors, all the session's facts embedded in one encode (a history promotes many pages at once)."""
-    extractions = [long_term.extraction_from_words(batch) for batch in batches]
-    vectors = embedder.encode([f.fact for extraction in extractions for f in extraction.facts])
+def _read_by_words(batches: dict[int, list[list[Page]]], embedder) -> Read:
+    """A weak model's extraction of each session's batches (long_term.extraction_from_words: no LLM call),
+    with its facts' vectors, all the facts embedded in one encode (a history promotes many pages at once)."""
+    extractions = {
+        (session, number): long_term.extraction_from_words(batch)
+        for session, session_batches in batches.items()
+        for number, batch in enumerate(session_batches)
+    }
+    vectors = embedder.encode([f.fact for extraction in extractions.values() for f in extraction.facts])
     read, start = {}, 0
-    for number, extraction in enumerate(extractions):
-        read[number] = (extraction, vectors[start : start + len(extraction.facts)])
+    for key, extraction in extractions.items():
+        read[key] = (extraction, vectors[start : start + len(extraction.facts)])
         start += len(extraction.facts)
     return read
 
