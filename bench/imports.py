@@ -212,6 +212,33 @@ def _embedder() -> dict:
     return {"turns": len(sample), "seconds": time.perf_counter() - began}
 
 
+class _EmbeddingTime:
+    """The seconds this process spends in the embedder and the texts it embeds (pages, facts, session
+    summaries), counted around its two methods: how much of a part is embedding, and how much the rest."""
+
+    def __init__(self) -> None:
+        from memory_engine.store.embeddings import get_embedder
+
+        self.seconds, self.texts, embedder = 0.0, 0, get_embedder()
+        many, one = embedder.encode, embedder.encode_one
+
+        def encode(texts):
+            began = time.perf_counter()
+            try:
+                return many(texts)
+            finally:
+                self.seconds, self.texts = self.seconds + time.perf_counter() - began, self.texts + len(texts)
+
+        def encode_one(text):
+            began = time.perf_counter()
+            try:
+                return one(text)
+            finally:
+                self.seconds, self.texts = self.seconds + time.perf_counter() - began, self.texts + 1
+
+        embedder.encode, embedder.encode_one = encode, encode_one
+
+
 def _worker(store_turns: int | None) -> dict:
     """The newest upload imported as a worker does, into a space of its own: every conversation (None), or
     the first conversations up to `store_turns` turns, a turn at a time."""
@@ -228,9 +255,12 @@ def _worker(store_turns: int | None) -> dict:
         chosen.append(key)
         total += turns
     job = upload_import_create(upload=upload, chosen=chosen)
+    embedding = _EmbeddingTime()
     import_run(job.pk)
     job.refresh_from_db()
     return {
+        "embedding_seconds": round(embedding.seconds, 2),
+        "embedded_texts": embedding.texts,
         "turns": job.done,
         "status": job.status,
         "error": job.error,
@@ -300,18 +330,21 @@ def table(rows: list[dict]) -> str:
         )
     lines += [
         "",
-        "| export | worker | turns | seconds | turns a second | x the embedder's | peak RSS (before) | "
-        "left in short-term / sessions / entries |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| export | worker | turns | seconds | turns a second | x the embedder's | of which embedding: s (texts) | "
+        "peak RSS (before) | left in short-term / sessions / entries |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         bound = _rate(row["embedder"])
         for name, label in (("embedder", "the embedder alone"), ("bulk", "bulk"), ("turn", "turn by turn")):
             part = row[name]
             made = "" if name == "embedder" else f"{part['short_term']} / {part['sessions']:,} / {part['entries']:,}"
+            embedded = part["seconds"], part["turns"]
+            if name != "embedder":
+                embedded = part["embedding_seconds"], part["embedded_texts"]
             rate, memory = _rate(part), f"{part['peak_mib']:.0f} MiB ({part['before_mib']:.0f})"
             lines.append(
                 f"| {row['size_mb']:g} MB | {label} | {part['turns']:,} | {part['seconds']:.1f} | {rate:.1f} | "
-                f"{bound / max(rate, 1e-9):.2f} | {memory} | {made} |"
+                f"{bound / max(rate, 1e-9):.2f} | {embedded[0]:.1f} ({embedded[1]:,}) | {memory} | {made} |"
             )
     return "\n".join(lines)

@@ -16,6 +16,7 @@ Functions that write expect to run inside the caller's `space_write` (store/writ
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 import numpy as np
 
@@ -277,7 +278,11 @@ def _note(
     )
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
+    """The text's content words, in order: two facts with the same are the same fact. Kept for the texts
+    seen lately: a history's promotion compares each new fact with every active entry, read again for
+    each batch."""
     return " ".join(content_tokens(text))
 
 

@@ -47,6 +47,9 @@ def test_a_small_run_prints_the_web_part_and_the_embedder_bulk_and_turn_by_turn_
     assert row["bulk"]["status"] == "succeeded" and row["bulk"]["turns"] == turns
     for part in ("turn", "bulk"):  # an import ends consolidated: its history in mid-term memory
         assert row[part]["short_term"] == 0 and row[part]["sessions"] >= 1
+        # every page embedded once, with the facts and summaries: part of the part's time
+        assert row[part]["embedded_texts"] > row[part]["turns"]
+        assert 0 < row[part]["embedding_seconds"] < row[part]["seconds"]
     for part in ("web", "embedder", "turn", "bulk"):
         assert row[part]["peak_mib"] >= row[part]["before_mib"] > 0 and row[part]["seconds"] > 0
     printed = out.getvalue()
