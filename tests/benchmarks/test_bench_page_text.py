@@ -1,0 +1,33 @@
+"""The page-text benchmark (bench/page_text.py) on one LoCoMo conversation: each way of embedding a page
+is searched for the same questions, and the embedding cost is measured at two lengths."""
+
+from io import StringIO
+
+from django.core.management import call_command
+
+from bench.page_text import _start, _tokens, measure
+from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+
+
+def test_one_conversation_is_searched_three_ways_for_the_same_questions():
+    figures = measure(conversations=1)
+    assert figures["pages"] == len(list(iter_pages(load_samples(DEV_FILE)[0])))
+    assert figures["questions"] > 50 and figures["pages_past_the_window"] == 0
+    recalls = list(figures["recall"].values())
+    assert len(recalls) == 3 and all(0 < share < 1 for share in recalls)
+    assert len(set(recalls)) > 1  # the reply changes what is found
+    short, window = figures["texts_a_second"].values()
+    assert short > window > 0  # a text at the window costs more than a short one
+
+
+def test_a_reply_is_cut_to_its_first_tokens_and_a_short_one_kept_whole():
+    assert _start("short reply", 32) == "short reply"
+    cut = _start(" ".join(["memory"] * 100), 32)
+    assert _tokens(cut) == 32 + 2  # with the model's two special tokens
+
+
+def test_the_command_prints_a_row_for_each_way():
+    out = StringIO()
+    call_command("bench_page_text", "--conversations", "1", stdout=out)
+    printed = out.getvalue()
+    assert "| the person's words alone |" in printed and "texts a second at 256 tokens" in printed
