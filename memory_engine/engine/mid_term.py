@@ -67,6 +67,16 @@ def session_heat(session: MidTermSession, params: HeatParams, now: datetime) -> 
     )
 
 
+def session_cooled(session: MidTermSession, heat_now: float) -> None:
+    """Store the heat a session has cooled to since its last change (recency falls while it is not
+    visited), when nothing has changed it meanwhile; no timeline point. What is due for promotion is read
+    from the stored heat (services/consolidation._pending_spaces): a session stored at the threshold and
+    cooled just below it stayed due for ever, and every sweep ran its space again for nothing."""
+    unchanged = {"n_visit": session.n_visit, "l_interaction": session.l_interaction}
+    MidTermSession.objects.filter(pk=session.pk, last_visit_at=session.last_visit_at, **unchanged).update(heat=heat_now)
+    session.heat = heat_now
+
+
 def record_heat(session: MidTermSession, cause: str, params: HeatParams, now: datetime) -> HeatEvent:
     """Store the session's current heat on it and as a point of its heat timeline."""
     session.heat = session_heat(session, params, now)

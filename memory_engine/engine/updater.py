@@ -263,7 +263,13 @@ def promote_hot_sessions(
         .distinct()
         .order_by("pk")
     )
-    hot = [s for s in candidates if force or is_hot(mid_term.session_heat(s, params, now), space.heat_threshold)]
+    hot = []
+    for session in candidates:
+        current = mid_term.session_heat(session, params, now)
+        if force or is_hot(current, space.heat_threshold):
+            hot.append(session)
+        elif session.heat >= space.heat_threshold:
+            mid_term.session_cooled(session, current)
     if not hot:
         return
     if llm is None:

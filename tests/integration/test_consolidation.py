@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from bench.fake_llm_server import reply, status
 from memory_engine.jobs.tasks import sweep_pending
-from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, Page
+from memory_engine.models import ConsolidationRun, LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.services.consolidation import (
     ConsolidationRequest,
     LeaseLost,
@@ -211,3 +211,25 @@ def test_the_sweep_closes_a_retry_that_never_came_when_no_work_is_left(backlog, 
     recent.refresh_from_db()
     assert stale.status == "failed" and "never came" in stale.error
     assert recent.status == "retrying"  # its retry is still on its way
+
+
+def test_a_session_stored_exactly_at_the_threshold_and_cooled_since_ends_idle(backlog, fake_llm):
+    """Its stored heat said it was due; the time since its last visit had cooled it just below. The updater
+    rightly left it, but what is due is read from the stored heat, so every sweep ran the space again, doing
+    nothing ("consolidating..." for ever, a run a minute). Now the run stores the heat it found."""
+    run_consolidation(ConsolidationRequest(backlog.pk, promotion=False))  # the pages into a session, unread
+    session = (
+        MidTermSession.objects.filter(space=backlog, pages__tier=Page.Tier.MID, pages__analyzed=False).distinct().get()
+    )
+    visited = timezone.now() - timedelta(hours=1)
+    at_visit = session.n_visit + session.l_interaction + 1.0  # recency 1 at the visit (alpha = beta = gamma = 1)
+    MidTermSession.objects.filter(pk=session.pk).update(last_visit_at=visited, heat=at_visit)
+    MemorySpace.objects.filter(pk=backlog.pk).update(heat_threshold=at_visit)
+    backlog.refresh_from_db()
+    assert has_pending_work(backlog)  # the stored heat is at the threshold
+    run_consolidation(ConsolidationRequest(backlog.pk))
+    assert not has_pending_work(backlog) and spaces_with_pending_work() == []
+    session.refresh_from_db()
+    assert at_visit - 0.01 < session.heat < at_visit  # cooled by an hour of recency (mu 1e7 s)
+    assert not Page.objects.filter(session=session, analyzed=True).exists()  # not promoted: it is not hot
+    assert fake_llm.requests == []
