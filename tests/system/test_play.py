@@ -1,6 +1,7 @@
 """The first of the two commands, `scripts/play`, as a newcomer runs it: on other ports than the usual, and
 stopped with Ctrl-C while its worker waits on the LLM."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+import redis
 
 from bench.fake_llm_server import held
 from memory_engine.models import ConsolidationRun, Page
@@ -98,9 +100,61 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
         lambda: not group_members(worker_group), progress=lambda: 0, what="the worker's processes to exit", stall=60
     )
     assert not answers(f"http://{address}/healthz")
+    assert redis_answers(broker.port)  # a Redis that was running already is left running
     # The session is where it was: stored, in mid-term, not yet promoted (the sweep takes it up again).
     assert Page.objects.filter(space=hot_space).count() == 4
     assert Page.objects.filter(space=hot_space, tier="mid", analyzed=False).exists()
+
+
+def test_ctrl_c_stops_the_redis_the_playground_started(tmp_path):
+    """With no Redis on its port, scripts/play starts one (scripts/services) and uses it as the broker;
+    Ctrl-C stops it with the web server and the worker, as the README says (it was left running)."""
+    port, address = free_port(), f"127.0.0.1:{free_port()}"
+    env = {
+        **os.environ,
+        "PLAYGROUND_ADDR": address,
+        "REDIS_PORT": str(port),
+        "DATABASE_URL": database_url(),
+        "MEMORYOS_INDEX_DIR": str(tmp_path / "indexes"),
+        "MEMORYOS_WARM_UP": "0",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    log = (tmp_path / "play.log").open("w")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as the test above says
+    try:
+        play = subprocess.Popen(
+            ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        wait_for(
+            lambda: answers(f"http://{address}/healthz"),
+            progress=lambda: (tmp_path / "play.log").stat().st_size,
+            what="the playground's web server",
+        )
+        assert redis_answers(port) and "starting redis" in (tmp_path / "play.log").read_text()
+        os.killpg(play.pid, signal.SIGINT)
+        play.wait(timeout=120)
+    finally:
+        if play.poll() is None:
+            os.killpg(play.pid, signal.SIGKILL)
+        log.close()
+    try:
+        wait_for(lambda: not redis_answers(port), progress=lambda: 0, what="the playground's Redis to stop", stall=60)
+    finally:
+        if redis_answers(port):  # left running: not left to the rest of the suite
+            with contextlib.suppress(redis.RedisError):
+                redis.Redis(port=port).shutdown(nosave=True)
+    assert not answers(f"http://{address}/healthz")
+
+
+def redis_answers(port: int) -> bool:
+    try:
+        return bool(redis.Redis(port=port, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
 
 
 def answers(url: str) -> bool:
