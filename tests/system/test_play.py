@@ -52,24 +52,8 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
         "HF_HUB_OFFLINE": "1",
     }
     env.pop("CELERY_BROKER_URL", None)
-    log = (tmp_path / "play.log").open("w")
-    # A session of its own, as a terminal gives the command it runs: Ctrl-C is SIGINT to its group. And
-    # SIGINT at its default, as a terminal's command has it: a suite started in the background (`nohup
-    # .ci/run &`) runs with SIGINT ignored, which a child inherits and bash cannot trap (two busy runs
-    # failed so). A signal a process catches is at its default after exec; one it ignores stays ignored.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    play, log = start_play(env, address, tmp_path)
     try:
-        play = subprocess.Popen(
-            ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    try:
-        wait_for(
-            lambda: answers(f"http://{address}/healthz"),
-            progress=lambda: (tmp_path / "play.log").stat().st_size,
-            what="the playground's web server",
-        )
         add_turns(memory, [*CAT_TALK, ("ok", "ok")])
         wait_for(
             lambda: promotion_calls(fake_llm),
@@ -120,20 +104,8 @@ def test_ctrl_c_stops_the_redis_the_playground_started(tmp_path):
         "HF_HUB_OFFLINE": "1",
     }
     env.pop("CELERY_BROKER_URL", None)
-    log = (tmp_path / "play.log").open("w")
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as the test above says
+    play, log = start_play(env, address, tmp_path)
     try:
-        play = subprocess.Popen(
-            ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    try:
-        wait_for(
-            lambda: answers(f"http://{address}/healthz"),
-            progress=lambda: (tmp_path / "play.log").stat().st_size,
-            what="the playground's web server",
-        )
         assert redis_answers(port) and "starting redis" in (tmp_path / "play.log").read_text()
         os.killpg(play.pid, signal.SIGINT)
         play.wait(timeout=120)
@@ -148,6 +120,34 @@ def test_ctrl_c_stops_the_redis_the_playground_started(tmp_path):
             with contextlib.suppress(redis.RedisError):
                 redis.Redis(port=port).shutdown(nosave=True)
     assert not answers(f"http://{address}/healthz")
+
+
+def start_play(env: dict, address: str, tmp_path: Path):
+    """scripts/play started as a terminal starts a command, its output in tmp_path/play.log; returns once
+    its web server answers (the process and the open log)."""
+    log = (tmp_path / "play.log").open("w")
+    # A session of its own, as a terminal gives the command it runs: Ctrl-C is SIGINT to its group. And
+    # SIGINT at its default, as a terminal's command has it: a suite started in the background (`nohup
+    # .ci/run &`) runs with SIGINT ignored, which a child inherits and bash cannot trap (two busy runs
+    # failed so). A signal a process catches is at its default after exec; one it ignores stays ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        play = subprocess.Popen(
+            ["scripts/play"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        wait_for(
+            lambda: answers(f"http://{address}/healthz"),
+            progress=lambda: (tmp_path / "play.log").stat().st_size,
+            what="the playground's web server",
+        )
+    except BaseException:
+        os.killpg(play.pid, signal.SIGKILL)
+        log.close()
+        raise
+    return play, log
 
 
 def redis_answers(port: int) -> bool:
