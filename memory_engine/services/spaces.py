@@ -5,7 +5,8 @@ import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Model, Prefetch, Q, QuerySet
+from django.db.models import Count, Model, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from memory_engine import inputs
 from memory_engine.config import memory_settings
@@ -244,15 +245,22 @@ def user_memory_delete(*, user: MemoryUser) -> int:
 def owned_spaces(account) -> QuerySet:
     """The memory spaces of `account`'s memory users, by user then assistant, each with what its tiers
     hold now, named as space_counts names them: short_term_pages, mid_term_pages, active_sessions and
-    active_entries."""
+    active_entries. Each count is a subquery of its own: counted over joins of the pages, sessions and
+    entries together, a space of 1,320 pages, 92 sessions and 1,869 entries made 227 million rows, and
+    the signed-in home page ran for 52 s and failed with the database's disk full of them."""
+
+    def counted(rows: QuerySet) -> Coalesce:
+        per_space = rows.filter(space=OuterRef("pk")).order_by().values("space").annotate(n=Count("pk"))
+        return Coalesce(Subquery(per_space.values("n")), 0)
+
     return (
         MemorySpace.objects.filter(user__owner=account)
         .select_related("user", "assistant")
         .annotate(
-            short_term_pages=Count("pages", filter=Q(pages__tier=Page.Tier.SHORT), distinct=True),
-            mid_term_pages=Count("pages", filter=Q(pages__tier=Page.Tier.MID), distinct=True),
-            active_sessions=Count("sessions", filter=Q(sessions__status=MidTermSession.Status.ACTIVE), distinct=True),
-            active_entries=Count("entries", filter=Q(entries__status=LongTermEntry.Status.ACTIVE), distinct=True),
+            short_term_pages=counted(Page.objects.filter(tier=Page.Tier.SHORT)),
+            mid_term_pages=counted(Page.objects.filter(tier=Page.Tier.MID)),
+            active_sessions=counted(MidTermSession.objects.filter(status=MidTermSession.Status.ACTIVE)),
+            active_entries=counted(LongTermEntry.objects.filter(status=LongTermEntry.Status.ACTIVE)),
         )
         .order_by("user__external_id", "assistant__external_id")
     )
