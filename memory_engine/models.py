@@ -644,6 +644,9 @@ class ImportJob(WorkerJob):
     entries_taught = models.PositiveIntegerField(
         null=True, blank=True, help_text="When it ended: the active profile and knowledge entries drawn from its turns."
     )
+    settled_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the history it stored moved from short-term to mid-term memory (once)."
+    )
 
     def __str__(self) -> str:
         return f"import {self.pk} into space {self.space_id}: {self.done}/{self.total} {self.status}"

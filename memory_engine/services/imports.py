@@ -399,6 +399,8 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
     (and on the LLM's answers), not on the clock. The price: with the LLM endpoint down, each chunk's
     promotion waits for its timeout."""
     job = ImportJob.objects.select_related("space", "upload").filter(pk=job_id).first()
+    if job is not None and job.status == ImportJob.Status.CANCELLED:
+        _cancelled_end(job)  # stopped between two parts
     if job is None or job.status not in UNFINISHED:
         return True
     now = timezone.now()
@@ -416,14 +418,14 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
             if place and ends is not None and time.monotonic() > ends:
                 return False
             if _cancelled(job):
+                _cancelled_end(job)
                 return True
             if isinstance(run[0].content, formats.Record):
                 with suppress(TurnStoredBefore):
                     _store_fact(job, run[0])
             else:
                 _store_turns(job, run, counters)
-        if _settles(job):
-            history_settle(job.space, retry_now=True)
+        _settle_once(job)
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise
@@ -437,6 +439,28 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
 
 def _cancelled(job: ImportJob) -> bool:
     return ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.CANCELLED).exists()
+
+
+def _settle_once(job: ImportJob) -> bool:
+    """Move the space's short-term memory to mid-term after the job's history (history_settle), once for
+    the job, whatever runs it again (a part found cancelled, a message delivered twice: by then the person
+    may be chatting, and their conversation is short-term memory). Not for a replay (_settles). Returns
+    whether this call settled it."""
+    if not _settles(job):
+        return False
+    claimed = ImportJob.objects.filter(pk=job.pk, settled_at__isnull=True).update(settled_at=timezone.now())
+    if claimed:
+        history_settle(job.space, retry_now=True)
+    return bool(claimed)
+
+
+def _cancelled_end(job: ImportJob) -> None:
+    """A stopped import's history settles as a finished one's does, and what it taught is counted again
+    with the chunk it was storing when it was stopped."""
+    job.refresh_from_db()
+    if job.done and _settle_once(job):  # one stopped before it stored anything leaves the memory as it was
+        _record_taught(job)
+        announce(job.space_id)
 
 
 def import_cancel(*, job: ImportJob) -> ImportJob:

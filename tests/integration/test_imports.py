@@ -13,6 +13,7 @@ from tests.api_helpers import client_for
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
 URL = "/api/v1/users/alice/spaces/helper/imports/"
+TURNS = "/api/v1/users/alice/spaces/helper/turns/"
 TRANSCRIPT = [
     {"user_input": u, "agent_response": a, "timestamp": f"2026-10-0{i + 1}T10:00:00+00:00"}
     for i, (u, a) in enumerate(CAT_TALK)
@@ -177,6 +178,13 @@ def test_an_import_is_cancelled_between_chunks_and_keeps_what_it_stored(alice, a
     assert import_run(job.pk) is True  # the next part finds it cancelled and stores nothing
     assert Page.objects.filter(space=alice_space).count() == 1
     assert alice.get(URL + f"{job.pk}/").data["taught"] is not None
+    # What it stored settles as a finished import's history does: into mid-term memory (it was left in
+    # short-term), once: the person's own turn after it stays short-term when the part is delivered again.
+    assert list(Page.objects.filter(space=alice_space).values_list("tier", flat=True)) == ["mid"]
+    said = alice.post(TURNS, {"user_input": "and now?", "agent_response": "ok"}, format="json")
+    assert said.status_code == 201, said.data
+    assert import_run(job.pk) is True
+    assert sorted(Page.objects.filter(space=alice_space).values_list("tier", flat=True)) == ["mid", "short"]
     again = alice.post(URL + f"{job.pk}/cancel/")
     assert again.status_code == 409 and "ended already (cancelled)" in again.data["detail"]
     # Another account cannot see it, nor stop it.
