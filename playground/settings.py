@@ -233,8 +233,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # One handler, the root's: a Celery worker puts its own there instead (worker_hijack_root_logger), so
+    # each line is written once (with a handler of its own as well, memory_engine's were written twice).
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        "memory_engine": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+        "memory_engine": {"level": envstr("LOG_LEVEL", "INFO")},
+        # The development server's line a request: only the refused and the failed (4xx, 5xx).
+        "django.server": {"level": "WARNING"},
         # A server error's traceback, with DEBUG off too (Django's own console handler needs DEBUG).
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },

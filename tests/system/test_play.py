@@ -90,9 +90,10 @@ def test_ctrl_c_during_a_promotion_stops_the_web_server_and_the_worker_within_15
     assert Page.objects.filter(space=hot_space, tier="mid", analyzed=False).exists()
 
 
-def test_ctrl_c_stops_the_redis_the_playground_started(tmp_path):
+def test_ctrl_c_stops_the_redis_the_playground_started_and_its_log_says_things_once(tmp_path):
     """With no Redis on its port, scripts/play starts one (scripts/services) and uses it as the broker;
-    Ctrl-C stops it with the web server and the worker, as the README says (it was left running)."""
+    Ctrl-C stops it with the web server and the worker, as the README says (it was left running). Its
+    log has the worker's lines once and no line for a request answered."""
     port, address = free_port(), f"127.0.0.1:{free_port()}"
     env = {
         **os.environ,
@@ -107,6 +108,17 @@ def test_ctrl_c_stops_the_redis_the_playground_started(tmp_path):
     play, log = start_play(env, address, tmp_path)
     try:
         assert redis_answers(port) and "starting redis" in (tmp_path / "play.log").read_text()
+        assert answers(f"http://{address}/healthz")
+        # Its log says what matters, once: the worker's lines were written twice, every request had one.
+        ready = "embedding model loaded"
+        wait_for(
+            lambda: ready in (tmp_path / "play.log").read_text(),
+            progress=lambda: (tmp_path / "play.log").stat().st_size,
+            what="the worker to be ready",
+        )
+        output = (tmp_path / "play.log").read_text()
+        assert output.count(ready) == 1, output[-3000:]
+        assert "GET /healthz" not in output, output[-3000:]
         os.killpg(play.pid, signal.SIGINT)
         play.wait(timeout=120)
     finally:
