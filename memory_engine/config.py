@@ -207,6 +207,13 @@ class MemorySettings:
         shown="var/imports",
         factory=lambda: BASE_DIR / "var" / "imports",
     )
+    locomo_file: Path = setting(
+        None,
+        "the LoCoMo samples the chat page and the lab offer (LoCoMo's data/locomo10.json, CC BY-NC 4.0, or a "
+        "split of it), read when it appears or changes",
+        shown="../shared/data/locomo/locomo-dev.json",
+        factory=lambda: BASE_DIR.parent / "shared" / "data" / "locomo" / "locomo-dev.json",
+    )
     max_import_bytes: int = setting(
         200 * 1024 * 1024,
         "the largest file taken for import (200 MiB), and what a zip's conversations.json may unpack to",

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cache
+from functools import lru_cache
+from pathlib import Path
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet, Value
@@ -19,7 +20,7 @@ from django.utils import timezone
 from memory_engine import formats, inputs
 from memory_engine.config import memory_settings
 from memory_engine.errors import JobEnded, MemoryInputError, TooMuchBulkWork
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.formats.locomo import iter_pages, load_samples
 from memory_engine.models import (
     ConsolidationRun,
     EntryVersion,
@@ -68,22 +69,44 @@ def transcript_turns(transcript: object) -> list[dict]:
     return turns
 
 
-@cache
-def locomo_sample_ids() -> tuple[str, ...]:
-    """The samples of the bundled LoCoMo dev split (none when the data is not there)."""
+def _locomo_samples() -> list[dict]:
+    """The samples of the LoCoMo file (MEMORYOS_LOCOMO_FILE), read again when it has changed, or appeared
+    (a fresh clone has none beside it: the pages listed nothing until the server was restarted); none when
+    it is not there or not LoCoMo."""
+    path = Path(memory_settings().locomo_file)
     try:
-        return tuple(s["sample_id"] for s in load_samples(DEV_FILE))
+        stamp = path.stat()
+    except OSError:
+        return []
+    return _read_locomo(str(path), stamp.st_mtime_ns, stamp.st_size)
+
+
+@lru_cache(maxsize=2)
+def _read_locomo(path: str, mtime_ns: int, size: int) -> list[dict]:
+    try:
+        return load_samples(path)
     except (OSError, ValueError):
-        return ()
+        return []
+
+
+def locomo_sample_ids() -> tuple[str, ...]:
+    """The samples of the LoCoMo file (none when the data is not there)."""
+    return tuple(sample["sample_id"] for sample in _locomo_samples())
+
+
+def locomo_sample(sample_id: str) -> dict:
+    """A sample of the LoCoMo file; MemoryInputError when it has none of that id."""
+    sample = next((s for s in _locomo_samples() if s["sample_id"] == sample_id), None)
+    if sample is None:
+        raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in {Path(memory_settings().locomo_file).name}")
+    return sample
 
 
 def locomo_turns(sample_id: str) -> list[dict]:
-    """The turns of a LoCoMo sample of the bundled dev split, as the evaluation maps them, each with the
-    ids of the dialogue turns it holds in its meta ({"dia_ids": [...]}): what the questions' evidence names,
-    so an experiment can score recall (services/comparison.py)."""
-    sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
-    if sample is None:
-        raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")
+    """The turns of a LoCoMo sample of the LoCoMo file, as the evaluation maps them, each with the ids of the
+    dialogue turns it holds in its meta ({"dia_ids": [...]}): what the questions' evidence names, so an
+    experiment can score recall (services/comparison.py)."""
+    sample = locomo_sample(sample_id)
     return [
         {
             "user_input": p.user_input,

@@ -10,12 +10,12 @@ from django.db.models import QuerySet
 
 from memory_engine import inputs
 from memory_engine.errors import ExperimentConflict, MemoryInputError
-from memory_engine.formats.locomo import CATEGORY_NAMES, DEV_FILE, clean_evidence, iter_pages, load_samples
+from memory_engine.formats.locomo import CATEGORY_NAMES, clean_evidence, iter_pages
 from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
 from memory_engine.services.background import restore_create, room_for_background_job
 from memory_engine.services.comparison import Probe, compare, heat_by_turn, side_summary
 from memory_engine.services.dispatch import background_send, comparison_start, import_send
-from memory_engine.services.imports import MAX_TURNS, import_create, room_for_bulk_work
+from memory_engine.services.imports import MAX_TURNS, import_create, locomo_sample, room_for_bulk_work
 from memory_engine.services.space_llm import choice_copy
 from memory_engine.services.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
 
@@ -120,12 +120,11 @@ def experiment_delete(*, experiment: Experiment) -> None:
 
 
 def locomo_probes(sample_id: str, limit: int | None = None) -> list[dict]:
-    """The questions of a LoCoMo sample of the bundled dev split that have evidence to find (categories
-    1-4), each {"question", "category", "evidence"}: the ids of the dialogue turns that answer it, which
-    the pages of a LoCoMo import carry in their meta. With `limit`, that many spread over the sample."""
-    sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
-    if sample is None:
-        raise MemoryInputError(f"no LoCoMo sample {sample_id!r} in the dev split")
+    """The questions of a sample of the LoCoMo file (services.imports.locomo_sample) that have evidence to
+    find (categories 1-4), each {"question", "category", "evidence"}: the ids of the dialogue turns that
+    answer it, which the pages of a LoCoMo import carry in their meta. With `limit`, that many spread over
+    the sample."""
+    sample = locomo_sample(sample_id)
     known = {dia_id for page in iter_pages(sample) for dia_id in page.dia_ids}
     probes = [
         {"question": qa["question"], "category": CATEGORY_NAMES[int(qa["category"])], "evidence": evidence}

@@ -287,3 +287,27 @@ def test_the_admin_shows_each_users_tiers_at_a_glance_with_sizes(admin_client, m
     [heat_link] = [h for h in hrefs if h.endswith("/heat/")]
     heat = admin_client.get(heat_link)
     assert heat.context["space"] == filled and "heat" in heat.content.decode().lower()
+
+
+def test_locomo_samples_are_listed_once_their_file_appears_and_the_page_says_how_before(
+    client, memory, django_user_model, settings, tmp_path
+):
+    """A fresh clone has no LoCoMo data beside it: the list was empty and stayed empty after the data was
+    added, until a restart, and nothing said where to get it."""
+    from memory_engine.formats.locomo import DEV_FILE
+
+    data = tmp_path / "locomo.json"
+    settings.MEMORYOS = {**settings.MEMORYOS, "LOCOMO_FILE": str(data)}
+    ann = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    client.force_login(ann)
+    made = client.post(reverse("space-create"), {"user_id": "demo", "assistant_id": "tutor"})
+    before = client.get(made["Location"]).content.decode()
+    assert "No LoCoMo samples here yet" in before and "snap-research/locomo" in before
+    assert "<option>conv-26</option>" not in before
+    data.write_text(DEV_FILE.read_text())  # the data arrives while the server runs
+    after = client.get(made["Location"]).content.decode()
+    assert "<option>conv-26</option>" in after and "No LoCoMo samples here yet" not in after
+    job = client.post(
+        "/api/v1/users/ann:demo/spaces/tutor/imports/", {"locomo_sample": "conv-26"}, content_type="application/json"
+    )
+    assert job.status_code == 202, job.content
