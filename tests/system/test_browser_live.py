@@ -14,6 +14,7 @@ from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermS
 from memory_engine.services import curation
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import add_turns, days_ago, nothing_extracted
+from tests.processes import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -141,6 +142,27 @@ def test_the_owner_points_the_space_at_an_endpoint_tests_it_and_the_next_reply_c
         browser.keyboard.press("Enter")
         browser.wait_for_selector(".bubble.assistant:not(.pending) >> text=From your own model.")
         assert own.authorizations[-1] == f"Bearer {key}"
+
+
+def test_an_endpoint_that_does_not_answer_is_saved_only_when_asked_twice(browser, live_server, ann, settings):
+    """The model form saved an endpoint whose test had just failed ("saved: the next reply uses it"), and
+    the next message failed. Save now asks it for a word first."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_ALLOWED_HOSTS": "127.0.0.1"}
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.click("#model-panel summary")
+    form = browser.locator("#model")
+    form.locator("select[name=provider]").wait_for()
+    form.locator("select[name=provider]").select_option("openai")
+    form.locator("input[name=base_url]").fill(f"http://127.0.0.1:{free_port()}/v1")  # nothing listens there
+    form.locator("input[name=model]").fill("absent-model")
+    form.locator("button[type=submit]").click()
+    browser.locator("#model-status", has_text="not saved").wait_for()
+    assert "Press Save again" in browser.locator("#model-status").inner_text()
+    assert not SpaceLLM.objects.exists()
+    form.locator("button[type=submit]").click()
+    browser.locator("#model-status", has_text="saved untested").wait_for()
+    assert SpaceLLM.objects.get().model == "absent-model"
 
 
 def test_the_chat_works_from_the_keyboard_alone(browser, live_server, ann, fake_llm):

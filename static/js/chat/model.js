@@ -61,12 +61,33 @@
     await showLocalServers();
   }
 
+  // An endpoint is asked for a word before it is saved: one that does not answer is saved only when Save
+  // is pressed again for the same values (every reply would fail until it answers).
+  let keepUntested = null;
+
   async function saveModel(event) {
     event.preventDefault();
-    $("model-status").textContent = "saving…";
+    const values = modelValues();
+    const asked = JSON.stringify(values);
+    let tested = "";
     try {
-      showModel(await call("llm/", { method: "PUT", body: JSON.stringify(modelValues()) }));
-      $("model-status").textContent = "saved: the next reply uses it";
+      if (values.provider === "openai" && keepUntested !== asked) {
+        $("model-status").textContent = "asking the model for a word before saving…";
+        const result = await call("llm/test/", { method: "POST", body: asked });
+        if (!result.ok) {
+          keepUntested = asked;
+          $("model-status").textContent = `not saved: no answer: ${result.detail}. Press Save again to keep it anyway (replies fail until it answers).`;
+          return;
+        }
+        tested = ` (${result.model || "it"} answered in ${result.seconds} s)`;
+      }
+      $("model-status").textContent = "saving…";
+      showModel(await call("llm/", { method: "PUT", body: asked }));
+      const untested = values.provider === "openai" && !tested;
+      keepUntested = null;
+      $("model-status").textContent = untested
+        ? "saved untested: replies fail until it answers"
+        : `saved${tested}: the next reply uses it`;
     } catch (error) {
       $("model-status").textContent = error.message;
     }
