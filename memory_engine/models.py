@@ -119,24 +119,26 @@ class MemorySpace(models.Model):
     assistant = models.ForeignKey(Assistant, on_delete=models.CASCADE, related_name="spaces")
 
     # Parameters: the paper's values here; spaces.space_get copies the MEMORYOS_* settings into a new
-    # space, and each space can then be tuned on its own.
-    stm_capacity = models.PositiveIntegerField(default=7)
-    mtm_capacity = models.PositiveIntegerField(default=200)
-    knowledge_capacity = models.PositiveIntegerField(default=100)
-    merge_theta = models.FloatField(default=0.6)
-    heat_threshold = models.FloatField(default=5.0)
-    heat_alpha = models.FloatField(default=1.0)
-    heat_beta = models.FloatField(default=1.0)
-    heat_gamma = models.FloatField(default=1.0)
-    recency_mu_seconds = models.FloatField(default=1e7)
-    eviction_policy = models.CharField(max_length=10, choices=Eviction.choices, default=Eviction.HEAT)
+    # space, and each space can then be tuned on its own. Named as the pages name them, in the admin too.
+    stm_capacity = models.PositiveIntegerField(PARAMETER_LABELS["stm_capacity"], default=7)
+    mtm_capacity = models.PositiveIntegerField(PARAMETER_LABELS["mtm_capacity"], default=200)
+    knowledge_capacity = models.PositiveIntegerField(PARAMETER_LABELS["knowledge_capacity"], default=100)
+    merge_theta = models.FloatField(PARAMETER_LABELS["merge_theta"], default=0.6)
+    heat_threshold = models.FloatField(PARAMETER_LABELS["heat_threshold"], default=5.0)
+    heat_alpha = models.FloatField(PARAMETER_LABELS["heat_alpha"], default=1.0)
+    heat_beta = models.FloatField(PARAMETER_LABELS["heat_beta"], default=1.0)
+    heat_gamma = models.FloatField(PARAMETER_LABELS["heat_gamma"], default=1.0)
+    recency_mu_seconds = models.FloatField(PARAMETER_LABELS["recency_mu_seconds"], default=1e7)
+    eviction_policy = models.CharField(
+        PARAMETER_LABELS["eviction_policy"], max_length=10, choices=Eviction.choices, default=Eviction.HEAT
+    )
     # Retrieval (engine/retriever.py): how many pages and knowledge entries it ranks, the tokens of memory
     # a prompt may hold, the share of BM25 against the cosine in a match, and the neighbours' share.
-    top_pages = models.PositiveIntegerField(default=10)
-    top_knowledge = models.PositiveIntegerField(default=10)
-    context_token_budget = models.PositiveIntegerField(default=1500)
-    lexical_weight = models.FloatField(default=0.5)
-    chain_weight = models.FloatField(default=0.2)
+    top_pages = models.PositiveIntegerField(PARAMETER_LABELS["top_pages"], default=10)
+    top_knowledge = models.PositiveIntegerField(PARAMETER_LABELS["top_knowledge"], default=10)
+    context_token_budget = models.PositiveIntegerField(PARAMETER_LABELS["context_token_budget"], default=1500)
+    lexical_weight = models.FloatField(PARAMETER_LABELS["lexical_weight"], default=0.5)
+    chain_weight = models.FloatField(PARAMETER_LABELS["chain_weight"], default=0.2)
 
     # State.
     last_seq = models.BigIntegerField(default=0, help_text="Sequence number of the newest page.")

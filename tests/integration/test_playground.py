@@ -311,3 +311,12 @@ def test_locomo_samples_are_listed_once_their_file_appears_and_the_page_says_how
         "/api/v1/users/ann:demo/spaces/tutor/imports/", {"locomo_sample": "conv-26"}, content_type="application/json"
     )
     assert job.status_code == 202, job.content
+
+
+def test_the_admin_names_a_spaces_parameters_as_the_pages_do(admin_client, filled):
+    """The admin said "Stm capacity" where the page says "Short-term capacity"."""
+    listing = admin_client.get(reverse("admin:memory_engine_memoryspace_changelist")).content.decode()
+    detail = admin_client.get(reverse("admin:memory_engine_memoryspace_change", args=[filled.pk])).content.decode()
+    for label in ("Short-term capacity", "Mid-term capacity (sessions)", "Promotion threshold τ"):
+        assert label in listing or label in detail, label
+    assert "Short-term capacity" in detail and "Stm capacity" not in listing + detail
