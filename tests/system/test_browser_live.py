@@ -204,3 +204,17 @@ def test_the_chat_works_from_the_keyboard_alone(browser, live_server, ann, fake_
         assert browser.evaluate("(q) => document.querySelector(q).parentElement.open", panel)
     tab_to("#model select[name=provider]")
     tab_to("#test-model")
+
+
+def test_a_new_tokens_secret_is_copied_with_its_button(browser, live_server, ann):
+    """The secret is shown once; it had no copy button (a phone cannot easily select a long field)."""
+    browser.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/accounts/tokens/")
+    browser.fill("#token-form input[name=name]", "notebook")
+    browser.click("#token-form button[type=submit]")
+    secret = browser.locator("#token-secret").input_value()
+    assert secret.startswith("mos_")
+    browser.click("#copy-token")
+    browser.locator("#copy-status", has_text="copied").wait_for()
+    assert browser.evaluate("navigator.clipboard.readText()") == secret
