@@ -16,6 +16,7 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
 from memory_engine.services.conversation import turn_add
+from memory_engine.services.spaces import sessions
 from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted, weak_offline_llm
@@ -463,6 +464,13 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
         assert set(content_tokens(text)) <= said, text
     profile = LongTermEntry.objects.filter(space=space, kind="profile", status="active")
     assert {entry.key: entry.value for entry in profile}.get("location") == "Porto"
+    # A session's counts say since when: its promotion, or its start (it said "since promotion" of all).
+    heads = browser.locator("#sessions li .session-head").all_inner_texts()
+    shown_sessions = list(sessions(space, status="active")[: len(heads)])
+    assert heads and len(shown_sessions) == len(heads)
+    for head, session in zip(heads, shown_sessions, strict=True):
+        assert ("since its promotion" in head) == (session.promoted_at is not None), head
+        assert ("not promoted yet" in head) == (session.promoted_at is None), head
     browser.screenshot(path=str(screenshots / "chat-offline.png"), full_page=True)
 
 

@@ -34,7 +34,11 @@
       const bar = el("div", "heat");
       bar.style.width = `${Math.max(2, (100 * s.heat) / hottest)}%`;
       if (s.heat >= threshold) bar.classList.add("hot");
-      item.append(el("div", "session-head", `heat ${s.heat.toFixed(2)} · ${s.l_interaction} new pages · ${s.n_visit} visits since promotion`), bar,
+      // N_visit and L_interaction count since the last promotion, or since the session began.
+      const counts = s.promoted_at
+        ? `${s.l_interaction} new pages · ${s.n_visit} visits since its promotion`
+        : `${s.l_interaction} pages · ${s.n_visit} visits · not promoted yet`;
+      item.append(el("div", "session-head", `heat ${s.heat.toFixed(2)} · ${counts}`), bar,
         el("div", "summary", s.summary));
       return item;
     }), "none yet");
