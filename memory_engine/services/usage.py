@@ -14,6 +14,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from memory_engine.config import memory_settings
 from memory_engine.documents import UsedDoc
 from memory_engine.engine.retriever import Retrieval, items_now
 from memory_engine.models import ConsolidationRun, Experiment, MemorySpace, Page, ReplyRecord
@@ -95,11 +96,12 @@ def cost(
 
 
 def _empty() -> dict:
-    return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
+    return {"calls": 0, "quoted": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
 
 
-def _add(into: dict, calls: int, prompt: int, completion: int, money: float | None) -> None:
+def _add(into: dict, calls: int, prompt: int, completion: int, money: float | None, quoted: int = 0) -> None:
     into["calls"] += calls
+    into["quoted"] += quoted
     into["prompt_tokens"] += prompt
     into["completion_tokens"] += completion
     into["cost"] = None if into["cost"] is None or money is None else into["cost"] + money
@@ -107,28 +109,37 @@ def _add(into: dict, calls: int, prompt: int, completion: int, money: float | No
 
 def space_usage(space: MemorySpace, *, days: int, prices: dict[str, tuple[float, float]]) -> dict:
     """The last `days` days (today included, in UTC), oldest first: for each day and kind (replies,
-    consolidation after chat turns, consolidation during imports, experiments' replays) the LLM calls,
-    tokens and cost (None where a model has no price); the totals; and the models met without a price.
+    consolidation after chat turns, consolidation during imports, experiments' replays) the LLM calls (for
+    replies: those the model wrote; `quoted`, those quoted from memory, which ran none), tokens and cost
+    (None where a model has no price, in MEMORYOS_LLM_PRICE_CURRENCY); the totals; and the models met
+    without a price.
     Four queries."""
     today = timezone.now().date()
     first = today - timedelta(days=days - 1)
     rows: dict[date, dict[str, dict]] = defaultdict(lambda: {kind: _empty() for kind in KINDS})
     unpriced: set[str] = set()
 
-    def count(day: date, kind: str, model: str, calls: int, prompt: int, completion: int) -> None:
+    def count(day: date, kind: str, model: str, calls: int, prompt: int, completion: int, quoted: int = 0) -> None:
         money = cost(prices, model, prompt, completion)
         if money is None:
             unpriced.add(model or "(unnamed)")
-        _add(rows[day][kind], calls, prompt, completion, money)
+        _add(rows[day][kind], calls, prompt, completion, money, quoted)
 
+    # A reply quoted from memory ran no model: counted apart from the model's (calls), with no tokens.
+    was_quoted = Q(page__reply_source=Page.ReplySource.QUOTED)
     replies = (
         ReplyRecord.objects.filter(space=space, at__date__gte=first)
         .annotate(day=TruncDate("at"))
         .values("day", "model")
-        .annotate(n=Count("pk"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens"))
+        .annotate(
+            written=Count("pk", filter=~was_quoted),
+            quoted=Count("pk", filter=was_quoted),
+            prompt=Sum("prompt_tokens"),
+            completion=Sum("completion_tokens"),
+        )
     )
     for row in replies:
-        count(row["day"], "replies", row["model"], row["n"], row["prompt"], row["completion"])
+        count(row["day"], "replies", row["model"], row["written"], row["prompt"], row["completion"], row["quoted"])
 
     shadows = Experiment.objects.filter(source=space).values("space_id")
     runs = (
@@ -152,12 +163,17 @@ def space_usage(space: MemorySpace, *, days: int, prices: dict[str, tuple[float,
         day = first + timedelta(days=number)
         kinds = rows.get(day, {kind: _empty() for kind in KINDS})
         for kind in KINDS:
-            _add(totals[kind], *(kinds[kind][key] for key in ("calls", "prompt_tokens", "completion_tokens", "cost")))
+            figures = kinds[kind]
+            _add(
+                totals[kind],
+                *(figures[key] for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "quoted")),
+            )
         listed.append({"day": day.isoformat(), **kinds})
     return {
         "days": listed,
         "totals": totals,
         "prices": {model: list(pair) for model, pair in sorted(prices.items())},
+        "currency": memory_settings().llm_price_currency,
         "unpriced_models": sorted(unpriced),
     }
 

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from bench.fake_llm_server import reply
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page, ReplyRecord
-from memory_engine.services import curation
+from memory_engine.services import curation, space_llm
 from memory_engine.services.dispatch import import_start
 from memory_engine.services.imports import transcript_turns
 from memory_engine.services.lab import experiment_create
@@ -100,6 +100,7 @@ def test_the_usage_counts_replies_consolidation_imports_and_experiments_by_day_w
     today = usage["days"][-1]
     assert today["replies"] == {
         "calls": 2,
+        "quoted": 0,
         "prompt_tokens": 1800,
         "completion_tokens": 24,
         "cost": pytest.approx(0.003792),
@@ -118,7 +119,20 @@ def test_the_usage_counts_replies_consolidation_imports_and_experiments_by_day_w
         > 0
     )
     assert usage["totals"]["replies"]["calls"] == 2 and usage["unpriced_models"] == []
-    assert usage["prices"] == {"fake-model": [2.0, 8.0]}
+    assert usage["prices"] == {"fake-model": [2.0, 8.0]} and usage["currency"] == "USD"
+
+
+def test_a_reply_quoted_from_memory_is_counted_apart_from_the_models(told, alice, fake_llm, settings):
+    """No model ran for it: it was counted as a call (the page said "2 calls" where the model wrote one)."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PRICE_CURRENCY": "EUR"}
+    ask(alice, fake_llm)  # the model writes it
+    space_llm.choice_set(space=told, values={"provider": "offline"}, actor="alice")  # the bundled model: quotes
+    quoted = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What is my cat called?"}, format="json")
+    assert quoted.status_code == 200 and quoted.data["page"]["reply_source"] == "quoted", quoted.data
+    usage = alice.get(SPACE.format(user="alice") + "usage/?days=1").data
+    replies = usage["totals"]["replies"]
+    assert (replies["calls"], replies["quoted"], replies["prompt_tokens"]) == (1, 1, 900)
+    assert usage["currency"] == "EUR"
 
 
 def test_a_model_with_no_price_has_no_cost_and_is_named(told, alice, fake_llm, settings):

@@ -10,11 +10,11 @@ import time
 import pytest
 
 from bench.fake_llm_server import FakeLLMServer, reply
-from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, SpaceLLM
+from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, ReplyRecord, SpaceLLM
 from memory_engine.services import curation
 from tests.conftest_browser import sign_in
 from tests.memory_helpers import add_turns, days_ago, nothing_extracted
-from tests.processes import free_port
+from tests.processes import free_port, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -151,13 +151,14 @@ def test_an_endpoint_that_does_not_answer_is_saved_only_when_asked_twice(browser
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     browser.click("#model-panel summary")
+    browser.locator("#model-note", has_text="The server's default is").wait_for()  # the form as stored, loaded
     form = browser.locator("#model")
-    form.locator("select[name=provider]").wait_for()
     form.locator("select[name=provider]").select_option("openai")
     form.locator("input[name=base_url]").fill(f"http://127.0.0.1:{free_port()}/v1")  # nothing listens there
     form.locator("input[name=model]").fill("absent-model")
     form.locator("button[type=submit]").click()
-    browser.locator("#model-status", has_text="not saved").wait_for()
+    browser.wait_for_function("!document.querySelector('#model-status').textContent.includes('…')")
+    assert "not saved" in browser.locator("#model-status").inner_text(), browser.locator("#model-status").inner_text()
     assert "Press Save again" in browser.locator("#model-status").inner_text()
     assert not SpaceLLM.objects.exists()
     form.locator("button[type=submit]").click()
@@ -218,3 +219,19 @@ def test_a_new_tokens_secret_is_copied_with_its_button(browser, live_server, ann
     browser.click("#copy-token")
     browser.locator("#copy-status", has_text="copied").wait_for()
     assert browser.evaluate("navigator.clipboard.readText()") == secret
+
+
+def test_the_usage_panel_names_the_currency_of_its_costs(browser, live_server, ann, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PRICES": {"fake-model": (2.0, 8.0)}}
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.fill("#query", "Hello there, how are you?")
+    browser.click("#send")
+    browser.wait_for_selector(".bubble.assistant:not(.pending)")
+    # What the reply cost is stored once its last words are sent: the event the panel's figures need.
+    wait_for(lambda: ReplyRecord.objects.exists(), progress=lambda: 0, what="the reply's record", stall=120)
+    browser.click("#usage-panel summary")
+    replies = browser.locator("#usage table tr.total th").nth(1)
+    replies.wait_for()
+    assert "tokens" in replies.inner_text() and "USD" in replies.inner_text(), replies.inner_text()
+    assert "quoted from memory" in browser.locator("#usage").inner_text()

@@ -80,13 +80,18 @@
   const USAGE_KINDS = [["replies", "replies"], ["consolidation", "consolidation"], ["imports", "imports"],
     ["experiments", "experiments"]];
 
-  function money(value) {
-    return value === null ? "no price" : value < 0.01 && value > 0 ? `${value.toFixed(4)}` : value.toFixed(2);
+  function money(value, currency) {
+    if (value === null) return "no price";
+    return `${value < 0.01 && value > 0 ? value.toFixed(4) : value.toFixed(2)} ${currency}`;
   }
 
-  function usageCell(kind) {
+  // A reply quoted from memory ran no model: counted apart, with no tokens and no cost.
+  function usageCell(kind, currency) {
     const tokens = kind.prompt_tokens + kind.completion_tokens;
-    return kind.calls ? `${kind.calls} · ${tokens} tokens · ${money(kind.cost)}` : "—";
+    const quoted = kind.quoted ? `${kind.quoted} quoted (no model)` : "";
+    if (!kind.calls) return quoted || "—";
+    const written = `${kind.calls} · ${tokens} tokens · ${money(kind.cost, currency)}`;
+    return quoted ? `${written} · ${quoted}` : written;
   }
 
   // The last 14 days, the days with any use only, and their totals; what a cost is in: the operator's prices.
@@ -97,17 +102,18 @@
     const head = el("tr");
     for (const name of ["day", ...USAGE_KINDS.map(([, label]) => label)]) head.append(el("th", null, name));
     table.append(head);
-    const used = usage.days.filter((day) => USAGE_KINDS.some(([kind]) => day[kind].calls));
+    const used = usage.days.filter((day) => USAGE_KINDS.some(([kind]) => day[kind].calls || day[kind].quoted));
     for (const day of used) {
       const row = el("tr");
-      row.append(el("td", null, day.day), ...USAGE_KINDS.map(([kind]) => el("td", null, usageCell(day[kind]))));
+      row.append(el("td", null, day.day), ...USAGE_KINDS.map(([kind]) => el("td", null, usageCell(day[kind], usage.currency))));
       table.append(row);
     }
     const total = el("tr", "total");
-    total.append(el("th", null, "14 days"), ...USAGE_KINDS.map(([kind]) => el("th", null, usageCell(usage.totals[kind]))));
+    total.append(el("th", null, "14 days"), ...USAGE_KINDS.map(([kind]) => el("th", null, usageCell(usage.totals[kind], usage.currency))));
     table.append(total);
-    const notes = [el("p", "muted", "Calls (replies, or LLM calls), tokens read and written, and the cost at the " +
-      "prices the operator set (MEMORYOS_LLM_PRICES, per million tokens); the bundled offline model is free.")];
+    const notes = [el("p", "muted", "Calls to a model (replies it wrote, or LLM calls), replies quoted from memory " +
+      `(no model ran), tokens read and written, and the cost in ${usage.currency} at the prices the operator set ` +
+      "(MEMORYOS_LLM_PRICES, per million tokens); the bundled offline model is free.")];
     if (usage.unpriced_models.length) notes.push(el("p", "muted", `No price set for: ${usage.unpriced_models.join(", ")}.`));
     $("usage").replaceChildren(...(used.length ? [table] : [el("p", "muted", "No LLM use in the last 14 days.")]), ...notes);
   }

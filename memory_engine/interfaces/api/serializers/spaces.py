@@ -70,7 +70,8 @@ class SpaceOut(serializers.ModelSerializer):
 
 
 class UsageKindOut(serializers.Serializer):
-    calls = serializers.IntegerField(help_text="LLM calls (for replies: replies).")
+    calls = serializers.IntegerField(help_text="LLM calls (for replies: the replies the model wrote).")
+    quoted = serializers.IntegerField(help_text="Replies quoted from memory: no model ran (0 for the other kinds).")
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
     cost = serializers.FloatField(allow_null=True, help_text="At MEMORYOS_LLM_PRICES; null: a model has no price.")
@@ -94,6 +95,7 @@ class UsageTotalsOut(serializers.Serializer):
 class UsageOut(serializers.Serializer):
     days = UsageDayOut(many=True, help_text="Oldest first, today (UTC) last.")
     totals = UsageTotalsOut()
+    currency = serializers.CharField(help_text="The currency of the costs (MEMORYOS_LLM_PRICE_CURRENCY).")
     prices = serializers.DictField(
         child=serializers.ListField(child=serializers.FloatField()),
         help_text="model -> [price per million prompt tokens, per million completion tokens]",
