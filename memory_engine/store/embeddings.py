@@ -20,7 +20,6 @@ Two runtimes for the bundled model (MEMORYOS_EMBEDDING_RUNTIME):
   runs this way.
 """
 
-import contextlib
 import os
 import threading
 from collections import OrderedDict
@@ -144,9 +143,7 @@ class OnnxEmbedder:
             for batch in batches:
                 encode_batch(batch)
             return vectors
-        with ThreadPoolExecutor(
-            max_workers=workers, thread_name_prefix="embed", initializer=_in_the_background
-        ) as pool:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed") as pool:
             list(pool.map(encode_batch, batches))  # onnxruntime leaves the GIL while it runs
         return vectors
 
@@ -181,19 +178,6 @@ def _batches(texts: list[str]) -> list[list[int]]:
             batches.append([])
         batches[-1].append(place)
     return batches
-
-
-BATCH_NICENESS = 10  # the threads that encode many texts at once: background work (_in_the_background)
-
-
-def _in_the_background() -> None:
-    """Lower this thread's priority (Linux: a thread's own nice value). Many texts at once are a history's
-    or a restore's chunk in the worker; a query (encode_one, on its caller's thread) is someone waiting.
-    Beside another account's import on two cores, a chat reply's p95 was 1.6x its idle value with the
-    encoding threads at the priority of the web processes."""
-    with contextlib.suppress(OSError, AttributeError):  # not Linux, or not allowed: at the usual priority
-        thread = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, thread, max(BATCH_NICENESS, os.getpriority(os.PRIO_PROCESS, thread)))
 
 
 def _cores() -> int:

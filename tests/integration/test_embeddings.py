@@ -1,11 +1,7 @@
 """The bundled embedding model on its two runtimes: int8 ONNX (the default) and torch."""
 
-import contextlib
-import os
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,38 +78,3 @@ def test_the_benchmark_prints_both_runtimes_side_by_side(tmp_path, capsys):
     assert list(rows) == ["load, s", "query median, ms", "query p95, ms", "batch, texts/s", "peak RSS, MiB"]
     assert all(len(cells) == 3 and float(cells[0]) > 0 and float(cells[1]) > 0 for cells in rows.values())
     assert "torch imported by the onnx process: False" in printed
-
-
-def _niceness_of_each_thread() -> dict[int, int]:
-    """This process's threads and their nice values (/proc/self/task/<id>/stat, its 19th field)."""
-    seen = {}
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):  # the thread ended meanwhile
-            seen[int(task.name)] = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
-    return seen
-
-
-def test_many_texts_are_encoded_in_the_background_and_a_query_is_not():
-    """A history's chunk, encoded on every core, must not take the processor from someone waiting for a
-    reply: its encoding threads run at a lower priority; the caller's thread, and a query, keep theirs."""
-    onnx, texts = OnnxEmbedder(), [f"{turn} " * 4 for turn in locomo_turns(400)]
-    caller = threading.get_native_id()
-    usual = os.getpriority(os.PRIO_PROCESS, caller)
-    seen: list[dict[int, int]] = []
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.wait(0.002):
-            seen.append(_niceness_of_each_thread())
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
-        onnx.encode(texts)
-    finally:
-        done.set()
-        watcher.join()
-    others = {nice for sample in seen for thread, nice in sample.items() if thread not in {caller, watcher.native_id}}
-    assert max(10, usual) in others, f"no encoding thread seen at a lower priority in {len(seen)} looks: {others}"
-    onnx.encode_one("where did I go on holiday?")
-    assert os.getpriority(os.PRIO_PROCESS, caller) == usual
