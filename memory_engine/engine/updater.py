@@ -15,7 +15,7 @@ moves nothing twice. An LLM failure stores nothing: the pages stay unanalysed fo
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 
@@ -279,14 +279,33 @@ def promote_hot_sessions(
             logger.warning("space %s: %s", space.pk, exc)
             report.failures.append(exc)
             return
-    batches = {session.pk: _unanalysed_batches(session) for session in hot}
-    read = _read_by_words(batches, get_embedder()) if llm.weak else {}
-    for session in hot:
-        promote_session(
-            space, session, now=now, llm=llm, report=report, heartbeat=heartbeat, batches=batches[session.pk], read=read
-        )
-        if report.failures:
-            return  # the LLM is failing: leave the other sessions for the next run
+    for group in _read_together(hot):
+        read = _read_by_words({s.pk: batches for s, batches in group}, get_embedder()) if llm.weak else {}
+        for session, batches in group:
+            promote_session(
+                space, session, now=now, llm=llm, report=report, heartbeat=heartbeat, batches=batches, read=read
+            )
+            if report.failures:
+                return  # the LLM is failing: leave the other sessions for the next run
+
+
+READ_TOGETHER_PAGES = 512  # a weak model's promotion reads and embeds about this many pages' facts at once
+
+
+def _read_together(sessions: list[MidTermSession]) -> Iterator[list[tuple[MidTermSession, list[list[Page]]]]]:
+    """Each session with its unanalysed batches, in groups of about READ_TOGETHER_PAGES pages (a session's
+    pages are never split): what one encode of their facts holds stays bounded, whatever a lowered threshold
+    makes hot at once."""
+    group, pages = [], 0
+    for session in sessions:
+        batches = _unanalysed_batches(session)
+        group.append((session, batches))
+        pages += sum(len(batch) for batch in batches)
+        if pages >= READ_TOGETHER_PAGES:
+            yield group
+            group, pages = [], 0
+    if group:
+        yield group
 
 
 def _unanalysed_batches(session: MidTermSession) -> list[list[Page]]:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
+from memory_engine.engine import updater
 from memory_engine.engine.retriever import retrieve
 from memory_engine.models import LongTermEntry, MidTermSession, Page
 from memory_engine.services.ingest import TurnIn, ingest
@@ -71,6 +72,17 @@ def test_a_history_in_bulk_makes_the_memory_turn_by_turn_makes_within_what_heat_
             waiting = session.pages.filter(analyzed=False).count()
             assert session.l_interaction == waiting and session.n_visit == 0
             assert session.heat < space.heat_threshold or waiting == 0
+
+
+def test_hot_sessions_read_together_in_bounded_groups_learn_what_they_learn_all_at_once(two_spaces, monkeypatch):
+    """A weak model's promotion reads its hot sessions' facts in groups of about READ_TOGETHER_PAGES pages
+    (a lowered threshold can make a whole history hot at once); the size of a group changes nothing learnt."""
+    all_at_once, in_groups = two_spaces
+    turns = _history(80)
+    ingest(all_at_once, turns, chunk_turns=128, retry_now=True)
+    monkeypatch.setattr(updater, "READ_TOGETHER_PAGES", 2)  # nearly a session a group
+    ingest(in_groups, turns, chunk_turns=128, retry_now=True)
+    assert _memory(in_groups) == _memory(all_at_once) and _memory(in_groups)["entries"]
 
 
 def test_a_history_in_bulk_finds_what_turn_by_turn_finds(two_spaces):
