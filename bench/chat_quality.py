@@ -31,9 +31,10 @@ from pathlib import Path
 from django.utils import timezone
 
 from memory_engine.engine import generator
+from memory_engine.engine.word_lists import LANGUAGES
 from memory_engine.llm import LLM, chat_sampling
 from memory_engine.llm.degeneration import most_repeated_ngram
-from memory_engine.models import LongTermEntry, MidTermSession
+from memory_engine.models import LongTermEntry, MidTermSession, Page
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import reply
 from memory_engine.services.spaces import assistant_create, space_get, user_create
@@ -65,6 +66,8 @@ class ReplyRecord:
     source: str = ""  # who made the reply: "model", "weak_model", "quoted" (Page.ReplySource)
     under_load: bool | None = None  # a worker was consolidating from its start to its end
     not_told: bool = False  # an ask about something the person never told
+    condolences: bool = False  # offers condolences though the person spoke of no loss
+    unsaid: str | None = None  # a model's reply claiming what the person never said: the claim
 
 
 @dataclass
@@ -126,6 +129,8 @@ class RunResult:
             "small talk answered with a quote": sum(
                 r.source == "quoted" and r.expect is None and not r.not_told for r in records
             ),
+            "condolences for a loss never spoken of": sum(r.condolences for r in records),
+            "model replies claiming what the person never said": sum(r.unsaid is not None for r in records),
             "conversations with one reply to two questions": self.same_reply_conversations,
             "memory entries (profile, knowledge, summaries)": entries,
             "entries with words the person never said": sum(m.unsupported for m in self.memories),
@@ -210,6 +215,59 @@ def names_user(text: str, name: str, identity: list[str]) -> bool:
     if re.match(rf"\W*(?:{alternatives})\b", said, re.IGNORECASE):
         return True
     return re.search(rf"\b(?:{alternatives}){_DESCRIBES}", said, re.IGNORECASE) is not None
+
+
+_CONDOLENCES = re.compile(
+    r"\b(?:sorry (?:for|about) (?:your|the|their|his|her) loss|condolences?|deepest sympath|my sympath|"
+    r"sorry to hear (?:about|of) (?:the )?(?:loss|passing|death)|passed away|passing of|rest in peace|r\.?i\.?p\b|"
+    r"thoughts and prayers|my thoughts are with|in (?:this|these) difficult times?|grieving|grief|"
+    r"lost (?:a|your|their) (?:loved one|dear))",
+    re.IGNORECASE,
+)
+_LOSS = re.compile(
+    r"\b(?:died|dies|dying|dead|death|passed away|passed on|passing|funeral|loss|lost (?:my|our|her|his)|"
+    r"grief|grieving|rip|memorial|buried|put down|put to sleep|hospice|widow|widowed|miscarriage)\b",
+    re.IGNORECASE,
+)
+
+
+def offers_condolences(text: str, said: list[str]) -> bool:
+    """Whether the reply offers condolences ("I'm sorry for your loss") though nothing the person said so
+    far (`said`, their messages) speaks of a death or a loss."""
+    return bool(_CONDOLENCES.search(_unquoted(text))) and not any(_LOSS.search(line) for line in said)
+
+
+# A model that was given no memory saying what the person told it.
+_TOLD_CLAIM = re.compile(
+    r"\b(?:you(?:'ve| have)? (?:told|mentioned|said)|as you (?:said|mentioned)|you (?:once )?(?:told|said to) me|"
+    r"(?:last time|earlier) you)\b",
+    re.IGNORECASE,
+)
+# A capitalised word inside a sentence: a name.
+_INNER_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z\u00e0-\u00ff]+(?:['\u2019]s)?")
+_NOT_NAMES = {
+    "i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "christmas", "easter", "god", "internet", *LANGUAGES,
+}  # fmt: skip
+
+
+def claims_unsaid(text: str, said: list[str], own_names: list[str] = ()) -> str | None:
+    """What a model's reply claims that the person never said, or None: that they told it something ("you
+    mentioned ..."), or a name (a capitalised word inside a sentence) nowhere in what they said so far
+    (`said`), nor the assistant's own (`own_names`): "a film by Tomas Verhoeven" when no one named him.
+    Outside quotes."""
+    reply = _unquoted(text)
+    claim = _TOLD_CLAIM.search(reply)
+    if claim:
+        return claim.group(0)
+    heard = " ".join(said).lower().replace("\u2019", "'")
+    known = {name.lower() for name in own_names} | _NOT_NAMES
+    for match in _INNER_NAME.finditer(reply):
+        name = re.sub(r"['\u2019]s$", "", match.group(0))
+        if name.lower() not in known and not re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", heard):
+            return name
+    return None
 
 
 def _grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
@@ -331,6 +389,7 @@ def _play(conversation: dict, *, llm: LLM, run_id: str, memory: bool, start: dat
     space = None
     when = start
     asked = 0
+    heard: list[str] = []  # what the person said so far
     for session in conversation["sessions"]:
         when += timedelta(days=session.get("days_after_previous", 0))
         for turn in session["turns"]:
@@ -338,6 +397,7 @@ def _play(conversation: dict, *, llm: LLM, run_id: str, memory: bool, start: dat
             if "say" in turn and not memory:
                 continue
             said = turn.get("say") or turn["ask"]
+            heard.append(said)
             if memory:
                 space = _space(user_id)
             else:  # each question of the baseline to a space that has never heard anything
@@ -375,6 +435,10 @@ def _play(conversation: dict, *, llm: LLM, run_id: str, memory: bool, start: dat
                     source=getattr(response, "source", "model"),
                     under_load=under_load,
                     not_told=bool(turn.get("not_told")),
+                    condolences=offers_condolences(response.text, heard),
+                    unsaid=None
+                    if response.source == Page.ReplySource.QUOTED
+                    else claims_unsaid(response.text, heard if memory else [said], [space.assistant.name]),
                 )
             )
     return records, space

@@ -3,7 +3,9 @@ person's turns stored without a reply, the space consolidated after each turn wi
 model's extraction: their own words). No model writes anything, so a set of 20 conversations takes
 seconds, not minutes: for deciding how recall chooses what to quote, on the same sets and counts as
 bench/chat_quality.py (facts recalled; never-told questions said to be unknown, or guessed with a quote).
-A question recall leaves to the model (small talk) counts as unanswered.
+A question recall leaves to the model (small talk) counts as unanswered. Every other message is read
+by recall too, as a chat reply would: one it answers with a quote is small talk answered with the person's
+words ("How is your day going?" -> "you told me ..."), which no reply should be.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Answer:
     text: str  # "" when recall left the question to the model
     expect: list[str] | None
     not_told: bool
+    small_talk: bool = False  # a message of the set that asks nothing of the memory
 
     @property
     def recalled(self) -> bool:
@@ -60,18 +63,19 @@ def run(path: Path) -> list[Answer]:
             when += timedelta(days=session.get("days_after_previous", 0))
             for turn in session["turns"]:
                 when += timedelta(minutes=TURN_MINUTES)
-                if "ask" in turn:
-                    found_answer = recall.answer(space, turn["ask"], now=when)
-                    answers.append(
-                        Answer(
-                            conversation=conversation["id"],
-                            asked=turn["ask"],
-                            text=found_answer.text if found_answer else "",
-                            expect=turn.get("expect"),
-                            not_told=bool(turn.get("not_told")),
-                        )
+                said = turn.get("say") or turn["ask"]
+                found_answer = recall.answer(space, said, now=when)
+                answers.append(
+                    Answer(
+                        conversation=conversation["id"],
+                        asked=said,
+                        text=found_answer.text if found_answer else "",
+                        expect=turn.get("expect"),
+                        not_told=bool(turn.get("not_told")),
+                        small_talk="ask" not in turn,
                     )
-                turn_add(space=space, user_input=turn.get("say") or turn["ask"], agent_response="", timestamp=when)
+                )
+                turn_add(space=space, user_input=said, agent_response="", timestamp=when)
                 run_consolidation(ConsolidationRequest(space.pk, retry_now=True))
     return answers
 
@@ -79,10 +83,17 @@ def run(path: Path) -> list[Answer]:
 def summary(label: str, answers: list[Answer]) -> dict:
     asks = [a for a in answers if a.expect]
     never = [a for a in answers if a.not_told]
+    small_talk = [a for a in answers if a.small_talk]
     return {
         "set": label,
         "facts recalled": f"{sum(a.recalled for a in asks)}/{len(asks)}",
         "never told, said so": f"{sum(a.said_not_told for a in never)}/{len(never)}",
         "never told, guessed with a quote": sum(a.guessed for a in never),
         "never told, left to the model": sum(not a.text for a in never),
+        "small talk answered with a quote": f"{sum(bool(a.text) for a in small_talk)}/{len(small_talk)}",
     }
+
+
+def small_talk_quoted(answers: list[Answer]) -> list[Answer]:
+    """The messages asking nothing of the memory that recall answered with a quote."""
+    return [a for a in answers if a.small_talk and a.text]

@@ -27,6 +27,7 @@ from datetime import datetime
 from memory_engine.engine import intent, recall
 from memory_engine.engine.language import speaks_of_self
 from memory_engine.engine.retriever import Item, Retrieval
+from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
 from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import get_embedder
@@ -47,6 +48,8 @@ COMPACT_SYSTEM = "You are {name}, a friendly assistant. Reply to the user in one
 # Notes from memory given to a weak model with its small talk. None: given any, SmolLM2-135M recites them
 # back as descriptions of the user ("Maria Lindqvist - a friendly nurse").
 COMPACT_LINES = 0
+# Capitalised words a weak model's small talk may say though no one did: they name no one.
+PLAIN_WORDS = (*NOT_A_NAME, *LANGUAGES, *MONTHS, *TIME_WORDS, "hello", "hi", "hey", "happy", "new", "year", "good")
 USER_SECTION = "What you know about {user}"
 ASSISTANT_SECTION = "What you know about yourself"
 NOTHING_YET = "(nothing yet)"
@@ -189,6 +192,7 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
     _append(messages, "user", retrieval.query)
     statements += [pages[item.id].user_input for item in retrieval.pages if item.id in pages]
     statements.append(retrieval.query)  # "Hi, I'm Maria": the name may be given in the message itself
+    user_names = _user_names(space, profile, statements)
     guard = ReplyGuard(
         # The section titles, and the opening words of each instruction line the prompt gave ("You are
         # Helper, an assistant", "Reply to Sam's last message"), which a small model recites back.
@@ -200,10 +204,19 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         ],
         instructions=instructions,
         earlier_replies=earlier_replies,
-        user_names=_user_names(space, profile, statements),
+        user_names=user_names,
         strict_names=compact,
+        # A weak model's small talk was given no memory: what it may speak of is what the person said.
+        heard=statements if compact else None,
+        plain_words=(*PLAIN_WORDS, name, *user_names),
     )
     return Prompt(messages=messages, guard=guard, sections=sections)
+
+
+def weak_prompt_memory(retrieval: Retrieval) -> Retrieval:
+    """What a weak model's short prompt (build_prompt, `compact`) holds of `retrieval`: its COMPACT_LINES
+    closest lines, and COMPACT_LINES is 0: nothing. What its reply is recorded as having used. Pure."""
+    return Retrieval(query=retrieval.query, token_budget=retrieval.token_budget)
 
 
 def _most_like(query: str, lines: list[str], keep: int) -> list[str]:

@@ -26,8 +26,10 @@ from memory_engine.engine.word_lists import (
     FIRST_PERSON,
     NOW_WORDS,
     POSSESSIVE,
+    THEIR_REFERENTS,
     VALUE_NOUNS,
     WANTED_NOUNS,
+    WRITTEN_THINGS,
     alternation,
 )
 from memory_engine.store.keywords import content_tokens
@@ -73,7 +75,7 @@ _VALUE_WANTED = re.compile(
 )
 # A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
 # "exam date now pls", "Span of the crossing?".
-_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
     r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"
@@ -106,6 +108,25 @@ _REQUEST = re.compile(
     r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
     r"what (?:do|can) (?:i|you|we) (?:\w+ )?(?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
     r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
+)
+# A request to write something (a note, an email, a card, a form's field) that needs something of theirs: "write
+# a text to my manager, use her name", "fill in the vehicle field", "a card for my wife", "the usual pharmacy".
+_WRITING = re.compile(rf"\b{alternation(WRITTEN_THINGS)}s?\b")
+# Asked for, not told of ("I got a text from my mum" tells): a verb that asks for it, a polite request, or
+# the thing named first, as a list or a note to oneself does ("- gift tag for the kid's present").
+_WANTS_WRITTEN = re.compile(
+    r"\b(?:write|draft|compose|put together|make|do|fill|update|set|type|word|whip up|need|want|could you|"
+    r"can you|would you|will you|please|pls|plz|trouble you|go)\b"
+    rf"|^\W*(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
+)
+_THEIRS = re.compile(
+    rf"\b(?:{alternation(POSSESSIVE)}|{alternation(THEIR_REFERENTS)}|(?:his|her|their|its|\w+'s) "
+    rf"(?:\w+ )?{alternation(VALUE_NOUNS)}|{alternation(VALUE_NOUNS)}s?)\b"
+)
+
+# Asking about the assistant, not the person: "How is your day going?", "what did you do today?".
+_ABOUT_YOU = re.compile(
+    r"\b(?:what|what's|how|how's|where|where's|when|who|which)\b(?:\s+\w+){0,2}?\s+(?:you|your|you're|yours)\b"
 )
 _OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
 _NOW = re.compile(rf"\b{alternation(NOW_WORDS)}\b")
@@ -148,6 +169,22 @@ def _asked_for_by_someone(r: Reading) -> bool:
     return bool(asked_for and _FIRST_PERSON.search(r.text[asked_for.start() :]))
 
 
+def _asks_about_the_assistant(r: Reading) -> bool:
+    return all(_ABOUT_YOU.search(q) and not _FIRST_PERSON.search(q) for q in r.asked) if r.asked else False
+
+
+_NOT_WANTED = re.compile(r"\b(?:no need|don't (?:need|put|include|add)|without (?:the|my|our))\b")
+
+
+def _writes_with_something_of_theirs(r: Reading) -> bool:
+    return bool(
+        _WRITING.search(r.text)
+        and _WANTS_WRITTEN.search(r.text)
+        and _THEIRS.search(r.text)
+        and not _NOT_WANTED.search(r.text)
+    )
+
+
 def _requests_a_value_of_theirs(r: Reading) -> bool:
     # "what town should I put as my address on this form?": a request, but for a value of theirs that a
     # statement may hold; "should I take antihistamines?" asks for advice, which no statement answers.
@@ -181,16 +218,19 @@ RULES = (
             len(r.text.split()) <= TERSE_WORDS
             and bool(_TERSE_VALUE.search(r.text))
             and not any(map(_REQUEST.search, r.asked))
+            and not _asks_about_the_assistant(r)
         ),
     ),
     Rule("asks to be reminded without a question", MEMORY, lambda r: not r.asked and _reminded_without_asking(r)),
     Rule("says someone asks for a value of theirs", MEMORY, lambda r: not r.asked and _asked_for_by_someone(r)),
+    Rule("asks to write something with something of theirs", MEMORY, _writes_with_something_of_theirs),
     Rule("asks nothing", None, lambda r: not r.asked),
     Rule(
         "a cue to remember",
         MEMORY,
         lambda r: any(_MEMORY_CUE.search(q) for q in r.asked) or bool(_MEMORY_CUE.search(r.text) and not r.requests),
     ),
+    Rule("asks about the assistant", None, _asks_about_the_assistant),
     Rule("asks advice about a value of theirs", MAYBE, _requests_a_value_of_theirs),
     Rule("asks for advice, an opinion or a favour", None, lambda r: bool(r.requests)),
     Rule("asks again", MEMORY, lambda r: any(_AGAIN.search(q) for q in r.asked)),

@@ -42,6 +42,22 @@ VALUE_NOUNS = (
     "span", "size", "length", "height", "weight", "dose", "strength", "code", "reference", "extension", "ext",
 )  # fmt: skip
 
+# Things the person asks to have written, which may need something of theirs: "a gift tag for the kid's
+# present, use her name", "babysitter note. kid's allergy.".
+WRITTEN_THINGS = (
+    "note", "text", "msg", "message", "email", "e-mail", "letter", "card", "caption", "post", "label", "sign", "memo",
+    "reminder", "invite", "invitation", "entry", "bio", "headline", "signature", "form", "field", "box", "line",
+    "verse", "toast", "speech", "list", "checklist", "tag", "poster", "review", "reply", "out-of-office",
+    "instructions", "programme", "program", "wording", "lockscreen", "notice", "flyer", "announcement", "item",
+)  # fmt: skip
+# What a written thing may need of theirs, besides a value (VALUE_NOUNS) or something of "my" or "our": someone
+# named by a role ("herself", "the boss", "the little one"), a place or a thing of theirs named by its kind.
+THEIR_REFERENTS = (
+    "herself", "himself", "the boss", "the kid", "the little one", "the boy", "the girl", "the usual", "our usual",
+    "venue", "site", "company", "room", "school", "club", "vessel", "postcode", "allergy", "allergies", "reg",
+    "registration", "by name",
+)  # fmt: skip
+
 # Words that say when.
 MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",

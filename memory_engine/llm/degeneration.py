@@ -39,6 +39,28 @@ _DESCRIBING = (
 )
 
 
+# A weak model's small talk is given no memory (engine/generator.py), so what it says of the person is made
+# up: condolences for a loss no one spoke of ("I'm sorry for your loss" to a sister's visit), having been
+# told something ("as you mentioned"), or a name no one said ("a film by Tomas Verhoeven").
+_CONDOLENCES = re.compile(
+    r"\b(?:sorry (?:for|about) (?:your|the|their|his|her) loss|condolences?|sympathy|sympathies|passed away|"
+    r"passing of|rest in peace|thoughts and prayers|my thoughts are with|difficult times?|grieving|grief)\b",
+    re.IGNORECASE,
+)
+_LOSS = re.compile(
+    r"\b(?:died|dies|dying|dead|death|passed away|passed on|passing|funeral|loss|lost (?:my|our|her|his|their)|"
+    r"grief|grieving|rip|memorial|buried|put down|put to sleep|hospice|widow|widowed|miscarriage)\b",
+    re.IGNORECASE,
+)
+_TOLD_CLAIM = re.compile(
+    r"\b(?:you(?:'ve| have)? (?:told|mentioned|said)|as you (?:said|mentioned|told)|you (?:once )?told me|"
+    r"(?:last time|earlier) you)\b",
+    re.IGNORECASE,
+)
+# A capitalised word inside a sentence, once it is whole (a character after it): a name.
+_INNER_NAME = re.compile(r"(?<=[a-z,;:] )([A-Z][^\W\d_]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
+
+
 def words(text: str) -> list[str]:
     """The lower-cased words of `text`, apostrophes kept inside words."""
     return _WORD.findall(text.lower())
@@ -80,6 +102,11 @@ class ReplyGuard:
     one ("Sam is a wonderful person", "Sam - a friendly nurse"), which a small model does when it reads its
     notes as a character sheet, nor open with one ("Sofia! Welcome to my kitchen"; "Sofia, welcome back"
     speaks to her and passes), nor open like a line of a transcript ("Mike Brennan: Hey!").
+
+    `heard`, for a weak model's small talk (`strict_names`; it was given no memory): what the person said,
+    the message last. The reply may not offer condolences when none of it speaks of a loss, say it was told
+    something, or name anyone or anything (a capitalised word inside a sentence) that is not in it, in
+    `plain_words` (capitalised words that name no one: days, languages, greetings) or the assistant's name.
     """
 
     def __init__(
@@ -90,6 +117,8 @@ class ReplyGuard:
         earlier_replies: Iterable[str] = (),
         user_names: Iterable[str] = (),
         strict_names: bool = False,
+        heard: Iterable[str] | None = None,
+        plain_words: Iterable[str] = (),
     ) -> None:
         self.scaffolding = [label.strip() for label in scaffolding if len(label.strip()) >= 8]
         told = words(instructions)
@@ -105,6 +134,10 @@ class ReplyGuard:
             else None
         )
         self._strict = strict_names
+        heard = None if heard is None or not strict_names else [" ".join(line.split()) for line in heard]
+        self._small_talk = heard is not None
+        self._loss_spoken = heard is not None and any(_LOSS.search(line) for line in heard)
+        self._heard = set(words(" ".join(heard or ()))) | {word.lower() for word in plain_words}
         self._opens_with_name = (
             re.compile(r"\W*(?:" + alternatives + r")\b(?!,)", re.I) if names and strict_names else None
         )
@@ -144,6 +177,20 @@ class ReplyGuard:
             described = self._describes_user.search(text.replace("\u2019", "'"))
             if described:
                 return f"describes the user ({described.group(0).strip()!r})"
+        return self._made_up(text) if self._small_talk else None
+
+    def _made_up(self, text: str) -> str | None:
+        """What a weak model's small talk says of the person or the world that it cannot know, or None."""
+        if not self._loss_spoken:
+            condolences = _CONDOLENCES.search(text)
+            if condolences:
+                return f"offers condolences for a loss no one spoke of ({condolences.group(0)!r})"
+        told = _TOLD_CLAIM.search(text.replace("\u2019", "'"))
+        if told:
+            return f"says it was told something ({told.group(0)!r})"
+        for name in _INNER_NAME.findall(text):
+            if name.lower() not in self._heard:
+                return f"names {name!r}, which no one said"
         return None
 
     def problem(self, text: str) -> str | None:

@@ -112,11 +112,13 @@ def reply(
         raise ReplyStopped("the reply was stopped before it was stored")
     # Every session the retrieval found was visited (the paper's N_visit counts retrievals), whichever part of
     # it the reply uses; what the reply used is what it records: a quoted reply, the turns it quotes, not the
-    # prompt it never sent.
+    # prompt it never sent; a weak model's small talk, what its short prompt held of the memory (nothing).
     record_hits(space, retrieval)
     used = retrieval
     if answer.source == Page.ReplySource.QUOTED:
         used = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
+    elif answer.source == Page.ReplySource.WEAK_MODEL:
+        used = generator.weak_prompt_memory(retrieval)
     page = turn_add(
         space=space,
         user_input=query,

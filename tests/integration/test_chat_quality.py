@@ -63,6 +63,25 @@ def test_it_tells_when_the_assistant_speaks_as_the_user():
     assert not chat_quality.claims_identity("You work as a nurse, Amara.", "Amara", ["nurse"])
 
 
+def test_it_tells_condolences_offered_for_a_loss_no_one_spoke_of():
+    sister = ["my sister came over today, we baked all afternoon"]
+    assert chat_quality.offers_condolences("I'm so sorry for your loss. Baking helps.", sister)
+    assert chat_quality.offers_condolences("My condolences to you and your family.", sister)
+    assert not chat_quality.offers_condolences("That sounds like a lovely afternoon!", sister)
+    assert not chat_quality.offers_condolences("I'm sorry for your loss.", ["our old dog died last week"])
+    # the person's own words quoted back are theirs
+    assert not chat_quality.offers_condolences('You told me: "the funeral is on Friday".', sister)
+
+
+def test_it_tells_a_model_reply_that_claims_what_the_person_never_said():
+    said = ["any good films for a rainy sunday?", "I loved Amélie, by the way"]
+    assert chat_quality.claims_unsaid("Try The Lighthouse by Tomas Verhoeven.", said) == "Lighthouse"
+    assert chat_quality.claims_unsaid("You mentioned you love horror films.", said) == "You mentioned"
+    assert chat_quality.claims_unsaid("If you liked Amélie, try something French.", said) is None
+    assert chat_quality.claims_unsaid("Hi there, I'm Helper. Happy Sunday!", said, ["Helper"]) is None
+    assert chat_quality.claims_unsaid("A cosy film on a rainy day is a treat.", said) is None
+
+
 @pytest.mark.django_db
 def test_a_run_replays_a_conversation_and_measures_its_replies(fake_llm):
     conversation = {
@@ -80,7 +99,7 @@ def test_a_run_replays_a_conversation_and_measures_its_replies(fake_llm):
             },
         ],
     }
-    answers = iter(["Noted!", "Indeed.", "Your cat is Biscuit.", "I'm Amara, a nurse."])
+    answers = iter(["Noted!", "So sorry for your loss.", "Your cat is Biscuit.", "I'm Amara, a nurse."])
 
     def answer(request):
         if "response_format" in request:
@@ -93,6 +112,7 @@ def test_a_run_replays_a_conversation_and_measures_its_replies(fake_llm):
     assert summary["replies"] == 4 and summary["questions"] == 2
     assert summary["fact recalled"] == 0.5
     assert summary["at_cap"] == 0.0 and summary["looping (a 4-word sequence > 3 times)"] == 0.0
+    assert summary["condolences for a loss never spoken of"] == 1  # to "Lovely weather."
     # "I'm Amara, a nurse." was refused by the guard (it claims the user's name) and asked again.
     assert result.records[-1].retried and result.records[-1].text == "You are a nurse."
     assert "fact recalled" in chat_quality.markdown([result])

@@ -9,8 +9,9 @@ import pytest
 
 from memory_engine.engine import long_term
 from memory_engine.engine.profile_attributes import values_in
+from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.models import ConsolidationRun, LongTermEntry, Page
+from memory_engine.models import ConsolidationRun, LongTermEntry, Page, ReplyRecord
 from memory_engine.services.conversation import turn_add
 from tests.memory_helpers import add_turns, days_ago, offline_model_loaded, weak_offline_llm
 
@@ -123,3 +124,21 @@ def test_a_capable_models_profile_value_that_is_a_sentence_is_refused(alice_spac
     extraction = long_term.validate_extraction(answer, [page])
     assert [(item.attribute, item.value) for item in extraction.profile] == [("hometown", "Portugal")]
     assert any("a sentence, not a value" in reason for reason in extraction.rejected)
+
+
+def test_a_weak_models_small_talk_is_recorded_as_using_no_memory_for_its_prompt_holds_none(weak, alice_space):
+    """What it used said "12 pages, 4 profile, ... 390 tokens of memory" beside "the model read 44 tokens":
+    the retrieval, which the offline model's short prompt never holds. What it used is what it was shown."""
+    from memory_engine.llm.offline import OfflineLLM
+
+    # The bundled model, loaded with a context of its own: the tests that check it is never loaded look
+    # for weak_offline_llm's (offline_model_loaded), and may share this process.
+    weak = MemoryOS(llm=OfflineLLM(context=2048))
+    add_turns(weak, [("I have a cat named Pepper and she hates the rain.", ""), ("It rained all week here.", "")])
+    found = retrieve(alice_space, "Rainy days again, what a week.", count_hits=False)
+    assert found.pages or found.short_term  # the memory found something
+    response = weak.get_response(user_id="alice", assistant_id="helper", query="Rainy days again, what a week.")
+    assert response.source == Page.ReplySource.WEAK_MODEL
+    assert not list(response.retrieval.items()) and response.retrieval.tokens_used == 0
+    record = ReplyRecord.objects.get(page=response.page)
+    assert record.used == [] and record.memory_tokens == 0

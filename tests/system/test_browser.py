@@ -449,6 +449,14 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
     for text in replies:
         assert chat_quality.prompt_leak(text) is None, text
         assert not chat_quality.names_user(text, "Maria Lindqvist", []), text
+    # The model's own small talk says so on the page (a phone has no hover), and it made nothing up: no
+    # condolences, no name no one said, no "you told me".
+    for number, text in enumerate(replies[: len(told)]):
+        bubble = browser.locator(".bubble.assistant").nth(number)
+        if "weak" in bubble.get_attribute("class"):
+            assert "Written by the small offline model" in bubble.inner_text()
+        assert not chat_quality.offers_condolences(text, told), text
+        assert chat_quality.claims_unsaid(text, told[: number + 1], ["Helper"]) is None, text
 
     # The memory the panel shows: every profile value, fact and session summary in the person's words.
     browser.wait_for_function("document.querySelector('#consolidation').textContent === 'idle'", timeout=180_000)

@@ -91,3 +91,38 @@ def test_a_weak_models_guard_refuses_a_reply_opening_with_the_users_name_or_a_sp
     assert weak.problem("Mike Brennan: Hey! Hope you're well.").startswith("opens with a speaker's label")
     assert weak.problem("Welcome, Sofia! How was the bakery?") is None
     assert ReplyGuard(user_names=["Sofia"]).problem("Sofia, welcome back!") is None
+
+
+def test_a_weak_models_small_talk_may_not_offer_condolences_no_one_asked_for():
+    """The bundled model answered a sister's visit and the weather with "I'm sorry for your loss"."""
+    visit = ReplyGuard(strict_names=True, heard=["My sister Ines came over today, we baked all afternoon"])
+    assert "condolences" in visit.problem("I'm so sorry for your loss. Baking together is a comfort.")
+    assert "condolences" in visit.problem("My deepest sympathy to you and Ines.")
+    assert visit.problem("That sounds like a lovely afternoon with Ines!") is None
+    grief = ReplyGuard(strict_names=True, heard=["our old dog Rex died on Sunday"])
+    assert grief.problem("I'm so sorry for your loss. Rex sounds like he was a good boy.") is None
+
+
+def test_a_weak_models_small_talk_may_not_name_what_no_one_said_nor_claim_it_was_told():
+    """It has no memory in its prompt, so a name or "as you mentioned" is made up: "a film by an invented
+    director"."""
+    guard = ReplyGuard(
+        # plain words: the assistant's name, and capitalised words that name no one (the generator gives languages,
+        # days, months and greetings)
+        strict_names=True,
+        heard=["any good films for a rainy Sunday? I loved Amélie"],
+        plain_words=["Helper", "French"],
+    )
+    assert guard.problem("Try Lighthouse Keeper by Tomas Verhoeven.") == "names 'Lighthouse', which no one said"
+    assert "was told" in guard.problem("As you mentioned, you love horror films.")
+    assert guard.problem("If you loved Amélie, a cosy French comedy is a good bet.") is None
+    assert guard.problem("Hi, I'm Helper! Enjoy your rainy Sunday.") is None
+    # while it streams, a name is judged once it is whole: "Amé" may yet be "Amélie"
+    assert guard.streaming_problem("If you loved Amé") is None
+
+
+def test_only_a_weak_models_small_talk_is_held_to_what_was_said():
+    said = ["what should I watch tonight?"]
+    assert ReplyGuard(heard=said).problem("Try Casablanca, a classic.") is None  # a capable model's reply
+    assert ReplyGuard(strict_names=True).problem("Try Casablanca, a classic.") is None  # no small talk known
+    assert ReplyGuard(strict_names=True, heard=said).problem("Try Casablanca, a classic.") is not None

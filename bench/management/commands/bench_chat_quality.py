@@ -43,7 +43,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS), help="conversation sets")
-        parser.add_argument("--file", default=None, help="another set of conversations (JSON), instead")
+        parser.add_argument("--file", nargs="+", default=None, help="other sets of conversations (JSON), instead")
         parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
         parser.add_argument(
             "--models",
@@ -64,7 +64,7 @@ class Command(BaseCommand):
     ):
         # Consolidation runs in this process, as a chat's worker would do it after each turn.
         settings.MEMORYOS = {**settings.MEMORYOS, "CONSOLIDATION": "inline"}
-        chosen = {Path(file).stem: Path(file)} if file else {name: SETS[name] for name in sets}
+        chosen = {Path(name).stem: Path(name) for name in file} if file else {name: SETS[name] for name in sets}
         results = []
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)

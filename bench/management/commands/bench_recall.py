@@ -29,9 +29,15 @@ class Command(BaseCommand):
         # here, after each turn (recall_only.run), not in a worker: nothing is sent to a broker.
         quiet = {"LLM_PROVIDER": "offline", "LLM_BASE_URL": "", "CONSOLIDATION": "inline"}
         settings.MEMORYOS = {**settings.MEMORYOS, **quiet}
-        rows = [recall_only.summary(path.stem, recall_only.run(path)) for path in paths]
+        answered = {path.stem: recall_only.run(path) for path in paths}
+        rows = [recall_only.summary(label, answers) for label, answers in answered.items()]
         columns = list(rows[0])
         self.stdout.write("| " + " | ".join(columns) + " |")
         self.stdout.write("|" + " --- |" * len(columns))
         for row in rows:
             self.stdout.write("| " + " | ".join(str(row[c]) for c in columns) + " |")
+        for label, answers in answered.items():
+            for answer in recall_only.small_talk_quoted(answers):
+                self.stdout.write(
+                    f"\nsmall talk answered with a quote ({label}): {answer.asked!r}\n  -> {answer.text!r}"
+                )

@@ -7,7 +7,7 @@
 
   // A weak model's questions about the person are answered with their own words (engine/recall.py).
   const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
-  const WEAK = "Written by the offline model: shown, never kept as a fact about you.";
+  const WEAK = "Written by the small offline model: not from your memory, and never kept as a fact about you.";
 
   function bubble(role, text, pageId, marks = []) {
     const item = el("li", `bubble ${role}`);
@@ -62,9 +62,17 @@
   // "What it used" under a reply: counts and tokens in its summary, the items inside. `usage` is the
   // model's tokens ({prompt_tokens, completion_tokens}); a reply shown again after a reload reads its items
   // when opened (`load`), as the memory holds them now.
-  function usedSummary(counts, memoryTokens, usage) {
+  // What a reply used, as it was made: the memory in the model's prompt; the turns a quoted reply quotes (no
+  // model ran); nothing, for the offline model's small talk (its short prompt holds no memory; the inspector
+  // shows what the memory found).
+  function usedSummary(counts, memoryTokens, usage, source) {
     const model = usage && (usage.prompt_tokens || usage.completion_tokens)
       ? ` · the model read ${usage.prompt_tokens} tokens and wrote ${usage.completion_tokens}` : "";
+    if (source === "quoted") {
+      const turns = counts.pages + counts.short_term;
+      return `What it used: ${turns} of your turn${turns === 1 ? "" : "s"}, quoted · no model ran`;
+    }
+    if (source === "weak_model") return `What it used: no memory (the offline model's prompt holds none)${model}`;
     return `What it used: ${counts.pages} pages, ${counts.profile} profile, ${counts.knowledge} knowledge, ` +
       `${counts.short_term} recent turns · ${memoryTokens} tokens of memory${model}`;
   }
@@ -83,11 +91,11 @@
     return list;
   }
 
-  function usedPanel(retrieval, usage) {
+  function usedPanel(retrieval, usage, source) {
     const details = el("details", "used");
     const counts = { pages: retrieval.pages.length, profile: retrieval.profile.length, short_term: retrieval.short_term.length,
       knowledge: retrieval.user_knowledge.length + retrieval.assistant_knowledge.length };
-    details.append(el("summary", null, usedSummary(counts, retrieval.tokens_used, usage)), usedList(retrieval),
+    details.append(el("summary", null, usedSummary(counts, retrieval.tokens_used, usage, source)), usedList(retrieval),
       chat.inspectLink(retrieval.query));
     details.addEventListener("toggle", () => {
       if (details.open) details.scrollIntoView({ block: "nearest" });
@@ -97,7 +105,7 @@
 
   function storedUsedPanel(turn) {
     const details = el("details", "used");
-    details.append(el("summary", null, usedSummary(turn.reply.used, turn.reply.memory_tokens, turn.reply)));
+    details.append(el("summary", null, usedSummary(turn.reply.used, turn.reply.memory_tokens, turn.reply, turn.reply_source)));
     let loaded = false;
     details.addEventListener("toggle", async () => {
       if (!details.open || loaded) return;
@@ -198,7 +206,9 @@
       quoted.forEach((said, i) => note.append(i ? ", " : " ", turnLink(said.page_id, said.seq)));
       item.append(note);
     } else if (source === "weak_model") {
-      item.title = WEAK;
+      // Said on the page, not in a tooltip: a phone has no hover.
+      item.classList.add("weak");
+      item.append(el("div", "quote-note model-note muted", WEAK));
     }
     return item;
   }
@@ -212,7 +222,7 @@
     } else {
       markSource(pending, answer.page.reply_source, answer.quoted || []);
     }
-    pending.append(usedPanel(answer.retrieval, answer.usage));
+    pending.append(usedPanel(answer.retrieval, answer.usage, answer.reply_withheld ? "" : answer.page.reply_source));
     pending.scrollIntoView({ block: "end" });
     markTurn(asked, answer.page.id);
     markTurn(pending, answer.page.id);

@@ -23,7 +23,7 @@
   // heatOf: session id -> its heat, for the sessions the retrieval ranked. The text comes third, so that it
   // is in view in a narrow column; the parts of the score share one cell.
   function scoreRow(item, where, heatOf) {
-    const row = el("tr", `inspected ${where.replace(" ", "-")}`);
+    const row = el("tr", `inspected ${where.replace(/\W+/g, "-")}`);
     const score = item.kind === "short_term" ? "recent" : item.score.toFixed(3);
     const parts = el("td", "parts");
     for (const [name, label] of SCORE_NAMES) {
@@ -44,8 +44,10 @@
     const table = el("table", "inspection-table");
     table.append(head);
     const heatOf = new Map(r.sessions.map((s) => [s.provenance.session_id, s.provenance.heat]));
+    // A weak model's short prompt holds no memory: what the memory found is shown, marked as not sent.
+    const found = x.compact ? "found, not sent" : "in";
     for (const item of [...r.short_term, ...r.profile, ...r.pages, ...r.user_knowledge, ...r.assistant_knowledge]) {
-      table.append(scoreRow(item, "in", heatOf));
+      table.append(scoreRow(item, found, heatOf));
     }
     for (const item of r.cut) table.append(scoreRow(item, "cut", heatOf));
     for (const item of r.sessions) table.append(scoreRow(item, "not sent", heatOf));
@@ -63,8 +65,11 @@
     }
     $("inspection").replaceChildren(
       ...fromMemory,
-      el("p", "budget", `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
-        `The prompt is about ${x.prompt_tokens} tokens${x.compact ? " (the short prompt of a weak model)" : ""}.`),
+      el("p", "budget", x.compact
+        ? `The memory found ${r.tokens_used} tokens' worth within the ${r.token_budget}-token budget; the offline ` +
+          `model's short prompt holds none of it (about ${x.prompt_tokens} tokens: its instructions and the message).`
+        : `Memory used ${r.tokens_used} of ${r.token_budget} tokens; ${r.cut.length} items cut by the budget. ` +
+          `The prompt is about ${x.prompt_tokens} tokens.`),
       table,
       el("p", "muted", "A page's score is its match (BM25 and the cosine, weighed) plus its neighbours' share; heat " +
         "and recency are not in it: they decide which sessions are promoted, and a chat turn heats the sessions of " +
