@@ -252,15 +252,22 @@ _NOT_NAMES = {
 }  # fmt: skip
 
 
+_HEADINGS = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
+_FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)
+
+
 def claims_unsaid(text: str, said: list[str], own_names: list[str] = ()) -> str | None:
     """What a model's reply claims that the person never said, or None: that they told it something ("you
     mentioned ..."), or a name (a capitalised word inside a sentence) nowhere in what they said so far
     (`said`), nor the assistant's own (`own_names`): "a film by Tomas Verhoeven" when no one named him.
-    Outside quotes."""
+    Outside quotes, a list's headings ("**Keep Track**") and a story, joke or poem the message asked for."""
     reply = _unquoted(text)
     claim = _TOLD_CLAIM.search(reply)
     if claim:
         return claim.group(0)
+    if said and _FICTION.search(said[-1]):
+        return None  # a story, a joke or a poem asked for: its names are made up by request
+    reply = _HEADINGS.sub(" ", reply)
     heard = " ".join(said).lower().replace("\u2019", "'")
     known = {name.lower() for name in own_names} | _NOT_NAMES
     for match in _INNER_NAME.finditer(reply):

@@ -49,7 +49,21 @@ COMPACT_SYSTEM = "You are {name}, a friendly assistant. Reply to the user in one
 # back as descriptions of the user ("Maria Lindqvist - a friendly nurse").
 COMPACT_LINES = 0
 # Capitalised words a weak model's small talk may say though no one did: they name no one.
-PLAIN_WORDS = (*NOT_A_NAME, *LANGUAGES, *MONTHS, *TIME_WORDS, "hello", "hi", "hey", "happy", "new", "year", "good")
+PLAIN_WORDS = (
+    *NOT_A_NAME,
+    *LANGUAGES,
+    *MONTHS,
+    *TIME_WORDS,
+    "hello",
+    "hi",
+    "hey",
+    "happy",
+    "new",
+    "year",
+    "good",
+    "ai",
+    "earth",
+)
 USER_SECTION = "What you know about {user}"
 ASSISTANT_SECTION = "What you know about yourself"
 NOTHING_YET = "(nothing yet)"

@@ -57,8 +57,11 @@ _TOLD_CLAIM = re.compile(
     r"(?:last time|earlier) you)\b",
     re.IGNORECASE,
 )
-# A capitalised word inside a sentence, once it is whole (a character after it): a name.
+# A capitalised word inside a sentence, once it is whole (a character after it): a name. Not in a heading (a
+# list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
 _INNER_NAME = re.compile(r"(?<=[a-z,;:] )([A-Z][^\W\d_]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
+_HEADING = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
+_FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)
 
 
 def words(text: str) -> list[str]:
@@ -138,6 +141,7 @@ class ReplyGuard:
         self._small_talk = heard is not None
         self._loss_spoken = heard is not None and any(_LOSS.search(line) for line in heard)
         self._heard = set(words(" ".join(heard or ()))) | {word.lower() for word in plain_words}
+        self._fiction = heard is not None and bool(heard) and bool(_FICTION.search(heard[-1]))
         self._opens_with_name = (
             re.compile(r"\W*(?:" + alternatives + r")\b(?!,)", re.I) if names and strict_names else None
         )
@@ -188,7 +192,9 @@ class ReplyGuard:
         told = _TOLD_CLAIM.search(text.replace("\u2019", "'"))
         if told:
             return f"says it was told something ({told.group(0)!r})"
-        for name in _INNER_NAME.findall(text):
+        if self._fiction:
+            return None
+        for name in _INNER_NAME.findall(_HEADING.sub(" ", text)):
             if name.lower() not in self._heard:
                 return f"names {name!r}, which no one said"
         return None

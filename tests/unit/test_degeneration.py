@@ -126,3 +126,11 @@ def test_only_a_weak_models_small_talk_is_held_to_what_was_said():
     assert ReplyGuard(heard=said).problem("Try Casablanca, a classic.") is None  # a capable model's reply
     assert ReplyGuard(strict_names=True).problem("Try Casablanca, a classic.") is None  # no small talk known
     assert ReplyGuard(strict_names=True, heard=said).problem("Try Casablanca, a classic.") is not None
+
+
+def test_a_list_heading_or_a_story_asked_for_names_nothing_about_anyone():
+    how_to = ReplyGuard(strict_names=True, heard=["how do you make good cold brew at home?"])
+    assert how_to.problem("To make it:\n\n1. **Grind The Beans**: coarse, like sea salt.") is None
+    assert how_to.problem("1. Steep: leave it overnight. Try beans from Lavazza.") is not None
+    story = ReplyGuard(strict_names=True, heard=["can you tell me a short story, something calm"])
+    assert story.problem("Once, an owl named Elara lived in a quiet wood.") is None
