@@ -160,6 +160,15 @@ class MemorySpace(models.Model):
         return f"{self.user.external_id} / {self.assistant.external_id}"
 
 
+TOPIC_WORDS = 6
+
+
+def session_topic(summary: str) -> str:
+    """A session's summary cut to its first TOPIC_WORDS words ("…" when cut): what a chart calls it."""
+    words = summary.split()
+    return " ".join(words[:TOPIC_WORDS]) + ("\u2026" if len(words) > TOPIC_WORDS else "")
+
+
 class MidTermSession(models.Model):
     """A topic segment of older conversation (the paper's mid-term memory unit)."""
 
@@ -188,6 +197,11 @@ class MidTermSession(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.pk}: {self.summary[:60]}"
+
+    @property
+    def topic(self) -> str:
+        """What the session is about, in a few words: its summary's first, for a chart's legend."""
+        return session_topic(self.summary)
 
 
 class Page(models.Model):

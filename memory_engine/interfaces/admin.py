@@ -30,6 +30,7 @@ from memory_engine.models import (
     Page,
     ParameterChange,
     ReplyRecord,
+    session_topic,
 )
 from memory_engine.services import curation, usage
 from memory_engine.services.dispatch import request_retry
@@ -220,9 +221,10 @@ class MemorySpaceAdmin(admin.ModelAdmin):
             raise PermissionDenied
         # The newest points, as many as the chat page draws; the chart is the chat page's (static/js/charts.js).
         newest = HeatEvent.objects.filter(space=space).order_by("-at", "-pk")[:HEAT_POINTS_SHOWN]
+        rows = newest.values_list("session_id", "at", "heat", "cause", "session__summary")
         points = [
-            {"session": session, "at": at.isoformat(), "heat": heat, "cause": cause}
-            for session, at, heat, cause in reversed(newest.values_list("session_id", "at", "heat", "cause"))
+            {"session": session, "topic": session_topic(summary), "at": at.isoformat(), "heat": heat, "cause": cause}
+            for session, at, heat, cause, summary in reversed(rows)
         ]
         changes = ParameterChange.objects.filter(space=space, name="heat_threshold").order_by("at", "pk")
         threshold_changes = [

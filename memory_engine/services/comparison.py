@@ -26,6 +26,7 @@ from memory_engine.models import (
     MemorySpace,
     MidTermSession,
     Page,
+    session_topic,
 )
 from memory_engine.services.export import space_counts
 
@@ -170,6 +171,7 @@ def side_summary(space: MemorySpace) -> dict:
         "runs_failed": ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.FAILED).count(),
         **runs,
         "unfinished": unfinished_imports(space),
+        "token_budget": space.context_token_budget,
     }
 
 
@@ -195,7 +197,7 @@ def unfinished_warnings(sides: dict[str, dict]) -> list[str]:
 
 def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
     """The heat timeline of the space's `sessions` hottest sessions (by their highest point), each point
-    placed at the number of turns stored when it was recorded: {"turn", "session_id", "heat", "cause"},
+    placed at the number of turns stored when it was recorded: {"turn", "session_id", "topic", "heat", "cause"},
     in order."""
     stored = list(Page.objects.filter(space=space).order_by("created_at").values_list("created_at", flat=True))
     hottest = (
@@ -206,9 +208,16 @@ def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
         .values_list("session_id", flat=True)[:sessions]
     )
     events = HeatEvent.objects.filter(space=space, session_id__in=list(hottest)).order_by("at", "pk")
+    rows = events.values_list("at", "session_id", "heat", "cause", "session__summary")
     return [
-        {"turn": bisect_right(stored, at), "session_id": session_id, "heat": round(heat, 4), "cause": cause}
-        for at, session_id, heat, cause in events.values_list("at", "session_id", "heat", "cause")
+        {
+            "turn": bisect_right(stored, at),
+            "session_id": session_id,
+            "topic": session_topic(summary),
+            "heat": round(heat, 4),
+            "cause": cause,
+        }
+        for at, session_id, heat, cause, summary in rows
     ]
 
 
@@ -285,8 +294,11 @@ def probe_compared(
     result["experiment"] = _side_of_probe(ranked["experiment"], keys["source"], probe, turn_ids["experiment"], k)
     result["overlap"] = len(keys["source"] & keys["experiment"])
     if probe.evidence:
+        # the curve's budgets, and each side's own: what its chat's prompt context holds
+        budgets = sorted({*CURVE_BUDGETS, source.context_token_budget, shadow.context_token_budget})
         result["curves"] = {
-            name: evidence_curve(space, probe.question, probe.evidence, turn_ids[name]) for name, space in sides.items()
+            name: evidence_curve(space, probe.question, probe.evidence, turn_ids[name], budgets)
+            for name, space in sides.items()
         }
     return result
 

@@ -61,7 +61,18 @@ def reply_costs(page: Page) -> dict | None:
         "memory_tokens": record.memory_tokens,
         "token_budget": record.token_budget,
         "used": used_counts(record),
+        "turns": turns_used(record),
     }
+
+
+def turns_used(record: ReplyRecord) -> list[dict]:
+    """The turns the reply used (its prompt held them, or it quotes them) that are still stored, in the order
+    they were said: their ids and numbers, for links to them."""
+    ids = [pk for kind, pk, _ in record.used if kind in ("page", "short_term")]
+    if not ids:
+        return []
+    found = Page.objects.filter(space_id=record.space_id, pk__in=ids).order_by("seq").values_list("pk", "seq")
+    return [{"page_id": pk, "seq": seq} for pk, seq in found]
 
 
 def used_now(record: ReplyRecord) -> dict:

@@ -7,8 +7,11 @@
   // One colour per session line, the hottest first.
   const PALETTE = ["#3b5bdb", "#2b8a3e", "#c2255c", "#e67700", "#5f3dc4", "#0b7285", "#862e9c", "#5c940d"];
   // The moments a session left mid-term memory, drawn as marks over the lines.
-  const EVENTS = [{ cause: "promoted", label: "promoted ▲", color: "#f59f00" },
-    { cause: "evicted", label: "evicted ✕", color: "#e03131" }];
+  // Drawn as dots, so the legend says dots.
+  const EVENTS = [{ cause: "promoted", label: "● promoted", color: "#f59f00" },
+    { cause: "evicted", label: "● evicted", color: "#e03131" }];
+  // Narrower than this (a phone), the chart has no legend under it: the lines' names are in its table.
+  const LEGEND_MIN_WIDTH = 560;
 
   // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
   // thresholds: [{label, color, value}], or {label, color, valueAt(x), xs} for one that changed (at xs).
@@ -47,8 +50,10 @@
       const ink = window.getComputedStyle(container).color || "#333";
       const faint = "rgba(134, 142, 150, 0.3)";
       const axis = (label) => ({ label, stroke: ink, grid: { stroke: faint, width: 1 }, ticks: { stroke: faint, width: 1 } });
+      const legend = widthNow() >= LEGEND_MIN_WIDTH;
       const chart = new window.uPlot({ width: widthNow(), height, series, scales: { x: { time: !!options.time } },
-        axes: [axis(options.xLabel), axis("heat")], legend: { live: false } }, data, plot);
+        axes: [axis(options.xLabel), axis("heat")], legend: { show: legend, live: false } }, data, plot);
+      if (!legend) plot.append(el("p", "muted", "Each line's name is in the table below."));
       // The page's layout may change after the chart is drawn (a sidebar opening, a narrower window). A
       // chart redrawn in the same place (the chat page's, at each memory change) stops its old observer.
       if (window.ResizeObserver) {
@@ -84,23 +89,28 @@
   }
 
   // Points of a heat timeline ({session(_id), heat, cause, x}) as one line per session, hottest first.
-  function sessionLines(points, { limit = 8, prefix = "session", colors, dash } = {}) {
+  // A line is named by what its session is about (its topic: the summary's first words), not by its number,
+  // which differs between a space and its experiment's copy.
+  function sessionLines(points, { limit = 8, prefix = "", colors, dash } = {}) {
     const bySession = new Map();
+    const topics = new Map();
     for (const p of points) {
       const id = p.session ?? p.session_id;
       if (!bySession.has(id)) bySession.set(id, []);
       bySession.get(id).push({ x: p.x, y: p.heat, note: p.cause });
+      if (p.topic) topics.set(id, p.topic);
     }
     const hottest = [...bySession.entries()]
       .sort((a, b) => Math.max(...b[1].map((p) => p.y)) - Math.max(...a[1].map((p) => p.y)))
       .slice(0, limit);
-    return hottest.map(([id, pts], i) => ({ label: `${prefix} ${id}`, color: colors[i % colors.length], dash, points: pts }));
+    return hottest.map(([id, pts], i) => ({ label: `${prefix}${prefix ? ": " : ""}${topics.get(id) || `session ${id}`}`,
+      color: colors[i % colors.length], dash, points: pts }));
   }
 
   // Promotions and evictions among the points, one line of marks each.
   function eventMarks(points) {
     return EVENTS.map(({ cause, label, color }) => ({ label, color, marks: true,
-      points: points.filter((p) => p.cause === cause).map((p) => ({ x: p.x, y: p.heat, note: `session ${p.session ?? p.session_id}` })) }))
+      points: points.filter((p) => p.cause === cause).map((p) => ({ x: p.x, y: p.heat, note: p.topic || `session ${p.session ?? p.session_id}` })) }))
       .filter((line) => line.points.length);
   }
 

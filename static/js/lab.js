@@ -74,6 +74,13 @@
     }
   }
 
+  // A parameter changed from the source's value is marked as changed, with the value it had.
+  function markChanged(input) {
+    const changed = input.value !== "" && Number(input.value) !== Number(input.dataset.source);
+    input.classList.toggle("changed", changed);
+    input.title = changed ? `changed from ${input.dataset.source}` : "";
+  }
+
   async function fork(event) {
     event.preventDefault();
     const form = $("fork");
@@ -148,7 +155,7 @@
     const lines = [];
     for (const [side, colors, dash] of [["source", SOURCE_COLORS, undefined], ["experiment", EXPERIMENT_COLORS, [2, 2]]]) {
       const points = heat[side].points.map((p) => ({ ...p, x: p.turn }));
-      lines.push(...window.MemoryCharts.sessionLines(points, { prefix: `${side} session`, colors, dash }));
+      lines.push(...window.MemoryCharts.sessionLines(points, { prefix: side, colors, dash }));
     }
     const thresholds = [
       { label: "source threshold", color: SOURCE_COLORS[0], value: heat.source.threshold },
@@ -178,7 +185,8 @@
   }
 
   // The evidence each side's prompt context shows at each budget (the comparison's curve): a row a budget.
-  function showCurve(curve) {
+  function showCurve(c) {
+    const curve = c.curve;
     const table = $("curve");
     table.hidden = !curve.source.length;
     if (table.hidden) return;
@@ -188,7 +196,11 @@
     const rows = curve.source.map((point, i) => {
       const row = el("tr");
       row.dataset.budget = point.budget;
-      row.append(el("th", null, `${point.budget.toLocaleString("en")} tokens`));
+      // Each side's own budget, marked: what its chat's prompt context holds.
+      const own = [["source", c.source], ["experiment", c.experiment]].filter(([, side]) => side.token_budget === point.budget)
+        .map(([name]) => name);
+      if (own.length) row.classList.add("own-budget");
+      row.append(el("th", null, `${point.budget.toLocaleString("en")} tokens` + (own.length ? ` (${own.join(" and ")}'s budget)` : "")));
       for (const side of [point, curve.experiment[i]]) {
         row.append(el("td", null, `${side.evidence.toFixed(3)} (${Math.round(side.tokens).toLocaleString("en")})`));
       }
@@ -211,7 +223,11 @@
         $("probe-status").textContent = `asking both sides · ${j.status}` +
           (j.progress ? ` · ${j.progress.done} of ${j.progress.of} questions` : "");
       });
-      $("probe-status").textContent = `${c.probes.length} questions`;
+      // A LoCoMo sample's questions with evidence to find: its adversarial ones (category 5) have none.
+      $("probe-status").textContent = body.locomo_sample
+        ? `${c.probes.length} questions: the sample's with evidence to find (its adversarial questions, which have ` +
+          "none, are left out)"
+        : `${c.probes.length} questions`;
       showSides(c);
       // A side still being built (an import or a replay unfinished) makes figures that will change.
       $("compare-warnings").replaceChildren(...c.warnings.map((warning) => el("p", null, warning)));
@@ -220,7 +236,7 @@
         ? `recall@${c.k} over ${c.recall.questions} questions with evidence: source ${recallText(c.recall.source)} · ` +
           `experiment ${recallText(c.recall.experiment)}`
         : "No evidence is known for these questions: compare the items.";
-      showCurve(c.curve);
+      showCurve(c);
       // Where the two memories differ first: the largest gap in recall, then the least overlap.
       const gap = (p) => Math.abs((p.source.recall ?? 0) - (p.experiment.recall ?? 0));
       const ordered = [...c.probes].sort((a, b) => gap(b) - gap(a) || a.overlap - b.overlap);
@@ -256,6 +272,9 @@
     watchReplay().catch((error) => { $("replay-status").textContent = error.message; });
   } else {
     $("fork").addEventListener("submit", fork);
+    for (const input of $("fork").querySelectorAll("input[data-source]")) {
+      input.addEventListener("input", () => markChanged(input));
+    }
     listExperiments();
     watchSourceImport();
   }

@@ -291,6 +291,9 @@ def test_the_rest_doors_fork_watch_compare_and_refuse_alike(source):
     heat = alice.get(experiment + "heat/").data
     assert heat["source"]["threshold"] == 3.5 and heat["experiment"]["threshold"] == 2.0
     assert heat["source"]["points"] and heat["experiment"]["points"]
+    # the two sides' sessions have their own numbers; what they are about is the same words
+    topics = {side: {p["topic"] for p in heat[side]["points"]} for side in ("source", "experiment")}
+    assert topics["source"] & topics["experiment"] and "" not in topics["source"]
     refusals = [
         (url, {"name": "hotter"}, 409),
         (url, {"name": "bad", "parameters": {"top_pages": 0}}, 400),

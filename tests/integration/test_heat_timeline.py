@@ -6,7 +6,7 @@ import re
 
 from django.urls import reverse
 
-from memory_engine.models import HeatEvent
+from memory_engine.models import HeatEvent, MidTermSession
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 
 
@@ -29,6 +29,10 @@ def test_the_admin_page_carries_a_spaces_heat_events_for_the_chart(admin_client,
     assert data["threshold"] == 3.5
     events = HeatEvent.objects.filter(space=alice_space).order_by("at", "pk")
     assert [(p["session"], p["cause"]) for p in data["points"]] == list(events.values_list("session_id", "cause"))
+    # Each line named by what its session is about, not by its number alone.
+    topics = {p["session"]: p["topic"] for p in data["points"]}
+    for session in MidTermSession.objects.filter(pk__in=topics):
+        assert topics[session.pk] and session.summary.startswith(topics[session.pk].rstrip("\u2026"))
     assert "js/charts.js" in page.content.decode()  # the chat page's chart, not a second one
 
 
@@ -49,3 +53,17 @@ def test_the_heat_timeline_is_for_staff_only(client, admin_client, django_user_m
     client.force_login(django_user_model.objects.create_user("member", password="pw-member-12345"))
     assert client.get(url).status_code == 302  # signed in, not staff
     assert admin_client.get(url).status_code == 200  # staff
+
+
+def test_the_heat_timelines_points_name_their_sessions_topic_through_rest(memory, alice_space, fake_llm):
+    from tests.api_helpers import client_for
+
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK + COOKING_TALK)
+    points = client_for("alice").get("/api/v1/users/alice/spaces/helper/heat/?page_size=500").data["results"]
+    assert points
+    summaries = dict(MidTermSession.objects.filter(space=alice_space).values_list("pk", "summary"))
+    for point in points:
+        assert summaries[point["session"]].startswith(point["topic"].rstrip("\u2026")) and point["topic"]

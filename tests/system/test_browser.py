@@ -527,3 +527,6 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     struck = browser.locator(".bubble.user s.held-out.forgotten").first
     struck.wait_for()
     assert struck.inner_text() == "My blood type is AB negative, in case that ever matters."
+    # A quoted reply still links to the turn it quotes after the reload, as when it was written.
+    quoting = browser.locator(".bubble.assistant.quoted").last
+    assert quoting.locator(".quote-note a.source-link").all_inner_texts() == ["turn #1"]

@@ -116,6 +116,9 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     browser.fill("#fork input[name=name]", "hotter and more lexical")
     browser.fill("#fork input[name=heat_threshold]", "3")
     browser.fill("#fork input[name=lexical_weight]", "0.8")
+    # what was changed from the source's values is marked in the form, and only that
+    marked = browser.locator("#fork input.changed")
+    assert sorted(marked.evaluate_all("inputs => inputs.map((i) => i.name)")) == ["heat_threshold", "lexical_weight"]
     browser.click("#fork button[type=submit]")
     browser.click("#experiments a.experiment-name >> text=hotter and more lexical")
     # The click starts a navigation: wait for the experiment page's status before watching it.
@@ -157,6 +160,13 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
         for side in ("source", "experiment")
     ]
     assert browser.locator("#curve tr[data-budget]").count() == 7
+    # each side's own budget marked (both kept the default 1,500), and why a sample's questions are fewer
+    assert (
+        browser.locator("#curve tr.own-budget")
+        .all_inner_texts()[0]
+        .startswith("1,500 tokens (source and experiment's budget)")
+    )
+    assert "adversarial questions" in browser.locator("#probe-status").inner_text()
     assert browser.locator("#probes > li.probe-result").count() == 150
     first = browser.locator("#probes > li.probe-result").first
     assert (

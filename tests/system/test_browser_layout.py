@@ -3,7 +3,7 @@ inspector's text in view beside its scores."""
 
 import pytest
 
-from memory_engine.models import MemorySpace, MemoryUser
+from memory_engine.models import LongTermEntry, MemorySpace, MemoryUser
 from memory_engine.services.lab import experiment_create
 from memory_engine.services.tokens import token_create
 from tests.conftest_browser import sign_in
@@ -73,3 +73,37 @@ def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_s
                     browser.screenshot(path=str(screenshots / f"phone-dark-{name}.png"), full_page=True)
                 if (scheme, width, name) == ("light", 1400, "tokens"):
                     browser.screenshot(path=str(screenshots / "tokens.png"))
+
+
+def test_on_a_phone_offline_the_message_box_is_on_the_first_screen_and_an_entrys_history_fits(
+    browser, live_server, ann, memory, settings, django_user_model
+):
+    """The offline notice filled two thirds of a phone's first screen and pushed the message box below it;
+    the admin's entry history was 623 px wide on a 390 px phone."""
+    settings.MEMORYOS = {**settings.MEMORYOS, "LLM_PROVIDER": "offline", "LLM_BASE_URL": ""}
+    browser.set_viewport_size({"width": 390, "height": 844})
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    notice = browser.locator("#offline-notice")
+    notice.wait_for()
+    assert "Offline mode." in notice.inner_text()
+    browser.wait_for_selector("#profile dd .value")
+    box = browser.locator("#query").bounding_box()
+    assert box["y"] + box["height"] <= 844, box
+    assert notice.bounding_box()["height"] < 844 / 4
+    browser.click("#offline-details summary")  # the rest of it, a tap away
+    assert "OpenAI-compatible endpoint" in notice.inner_text()
+
+    browser.set_viewport_size({"width": 1400, "height": 900})
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    assert browser.locator("#offline-details").evaluate("d => d.open")  # a desktop shows it whole
+
+    staff = django_user_model.objects.create_superuser("root", password="pw-root-12345")
+    entry = LongTermEntry.objects.filter(space__user__external_id="alice").first()
+    assert staff and entry is not None
+    browser.set_viewport_size({"width": 390, "height": 844})
+    browser.context.clear_cookies()
+    sign_in(browser, live_server, "root", "pw-root-12345")
+    browser.goto(f"{live_server.url}/admin/memory_engine/longtermentry/{entry.pk}/versions/")
+    browser.wait_for_selector("#versions")
+    assert not overflow(browser), overflow(browser)

@@ -176,7 +176,9 @@
       const marks = (field) => (turn.marks || []).filter((mark) => mark.field === field);
       if (said.user_input) bubble("user", said.user_input, turn.id, marks("user_input"));
       if (said.agent_response) {
-        markSource(bubble("assistant", said.agent_response, turn.id, marks("agent_response")), turn.reply_source, []);
+        // A quoted reply links to the turns it quotes, after a reload as when it was written.
+        const quoted = (turn.reply && turn.reply.turns) || [];
+        markSource(bubble("assistant", said.agent_response, turn.id, marks("agent_response")), turn.reply_source, quoted);
       }
       if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
       if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {

@@ -115,7 +115,9 @@
       `(no model ran), tokens read and written, and the cost in ${usage.currency} at the prices the operator set ` +
       "(MEMORYOS_LLM_PRICES, per million tokens); the bundled offline model is free.")];
     if (usage.unpriced_models.length) notes.push(el("p", "muted", `No price set for: ${usage.unpriced_models.join(", ")}.`));
-    $("usage").replaceChildren(...(used.length ? [table] : [el("p", "muted", "No LLM use in the last 14 days.")]), ...notes);
+    const scroll = el("div", "table-scroll");  // a phone: the table scrolls, its last column whole
+    scroll.append(table);
+    $("usage").replaceChildren(...(used.length ? [scroll] : [el("p", "muted", "No LLM use in the last 14 days.")]), ...notes);
   }
 
   $("usage-panel").addEventListener("toggle", () => showUsage().catch((error) => showError(error.message)));

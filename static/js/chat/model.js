@@ -108,6 +108,9 @@
     }
   }
 
+  // A phone shows the offline notice's first line, the rest a tap away: whole, it pushed the message box
+  // below the first screen.
+  if (window.matchMedia("(max-width: 820px)").matches) $("offline-details").open = false;
   $("model").addEventListener("submit", saveModel);
   $("offline-model-link").addEventListener("click", (event) => {
     event.preventDefault();

@@ -92,6 +92,7 @@ class SideSummaryOut(serializers.Serializer):
     unfinished = UnfinishedImportOut(
         many=True, help_text="Imports and replays into this side not yet finished: it is still being built."
     )
+    token_budget = serializers.IntegerField(help_text="Its chat's prompt context budget (tokens of memory).")
 
 
 class SidesOut(serializers.Serializer):
@@ -154,8 +155,8 @@ class ComparisonOut(serializers.Serializer):
     probes = ProbeOut(many=True)
     recall = serializers.DictField(help_text="Mean recall@k per side over the probes with evidence, and how many.")
     curve = CurveOut(
-        help_text="Each side's evidence shown against its prompt context's tokens, at budgets from 250 to 4,000, "
-        "over the probes with evidence (empty lists when none has any)."
+        help_text="Each side's evidence shown against its prompt context's tokens, at budgets from 250 to 4,000 "
+        "and at each side's own (its token_budget), over the probes with evidence (empty lists when none has any)."
     )
 
 

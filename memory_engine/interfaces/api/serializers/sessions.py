@@ -12,9 +12,13 @@ from memory_engine.services.consolidation import RunCounts
 
 
 class HeatEventOut(serializers.ModelSerializer):
+    topic = serializers.CharField(
+        source="session.topic", read_only=True, help_text="What its session is about: its summary's first words."
+    )
+
     class Meta:
         model = HeatEvent
-        fields = ["id", "session", "at", "cause", "heat", "n_visit", "l_interaction", "recency"]
+        fields = ["id", "session", "topic", "at", "cause", "heat", "n_visit", "l_interaction", "recency"]
 
 
 class ParameterChangeOut(serializers.ModelSerializer):

@@ -57,6 +57,11 @@ class ReplyRecordOut(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="How many items of each kind the prompt held: short_term, pages, profile, knowledge.",
     )
+    turns = serializers.ListField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text="The turns it used that are still stored (its prompt held them, or a quoted reply quotes "
+        "them), in the order said: page_id and seq.",
+    )
 
 
 class MarkOut(serializers.Serializer):
