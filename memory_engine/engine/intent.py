@@ -26,7 +26,6 @@ from memory_engine.engine.word_lists import (
     FIRST_PERSON,
     NOW_WORDS,
     POSSESSIVE,
-    THEIR_REFERENTS,
     VALUE_NOUNS,
     WANTED_NOUNS,
     WRITTEN_THINGS,
@@ -107,7 +106,12 @@ _REQUEST = re.compile(
     r"tell me (?:a|an|something|some|about|more|why|how)|joke|pun|story|poem|fun fact|explain|translate|"
     r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
     r"what (?:do|can) (?:i|you|we) (?:\w+ )?(?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
-    r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to)\b"
+    r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to|"
+    # what to do, how to do it: advice ("what to eat night before", "how to calculate the margin")
+    r"(?:what|how|which|where|when) to|"
+    r"what (?:must|do|should) (?:i|we) (?:\w+ )?(?:look|need|bring|pack|wear|eat|ask|check)|"
+    r"how(?:'d| did| do) (?:i|we) do|quiz me|is it (?:\w+ )?(?:polite|rude|normal|usual|common)|"
+    r"what (?:questions|is usual|is a fair|is fair)|checklist|template|plantilla)\b"
 )
 # A request to write something (a note, an email, a card, a form's field) that needs something of theirs: "write
 # a text to my manager, use her name", "fill in the vehicle field", "a card for my wife", "the usual pharmacy".
@@ -119,9 +123,15 @@ _WANTS_WRITTEN = re.compile(
     r"can you|would you|will you|please|pls|plz|trouble you|go)\b"
     rf"|^\W*(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
 )
+# What it needs of theirs, asked for and not given: a value of theirs to put in ("use her name", "put the
+# dog's name in", "with our postcode", "fill in the date", "address it to him by name"), a form's field to
+# fill ("vehicle registration field. fill it."), or a place of theirs known by habit ("the usual pharmacy").
 _THEIRS = re.compile(
-    rf"\b(?:{alternation(POSSESSIVE)}|{alternation(THEIR_REFERENTS)}|(?:his|her|their|its|\w+'s) "
-    rf"(?:\w+ )?{alternation(VALUE_NOUNS)}|{alternation(VALUE_NOUNS)}s?)\b"
+    r"\b(?:use|put|add|include|mention|with|fill(?: in| out)?|give|start(?: it)? with|sign(?: it)?(?: with)?|"
+    r"say|write|remind(?: \w+)? of)\b[^.?!]{0,30}?\b(?:his|her|their|its|my|our|the|\w+'s)\s+(?:[\w-]+\s+){0,2}?"
+    rf"{alternation(VALUE_NOUNS)}s?\b"
+    r"|\bby (?:his |her |their )?(?:full )?name\b|\b(?:the|our|my) usual\b"
+    r"|\b(?:field|box)\b[^.?!]{0,40}\b(?:fill|complete|update)\b|\b(?:fill|complete|update)\b[^.?!]{0,40}\b(?:field|box)\b"
 )
 
 # Asking about the assistant, not the person: "How is your day going?", "what did you do today?".

@@ -50,13 +50,6 @@ WRITTEN_THINGS = (
     "verse", "toast", "speech", "list", "checklist", "tag", "poster", "review", "reply", "out-of-office",
     "instructions", "programme", "program", "wording", "lockscreen", "notice", "flyer", "announcement", "item",
 )  # fmt: skip
-# What a written thing may need of theirs, besides a value (VALUE_NOUNS) or something of "my" or "our": someone
-# named by a role ("herself", "the boss", "the little one"), a place or a thing of theirs named by its kind.
-THEIR_REFERENTS = (
-    "herself", "himself", "the boss", "the kid", "the little one", "the boy", "the girl", "the usual", "our usual",
-    "venue", "site", "company", "room", "school", "club", "vessel", "postcode", "allergy", "allergies", "reg",
-    "registration", "by name",
-)  # fmt: skip
 
 # Words that say when.
 MONTHS = (

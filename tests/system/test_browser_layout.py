@@ -76,7 +76,7 @@ def test_every_page_fits_a_desktop_and_a_phone_in_light_and_dark(browser, live_s
 
 
 def test_on_a_phone_offline_the_message_box_is_on_the_first_screen_and_an_entrys_history_fits(
-    browser, live_server, ann, memory, settings, django_user_model
+    browser, live_server, ann, memory, settings, django_user_model, screenshots
 ):
     """The offline notice filled two thirds of a phone's first screen and pushed the message box below it;
     the admin's entry history was 623 px wide on a 390 px phone."""
@@ -91,6 +91,7 @@ def test_on_a_phone_offline_the_message_box_is_on_the_first_screen_and_an_entrys
     box = browser.locator("#query").bounding_box()
     assert box["y"] + box["height"] <= 844, box
     assert notice.bounding_box()["height"] < 844 / 4
+    browser.screenshot(path=str(screenshots / "chat-offline-phone.png"))
     browser.click("#offline-details summary")  # the rest of it, a tap away
     assert "OpenAI-compatible endpoint" in notice.inner_text()
 
@@ -107,3 +108,4 @@ def test_on_a_phone_offline_the_message_box_is_on_the_first_screen_and_an_entrys
     browser.goto(f"{live_server.url}/admin/memory_engine/longtermentry/{entry.pk}/versions/")
     browser.wait_for_selector("#versions")
     assert not overflow(browser), overflow(browser)
+    browser.screenshot(path=str(screenshots / "entry-history-phone.png"), full_page=True)
