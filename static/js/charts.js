@@ -10,8 +10,8 @@
   // Drawn as dots, so the legend says dots.
   const EVENTS = [{ cause: "promoted", label: "● promoted", color: "#f59f00" },
     { cause: "evicted", label: "● evicted", color: "#e03131" }];
-  // Narrower than this (a phone), the chart has no legend under it: the lines' names are in its table.
-  const LEGEND_MIN_WIDTH = 560;
+  // On a phone the chart has no legend under it (it filled the screen): the lines' names are in its table.
+  const PHONE = "(max-width: 600px)";
 
   // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
   // thresholds: [{label, color, value}], or {label, color, valueAt(x), xs} for one that changed (at xs).
@@ -50,7 +50,7 @@
       const ink = window.getComputedStyle(container).color || "#333";
       const faint = "rgba(134, 142, 150, 0.3)";
       const axis = (label) => ({ label, stroke: ink, grid: { stroke: faint, width: 1 }, ticks: { stroke: faint, width: 1 } });
-      const legend = widthNow() >= LEGEND_MIN_WIDTH;
+      const legend = !window.matchMedia(PHONE).matches;
       const chart = new window.uPlot({ width: widthNow(), height, series, scales: { x: { time: !!options.time } },
         axes: [axis(options.xLabel), axis("heat")], legend: { show: legend, live: false } }, data, plot);
       if (!legend) plot.append(el("p", "muted", "Each line's name is in the table below."));

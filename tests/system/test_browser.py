@@ -14,7 +14,7 @@ from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
 from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
-from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, Page
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
 from memory_engine.services.conversation import turn_add
 from memory_engine.services.spaces import sessions
 from memory_engine.store.keywords import content_tokens
@@ -176,7 +176,11 @@ def test_the_heat_timeline_is_drawn_from_real_data_for_staff(
     chart = browser.locator("#heat-chart .heat-chart")  # the chat page's chart (charts.js, uPlot)
     chart.locator("canvas").wait_for()
     legend = chart.locator(".u-legend").inner_text()
-    assert legend.count("session ") >= 2 and "promoted" in legend and "promotion threshold" in legend
+    # each line named by its session's topic (its summary's first words); promotions drawn as dots, said so
+    space = MemorySpace.objects.get(pk=space_id)
+    topics = {s.topic for s in MidTermSession.objects.filter(heat_events__space=space).distinct()}
+    assert sum(topic in legend for topic in topics) >= 2 and "session " not in legend
+    assert "\u25cf promoted" in legend and "promotion threshold" in legend
     rows = chart.locator("table.points tr").all_text_contents()
     assert sum("promoted" in row for row in rows) >= 2  # the promotions, in the points' table too
     browser.screenshot(path=str(screenshots / "heat-timeline.png"), full_page=True)

@@ -70,7 +70,7 @@
       ? ` · the model read ${usage.prompt_tokens} tokens and wrote ${usage.completion_tokens}` : "";
     if (source === "quoted") {
       const turns = counts.pages + counts.short_term;
-      return `What it used: ${turns} of your turn${turns === 1 ? "" : "s"}, quoted · no model ran`;
+      return `What it used: ${turns} of your turns, quoted · no model ran`;
     }
     if (source === "weak_model") return `What it used: no memory (the offline model's prompt holds none)${model}`;
     return `What it used: ${counts.pages} pages, ${counts.profile} profile, ${counts.knowledge} knowledge, ` +
