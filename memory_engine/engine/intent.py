@@ -74,7 +74,7 @@ _VALUE_WANTED = re.compile(
 )
 # A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
 # "exam date now pls", "Span of the crossing?".
-_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
     r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"

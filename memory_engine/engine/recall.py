@@ -71,12 +71,6 @@ _THE_X_OF_MINE = re.compile(rf"\bthe\s+({_WORDS})\s+of\s+(?:my|our)\s+({_WORDS})
 _MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
 # A clause that opens as a request to the assistant or about what to do: "should I get it serviced".
 _OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|are) (?:i|we|you)\b")
-# A request to write something, which tells nothing to quote: "write a cute caption for my pony pic, use her
-# name", "pls draft a text to my boss".
-_ASKS_TO_WRITE = re.compile(
-    r"^\W*(?:(?:and|also|ok|okay|now|so|then|right)\W+)*(?:(?:can|could|would|will) (?:you|u) )?"
-    r"(?:please |pls |kindly )?(?:write|draft|compose|fill|make me|set me|put together|type up|do me|update)\b"
-)
 # A sentence giving the person's own name: no answer to "what's my GP's name?".
 _GIVES_OWN_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i am called)\b")
 
@@ -401,8 +395,6 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
 
     def add(text: str, page: Page, message: str) -> None:
         key = " ".join(text.lower().split())
-        if _ASKS_TO_WRITE.match(plain(text)):
-            return
         if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
             seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
             mark = next((m for m in corrections.get(page.pk, []) if curation.span(m.replacement, text)), None)

@@ -135,9 +135,9 @@ def test_a_weak_models_small_talk_is_recorded_as_using_no_memory_for_its_prompt_
     # for weak_offline_llm's (offline_model_loaded), and may share this process.
     weak = MemoryOS(llm=OfflineLLM(context=2048))
     add_turns(weak, [("I have a cat named Pepper and she hates the rain.", ""), ("It rained all week here.", "")])
-    found = retrieve(alice_space, "Rainy days again, what a week.", count_hits=False)
+    found = retrieve(alice_space, "Such a grey week here.", count_hits=False)
     assert found.pages or found.short_term  # the memory found something
-    response = weak.get_response(user_id="alice", assistant_id="helper", query="Rainy days again, what a week.")
+    response = weak.get_response(user_id="alice", assistant_id="helper", query="Such a grey week here.")
     assert response.source == Page.ReplySource.WEAK_MODEL
     assert not list(response.retrieval.items()) and response.retrieval.tokens_used == 0
     record = ReplyRecord.objects.get(page=response.page)
