@@ -228,8 +228,9 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
 
 
 def weak_prompt_memory(retrieval: Retrieval) -> Retrieval:
-    """What a weak model's short prompt (build_prompt, `compact`) holds of `retrieval`: its COMPACT_LINES
-    closest lines, and COMPACT_LINES is 0: nothing. What its reply is recorded as having used. Pure."""
+    """What a weak model's short prompt (build_prompt, `compact`) holds of `retrieval`: nothing, for it is
+    given no memory (COMPACT_LINES is 0; were it more, this would have to name the lines kept). What its reply
+    is recorded as having used. Pure."""
     return Retrieval(query=retrieval.query, token_budget=retrieval.token_budget)
 
 

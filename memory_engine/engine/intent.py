@@ -137,6 +137,8 @@ _THEIRS = re.compile(
 # Asking about the assistant, not the person: "How is your day going?", "what did you do today?".
 _ABOUT_YOU = re.compile(
     r"\b(?:what|what's|how|how's|where|where's|when|who|which)\b(?:\s+\w+){0,2}?\s+(?:you|your|you're|yours)\b"
+    # "what did you say the wifi password was?" asks what the person said
+    r"(?!\s+(?:say|said|tell|told|mention|mentioned|remember|recall)\b)"
 )
 _OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
 _NOW = re.compile(rf"\b{alternation(NOW_WORDS)}\b")

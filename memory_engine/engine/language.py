@@ -123,8 +123,8 @@ _EMBEDDED_WH = re.compile(
 
 # An exclamation, not a question, when no question mark ends it: "what a week", "how lovely", "what fun".
 _EXCLAIMS = re.compile(
-    rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:what (?:a|an) (?:[a-z']+\W*){{1,3}}|"
-    r"how (?!(?:many|much|long|old|far|often|come|about|is|are|was|were|do|does|did)\b)[a-z']+\W*)$"
+    rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:what (?:a|an) (?:[a-z']+[^\w,]*){{1,3}}|"
+    r"how (?!(?:many|much|long|old|far|often|come|about|so|is|are|was|were|do|does|did)\b)[a-z']+[^\w,]*)$"
 )
 
 
@@ -133,8 +133,9 @@ def asks(sentence: str) -> bool:
     with a clause that opens with a wh-word ("the insurer wants the make of my car, what was it again"),
     or asks inside a run-on sentence. An exclamation ("what a week!", "how lovely") does not."""
     last_clause = sentence.rsplit(",", 1)[-1].strip()
-    if not sentence.endswith("?") and _EXCLAIMS.match(sentence):
-        return False
+    first, _, rest = sentence.partition(",")
+    if not sentence.endswith("?") and _EXCLAIMS.match(first):  # "what a week, honestly"; "what a mess, where's it"
+        return bool(rest.strip()) and asks(rest.strip())
     return (
         sentence.endswith("?")
         or _OPENS_QUESTION.match(sentence) is not None

@@ -59,7 +59,7 @@ _TOLD_CLAIM = re.compile(
 )
 # A capitalised word inside a sentence, once it is whole (a character after it): a name. Not in a heading (a
 # list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
-_INNER_NAME = re.compile(r"(?<=[a-z,;:] )([A-Z][^\W\d_]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
+_INNER_NAME = re.compile(r"(?<=[a-z,] )([A-Z][^\W\d_A-Z]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
 _HEADING = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
 _FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)
 
@@ -106,10 +106,11 @@ class ReplyGuard:
     notes as a character sheet, nor open with one ("Sofia! Welcome to my kitchen"; "Sofia, welcome back"
     speaks to her and passes), nor open like a line of a transcript ("Mike Brennan: Hey!").
 
-    `heard`, for a weak model's small talk (`strict_names`; it was given no memory): what the person said,
-    the message last. The reply may not offer condolences when none of it speaks of a loss, say it was told
-    something, or name anyone or anything (a capitalised word inside a sentence) that is not in it, in
-    `plain_words` (capitalised words that name no one: days, languages, greetings) or the assistant's name.
+    `heard`, for a weak model's small talk (`strict_names`; it was given no memory): what the person said
+    that the reply's retrieval found (their message last). The reply may not offer condolences when none of
+    it speaks of a loss, say it was told something, or name anyone or anything (a capitalised word inside a
+    sentence) that is not in it, in `plain_words` (capitalised words that name no one: days, languages,
+    greetings) or the assistant's name.
     """
 
     def __init__(
@@ -140,7 +141,9 @@ class ReplyGuard:
         heard = None if heard is None or not strict_names else [" ".join(line.split()) for line in heard]
         self._small_talk = heard is not None
         self._loss_spoken = heard is not None and any(_LOSS.search(line) for line in heard)
-        self._heard = set(words(" ".join(heard or ()))) | {word.lower() for word in plain_words}
+        said = set(words(" ".join(heard or ()).replace("\u2019", "'")))
+        said |= {word.removesuffix("'s") for word in said}  # "anna's" names Anna
+        self._heard = said | {word.lower() for word in plain_words}
         self._fiction = heard is not None and bool(heard) and bool(_FICTION.search(heard[-1]))
         self._opens_with_name = (
             re.compile(r"\W*(?:" + alternatives + r")\b(?!,)", re.I) if names and strict_names else None

@@ -276,7 +276,7 @@ def sessions(space: MemorySpace, *, status: object = None) -> QuerySet:
 def heat_events(space: MemorySpace, *, session: object = None, cause: object = None) -> QuerySet:
     """The space's heat timeline (one session's, of one cause, when given), oldest first."""
     wanted, session_id = inputs.one_of(cause, "cause", HeatEvent.Cause.values), inputs.row_id(session, "session")
-    found = HeatEvent.objects.filter(space=space).select_related("session")
+    found = HeatEvent.objects.filter(space=space).select_related("session").defer("session__embedding")
     found = found if wanted is None else found.filter(cause=wanted)
     return (found if session_id is None else found.filter(session_id=session_id)).order_by("at", "pk")
 

@@ -49,8 +49,9 @@ def used_counts(record: ReplyRecord) -> dict[str, int]:
 
 
 def reply_costs(page: Page) -> dict | None:
-    """For a turn this space's chat wrote, the model that wrote its reply, the tokens it cost and how many
-    items of each section its prompt held (used_counts); None for a turn given whole."""
+    """For a turn this space's chat wrote, the model that wrote its reply, the tokens it cost, how many
+    items of each section its prompt held (used_counts) and the turns it used (turns_used); None for a turn
+    given whole."""
     record = getattr(page, "reply_record", None)
     if record is None:
         return None

@@ -134,3 +134,9 @@ def test_a_list_heading_or_a_story_asked_for_names_nothing_about_anyone():
     assert how_to.problem("1. Steep: leave it overnight. Try beans from Lavazza.") is not None
     story = ReplyGuard(strict_names=True, heard=["can you tell me a short story, something calm"])
     assert story.problem("Once, an owl named Elara lived in a quiet wood.") is None
+
+
+def test_a_possessive_the_person_typed_names_them_and_a_capitalised_instruction_names_no_one():
+    guard = ReplyGuard(strict_names=True, heard=["it's anna's birthday on friday, any cake ideas?"])
+    assert guard.problem("A lemon cake! Say happy birthday to Anna from me.") is None
+    assert guard.problem("Here's an idea: Take a long walk, then watch some TV.") is None
