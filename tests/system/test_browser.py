@@ -375,7 +375,10 @@ def test_a_file_of_more_conversations_than_are_listed_at_once_shows_the_rest_on_
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_selector("#messages .bubble.user")
+    # The memory panel is drawn after the page: a click before it lands where the summary was.
+    browser.wait_for_selector("#profile dd .value")
     browser.click("#import-panel summary")
+    browser.wait_for_selector("#import button[type=submit]", state="visible")
     browser.set_input_files("input[name=transcript]", str(path))
     browser.click("#import button[type=submit]")
     browser.wait_for_selector("#import-file >> text=chat messages, 520 conversations, 520 turns")
