@@ -170,7 +170,10 @@ class OfflineLLM(LLM):
                     return _completion_from_response(server.handle_chat_completions(request))
                 stream = _Stream(watch)
                 server.handle_chat_completions(
-                    {**request, "stream": True, "stream_options": {"include_usage": True}}, stream.receive
+                    # A stream stopped early reports no usage; its timings, sent with every piece, count the
+                    # prompt's tokens (those read now and those reused from the cache).
+                    {**request, "stream": True, "stream_options": {"include_usage": True}, "timings_per_token": True},
+                    stream.receive,
                 )
                 return stream.completion()
         except ValueError as exc:
@@ -197,6 +200,7 @@ class _Stream:
         self.parts: list[str] = []
         self.finish_reason: str | None = None
         self.usage: dict = {}
+        self.prompt_tokens = 0  # from the pieces' timings
         self.error: dict | None = None
 
     def receive(self, chunk: Any) -> bool:
@@ -206,6 +210,9 @@ class _Stream:
             self.error = chunk.get("error") if isinstance(chunk.get("error"), dict) else chunk
             return True
         self.usage = chunk.get("usage") or self.usage
+        timings = chunk.get("timings")
+        if isinstance(timings, dict):
+            self.prompt_tokens = int(timings.get("prompt_n") or 0) + int(timings.get("cache_n") or 0)
         for choice in chunk.get("choices") or []:
             piece = (choice.get("delta") or {}).get("content")
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
@@ -221,8 +228,8 @@ class _Stream:
             return _completion_from_response({"error": self.error})
         return Completion(
             text="".join(self.parts),
-            prompt_tokens=int(self.usage.get("prompt_tokens") or 0),
-            # A stopped stream reports no usage: each piece is one token.
+            # A stopped stream reports no usage: its timings count the prompt, and each piece is one token.
+            prompt_tokens=int(self.usage.get("prompt_tokens") or self.prompt_tokens),
             completion_tokens=int(self.usage.get("completion_tokens") or len(self.parts)),
             finish_reason=self.finish_reason,
         )

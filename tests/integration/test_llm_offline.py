@@ -13,6 +13,7 @@ from memory_engine.engine.prompts import (
     extraction_schema,
 )
 from memory_engine.llm import get_llm
+from memory_engine.llm.base import ReplyStopped
 from memory_engine.llm.offline import OfflineLLM
 
 pytestmark = pytest.mark.offline_llm
@@ -61,6 +62,24 @@ def test_it_answers_a_chat_message(offline_llm):
 
 
 @pytest.mark.django_db
+def test_an_answer_stopped_while_written_still_counts_the_prompt_it_read(offline_llm):
+    """A streamed answer stopped early (the page's Stop, the guard) gets no usage from llama.cpp; the
+    prompt it read is still counted, so a reply's record does not say "the model read 0 tokens"."""
+    before = offline_llm.usage()
+
+    with pytest.raises(ReplyStopped):
+        offline_llm.chat(
+            [{"role": "user", "content": "Tell me a long story about a lighthouse keeper and her cat."}],
+            max_tokens=80,
+            on_text=lambda text: len(text) > 10,
+        )
+
+    spent = offline_llm.usage() - before
+    assert spent.calls == 1
+    assert spent.prompt_tokens > 10
+    assert spent.completion_tokens > 0
+
+
 def test_a_conversation_through_the_api_gets_short_distinct_replies_and_the_fact_back(offline_llm, settings):
     """With no key, as a user meets it: the bundled model answers through the REST API, each reply short
     and distinct (unguarded, every reply ran to the 512-token cap in a loop), and the dog's name comes
