@@ -181,7 +181,7 @@ def _entry_history(space, entry_id) -> dict:
     return {
         "entry": curation.entry_card(entry),
         "history": versions,
-        "source_pages": [curation.page_card(p) for p in pages],
+        "source_pages": curation.page_cards(pages),
     }
 
 

@@ -24,7 +24,7 @@ from memory_engine.engine.mid_term import page_edit, page_words, session_edit, s
 from memory_engine.errors import EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.export import entry_dict, page_dict, version_dict
-from memory_engine.services.usage import reply_costs
+from memory_engine.services.usage import reply_costs, turns_used_read
 from memory_engine.store.embeddings import get_embedder, to_bytes
 from memory_engine.store.writes import space_write
 
@@ -221,6 +221,13 @@ def page_card(page: Page) -> dict:
     of it now, and its words as said and its marks while curation holds some out), and what its reply used
     and cost (`reply`: usage.reply_costs, None for a turn given whole)."""
     return {**page_dict(page), "reply": reply_costs(page)}
+
+
+def page_cards(pages) -> list[dict]:
+    """Turns as page_card gives them, the turns their replies used read in one query for them all."""
+    pages = list(pages)
+    turns_used_read(getattr(page, "reply_record", None) for page in pages)
+    return [page_card(page) for page in pages]
 
 
 def word_changes(before: str | None, after: str | None) -> list[list[str]]:

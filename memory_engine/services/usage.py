@@ -68,12 +68,32 @@ def reply_costs(page: Page) -> dict | None:
 
 def turns_used(record: ReplyRecord) -> list[dict]:
     """The turns the reply used (its prompt held them, or it quotes them) that are still stored, in the order
-    they were said: their ids and numbers, for links to them."""
-    ids = [pk for kind, pk, _ in record.used if kind in ("page", "short_term")]
-    if not ids:
-        return []
-    found = Page.objects.filter(space_id=record.space_id, pk__in=ids).order_by("seq").values_list("pk", "seq")
-    return [{"page_id": pk, "seq": seq} for pk, seq in found]
+    they were said: their ids and numbers, for links to them. Read with the other records' by
+    turns_used_read when a list of turns is shown."""
+    found = getattr(record, "turns_found", None)
+    if found is None:
+        turns_used_read([record])
+        found = record.turns_found
+    return found
+
+
+def _turn_ids(record: ReplyRecord) -> list[int]:
+    return [pk for kind, pk, _ in record.used if kind in ("page", "short_term")]
+
+
+def turns_used_read(records) -> None:
+    """Read the turns each of `records` used (turns_used) in one query for them all, kept on each record."""
+    records = [record for record in records if record is not None]
+    wanted = {(record.space_id, pk) for record in records for pk in _turn_ids(record)}
+    seqs = {}
+    if wanted:
+        found = Page.objects.filter(
+            space_id__in={space for space, _ in wanted}, pk__in={pk for _, pk in wanted}
+        ).values_list("space_id", "pk", "seq")
+        seqs = {(space, pk): seq for space, pk, seq in found}
+    for record in records:
+        used = sorted((seqs[record.space_id, pk], pk) for pk in set(_turn_ids(record)) if (record.space_id, pk) in seqs)
+        record.turns_found = [{"page_id": pk, "seq": seq} for seq, pk in used]
 
 
 def used_now(record: ReplyRecord) -> dict:

@@ -69,6 +69,33 @@ def test_a_reply_keeps_what_it_used_and_its_tokens_and_shows_them_after_a_reload
     assert alice.get(SPACE.format(user="alice") + f"turns/{given}/used/").status_code == 404
 
 
+def test_a_list_of_turns_reads_the_turns_their_replies_used_in_one_query(told, alice, fake_llm):
+    """The turns list links each reply to the turns it used (reply.turns) without a query per reply."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    listing = SPACE.format(user="alice") + "turns/?newest=true"
+
+    def queries_to_list() -> tuple[int, list]:
+        with CaptureQueriesContext(connection) as seen:
+            turns = alice.get(listing).data["results"]
+        return len(seen.captured_queries), turns
+
+    ask(alice, fake_llm)
+    one_reply, turns = queries_to_list()
+    used = turns[0]["reply"]["turns"]
+    stored = {page.pk: page.seq for page in Page.objects.filter(space=told)}
+    assert used and all(stored[turn["page_id"]] == turn["seq"] for turn in used)
+    assert [turn["seq"] for turn in used] == sorted(turn["seq"] for turn in used)
+
+    ask(alice, fake_llm, question="And what does Milo eat?")
+    ask(alice, fake_llm, question="Where does Milo sleep?")
+    three_replies, turns = queries_to_list()
+    assert sum(turn["reply"] is not None for turn in turns) == 3
+    assert all(turn["reply"]["turns"] for turn in turns if turn["reply"] is not None)
+    assert three_replies == one_reply
+
+
 def test_another_account_reads_neither_what_a_reply_used_nor_the_usage(told, alice, fake_llm, memory):
     ask(alice, fake_llm)
     page = Page.objects.filter(reply_record__isnull=False).get()

@@ -9,7 +9,7 @@ from memory_engine.models import (
     Page,
     StatementMark,
 )
-from memory_engine.services.curation import page_card
+from memory_engine.services.curation import page_card, page_cards
 
 
 class TurnIn(serializers.Serializer):
@@ -73,6 +73,11 @@ class MarkOut(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class PageListOut(serializers.ListSerializer):
+    def to_representation(self, pages) -> list[dict]:
+        return page_cards(pages)
+
+
 class PageOut(serializers.ModelSerializer):
     """A turn as every door gives it: the payload is services.curation.page_card's (the export's page and what
     its reply cost), the same document MCP's entry_history gives; these fields document it."""
@@ -92,6 +97,7 @@ class PageOut(serializers.ModelSerializer):
 
     class Meta:
         model = Page
+        list_serializer_class = PageListOut
         fields = [
             "id",
             "seq",
