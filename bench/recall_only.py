@@ -34,6 +34,7 @@ class Answer:
     expect: list[str] | None
     not_told: bool
     small_talk: bool = False  # a message of the set that asks nothing of the memory
+    read_as: str = ""  # the rule that read it (engine/intent.py), when recall answered
 
     @property
     def recalled(self) -> bool:
@@ -73,6 +74,7 @@ def run(path: Path) -> list[Answer]:
                         expect=turn.get("expect"),
                         not_told=bool(turn.get("not_told")),
                         small_talk="ask" not in turn,
+                        read_as=found_answer.read_as if found_answer else "",
                     )
                 )
                 turn_add(space=space, user_input=said, agent_response="", timestamp=when)

@@ -43,6 +43,8 @@ MIN_CONTENT_WORDS = 2  # a sentence with fewer content words tells nothing
 _WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
 _FIRST_PERSON = re.compile(rf"\b{alternation(FIRST_PERSON)}\b")
 _POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
+# The person, not as the one asked ("asked me for an explanation"): something of theirs or about them.
+_THEIR_OWN = re.compile(rf"\b{alternation(tuple(word for word in FIRST_PERSON if word != 'me'))}\b")
 # "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
 _WH_THING = re.compile(
     r"\b(?:which|what|whose) (?!(?:should|shall|can|could|would|might|must|do|does|did|is|are|was|were|will|to|"
@@ -62,23 +64,39 @@ _ASKER = re.compile(
 # wants the dog's name", "can you add her name to the email". The value is theirs or known ("the", "her"),
 # not one to be made up ("a name for my dog") or a manner of speaking ("at the same time"), and wanted
 # ("no need for the full address" is not).
+# A birthday they celebrate, not the date asked for: "a dog for her birthday", "a poem for Ethan's birthday card".
+_NOT_AN_OCCASION = "".join(f"(?<!\\bfor {owner} birthday)" for owner in ("my", "our", "his", "her", "the", "their")) + (
+    r"(?!(?<=birthday) (?:card|party|cake|present|gift|dinner|trip|surprise|do)\b)"
+)
 _TOLD_YOU = re.compile(
     r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
     r"what (?:i|did i) (?:said|say|told|tell))\b"
 )
 _VALUE_WANTED = re.compile(
-    r"(?<!no )(?<!n't )\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|"
-    r"fill in|filling in)\b[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
+    # what was done is told, not asked ("the school used to fill in the form with my old address")
+    r"(?<!no )(?<!n't )(?<!\bhad to )(?<!\bused to )(?<!\balready )"
+    r"\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|fill in|filling in)\b"
+    r"[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
     r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
-    rf"{alternation(WANTED_NOUNS)}\b"
+    rf"{alternation(WANTED_NOUNS)}\b{_NOT_AN_OCCASION}"
 )
 # A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
-# "exam date now pls", "Span of the crossing?".
-_TERSE_VALUE = re.compile(rf"\b{alternation(VALUE_NOUNS)}s?\b.*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+# "exam date now pls", "Span of the crossing?", "what day is that appointment now". "make" as a verb is no
+# car's make ("make it 2 min max pls").
+_VALUE_NOUN = (
+    rf"(?:{alternation(VALUE_NOUNS)})s?\b(?<!\bmake)"
+    r"|\bmake\b(?!\s+(?:it|me|us|them|this|that|sure|a|an|the|some|mistakes?)\b)"
+)
+_TERSE_VALUE = re.compile(rf"\b(?:{_VALUE_NOUN}).*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+# Without a sentence that asks, "now" and "again" tell ("submission is now 14 May", "four seasons in one day
+# again"): a word that asks must.
+_ASKING_WORD = re.compile(r"\b(?:please|pls|plz|needed|confirm)\b")
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
-    r"\b(?:remind me|remember|recall|did i (?:tell|say|mention)|have i (?:told|said|mentioned)|"
-    r"i (?:told|said|mentioned)|i forgot|i forget|forgot what|blanking|"
+    # "remind me how ibid. works" asks how things work; "I told him I'm allergic" tells what was said to someone
+    r"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))|remember|recall|did i (?:tell|say|mention)|"
+    r"have i (?:told|said|mentioned)|"
+    r"i (?:told|said|mentioned)(?! (?:him|her|them|the|my|our|his|their)\b)|i forgot|i forget|forgot what|blanking|"
     r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
     r"(?:my|i|i'm|i've|me|we|our))\b"
     # "whats his name again, my brain is full of boxes": asked again, inside a request or not
@@ -97,7 +115,7 @@ _REQUEST = re.compile(
     r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
     r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b(?!'t)|"
     r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
-    r"\b(?:recommend|recommendation|suggest|suggestion|advice|advise|tips?|ideas?|help me|opinion|"
+    r"\b(?:recommend|recommendations?|suggest|suggestions?|advice|advise|tips?|ideas?|ideias|help me|opinion|"
     r"(?:do|did) you (?:\w+ )?(?:think|reckon)|you reckon|what would you|would you|could you|"
     r"can you (?!remind|tell me what|"
     r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
@@ -111,7 +129,19 @@ _REQUEST = re.compile(
     r"(?:what|how|which|where|when) to|"
     r"what (?:must|do|should) (?:i|we) (?:\w+ )?(?:look|need|bring|pack|wear|eat|ask|check)|"
     r"how(?:'d| did| do) (?:i|we) do|quiz me|is it (?:\w+ )?(?:polite|rude|normal|usual|common)|"
-    r"what (?:questions|is usual|is a fair|is fair)|checklist|template|plantilla)\b"
+    r"what (?:questions|is usual|is a fair|is fair)|checklist|template|plantilla|"
+    # advice, knowledge or something made, asked with words of theirs on the way ("whats a cheap dinner for
+    # one, i have rice", "which documents I must bring", "is that right? I grow my own silverbeet")
+    r"give me (?:a|an|some)|recipes?|how (?:do )?(?:i|we|you) say|(?:do|does) one|what one|diff between|"
+    r"is (?:it|that|this) (?:\w+ )?(?:right|correct|allowed|legal|weird|strange|enough|fine)|"
+    r"is (?:ok|okay|fine) (?:if|to)|maybe (?:a|an|some)|^any|"
+    r"(?:is|are) (?:good|bad|usual|normal|typical|common) for|(?:is|are) (?:usual|normal|typical)|"
+    r"what(?:'s| is| are) (?:a|an|the|some) (?:cheap|common|sensible|kindest|usual|typical|safest|cheapest)|"
+    r"who(?:'s| is) (?:the )?(?:best|right)|(?:must|need to|have to) bring|how long (?:from|by|does it take)|exist|"
+    r"(?:good|nice|great|bad) (?:idea|present|gift|choice))\b"
+    # what one needs, asked ("what all do I need", "do I need a passport"); "how many place cards do I need"
+    # may be theirs to count
+    r"|\b(?:what|which)\b[^?.,]{0,30}\b(?:do|does)\b[^?.,]{0,25}\bneed\b|^(?:do|does) (?:i|we) (?:\w+ )?need\b"
 )
 # A request to write something (a note, an email, a card, a form's field) that needs something of theirs: "write
 # a text to my manager, use her name", "fill in the vehicle field", "a card for my wife", "the usual pharmacy".
@@ -119,9 +149,12 @@ _WRITING = re.compile(rf"\b{alternation(WRITTEN_THINGS)}s?\b")
 # Asked for, not told of ("I got a text from my mum" tells): a verb that asks for it, a polite request, or
 # the thing named first, as a list or a note to oneself does ("- gift tag for the kid's present").
 _WANTS_WRITTEN = re.compile(
+    # what was done is told, not asked ("we had to update the field with our postcode")
+    r"(?<!\bhad to )(?<!\bused to )(?<!\balready )"
     r"\b(?:write|draft|compose|put together|make|do|fill|update|set|type|word|whip up|need|want|could you|"
-    r"can you|would you|will you|please|pls|plz|trouble you|go)\b"
-    rf"|^\W*(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
+    r"can you|would you|will you|please|pls|plz|trouble you|go|(?:should|would|'d) like)\b"
+    r"|^\W*(?:(?:also|and|plus|then|now|ok|oh)\s+)?(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*"
+    rf"(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
 )
 # What it needs of theirs, asked for and not given: a value of theirs to put in ("use her name", "put the
 # dog's name in", "with our postcode", "fill in the date", "address it to him by name"), a form's field to
@@ -129,9 +162,16 @@ _WANTS_WRITTEN = re.compile(
 _THEIRS = re.compile(
     r"\b(?:use|put|add|include|mention|with|fill(?: in| out)?|give|start(?: it)? with|sign(?: it)?(?: with)?|"
     r"say|write|remind(?: \w+)? of)\b[^.?!]{0,30}?\b(?:his|her|their|its|my|our|the|\w+'s)\s+(?:[\w-]+\s+){0,2}?"
-    rf"{alternation(VALUE_NOUNS)}s?\b"
+    rf"{alternation(VALUE_NOUNS)}s?\b{_NOT_AN_OCCASION}"
     r"|\bby (?:his |her |their )?(?:full )?name\b|\b(?:the|our|my) usual\b"
-    r"|\b(?:field|box)\b[^.?!]{0,40}\b(?:fill|complete|update)\b|\b(?:fill|complete|update)\b[^.?!]{0,40}\b(?:field|box)\b"
+    r"|\b(?:field|box)\b[^?!]{0,40}\b(?:fill|complete|update)\b|\b(?:fill|complete|update)\b[^.?!]{0,40}\b(?:field|box)\b"
+    # what of theirs it should say, asked by a clause: "mention the restaurant where we shall be celebrating",
+    # "say where i work rn", "charge it to my truck number", "write out what i should put in it"
+    r"|\b(?:mention|mentioning|say|saying|include|including|with)\b[^.?!]{0,30}?\b(?:where|when) (?:i|we|my|our)\b"
+    r"|\bcharge(?: it)? to (?:my|our)\b|\bwhat (?:i|we) should (?:put|write|say)\b"
+    r"|\baddress (?:him|her|them) (?:properly|by name)\b"
+    # a list of what it holds: "a label for the cake box: the couple's names and the wedding date"
+    rf"|:\s*(?:the|my|our|his|her|\w+'s)\s+(?:[\w-]+\s+){{0,2}}?{alternation(VALUE_NOUNS)}s?\b"
 )
 
 # Asking about the assistant, not the person: "How is your day going?", "what did you do today?".
@@ -153,21 +193,33 @@ def _asking_clauses(question: str) -> list[str]:
     return asking or [question]
 
 
+# A value given as it is asked for, in a clause that tells: "the school nurse wants his inhaler name, its
+# Ventolin", "my head nurse is Ma'am Corazon Dizon, can u put her name at the top", "its 1820 College Rd". Read
+# in the message as typed: a name is capitalised.
+_GIVEN = re.compile(r"\b(?:is|it'?s|its|it’s|are)\s+(?:(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+)?(?:[A-ZÀ-Þ][\w'’-]+|\d)")
+
+
+def _gives_a_value(message: str) -> bool:
+    clauses = (clause for sentence in split_sentences(message) for clause in re.split(r"[,;:]", sentence))
+    return any(_GIVEN.search(clause) and not questions(clause) and not _WH.search(clause.lower()) for clause in clauses)
+
+
 @dataclass(frozen=True)
 class Reading:
-    """What the rules read of a message: its plain text (language.plain), its sentences that ask, and of
-    those the ones that ask for advice or a favour."""
+    """What the rules read of a message: its plain text (language.plain), its sentences that ask, of those
+    the ones that ask for advice or a favour, and whether a clause that tells gives a value (a name, a number)."""
 
     text: str
     asked: tuple[str, ...]
     requests: tuple[str, ...]
+    gives_value: bool = False
 
     @classmethod
     def of(cls, message: str) -> "Reading":
         text = plain(message)
         asked = tuple(questions(text))
         requests = tuple(q for q in asked if any(map(_REQUEST.search, _asking_clauses(q))))
-        return cls(text, asked, requests)
+        return cls(text, asked, requests, _gives_a_value(message))
 
 
 def _reminded_without_asking(r: Reading) -> bool:
@@ -177,8 +229,14 @@ def _reminded_without_asking(r: Reading) -> bool:
 
 
 def _asked_for_by_someone(r: Reading) -> bool:
+    # "a member has asked me for an explanation" asks nothing of theirs; "i want to know how long to boil
+    # lobsters" is their own question
     asked_for = _ASKED_FOR.search(r.text)
-    return bool(asked_for and _FIRST_PERSON.search(r.text[asked_for.start() :]))
+    return bool(
+        asked_for
+        and _THEIR_OWN.search(r.text[asked_for.start() :])
+        and not re.search(r"\bi\s*$", r.text[: asked_for.start()])
+    )
 
 
 def _asks_about_the_assistant(r: Reading) -> bool:
@@ -206,6 +264,11 @@ def _requests_a_value_of_theirs(r: Reading) -> bool:
     )
 
 
+ABOUT_THE_ASSISTANT = "asks about the assistant"
+ASKS_ADVICE = "asks for advice, an opinion or a favour"
+ADVICE_ABOUT_THEIRS = "asks advice about a value of theirs"
+
+
 @dataclass(frozen=True)
 class Rule:
     """A rule of RULES: when `applies` to a message's reading, the message asks `kind`."""
@@ -221,7 +284,7 @@ RULES = (
     Rule(
         "asks for what they told or a value of theirs",
         MEMORY,
-        lambda r: bool(_TOLD_YOU.search(r.text) or _VALUE_WANTED.search(r.text)),
+        lambda r: bool(_TOLD_YOU.search(r.text) or (_VALUE_WANTED.search(r.text) and not r.gives_value)),
     ),
     Rule(
         "asks for a value in a few words",
@@ -229,22 +292,31 @@ RULES = (
         lambda r: (
             len(r.text.split()) <= TERSE_WORDS
             and bool(_TERSE_VALUE.search(r.text))
+            and bool(r.asked or _ASKING_WORD.search(r.text))
             and not any(map(_REQUEST.search, r.asked))
             and not _asks_about_the_assistant(r)
         ),
     ),
     Rule("asks to be reminded without a question", MEMORY, lambda r: not r.asked and _reminded_without_asking(r)),
-    Rule("says someone asks for a value of theirs", MEMORY, lambda r: not r.asked and _asked_for_by_someone(r)),
-    Rule("asks to write something with something of theirs", MEMORY, _writes_with_something_of_theirs),
+    Rule(
+        "says someone asks for a value of theirs",
+        MEMORY,
+        lambda r: not r.asked and not r.gives_value and _asked_for_by_someone(r),
+    ),
+    Rule(
+        "asks to write something with something of theirs",
+        MEMORY,
+        lambda r: not r.gives_value and _writes_with_something_of_theirs(r),
+    ),
     Rule("asks nothing", None, lambda r: not r.asked),
     Rule(
         "a cue to remember",
         MEMORY,
         lambda r: any(_MEMORY_CUE.search(q) for q in r.asked) or bool(_MEMORY_CUE.search(r.text) and not r.requests),
     ),
-    Rule("asks about the assistant", None, _asks_about_the_assistant),
-    Rule("asks advice about a value of theirs", MAYBE, _requests_a_value_of_theirs),
-    Rule("asks for advice, an opinion or a favour", None, lambda r: bool(r.requests)),
+    Rule(ABOUT_THE_ASSISTANT, None, _asks_about_the_assistant),
+    Rule(ADVICE_ABOUT_THEIRS, MAYBE, _requests_a_value_of_theirs),
+    Rule(ASKS_ADVICE, None, lambda r: bool(r.requests)),
     Rule("asks again", MEMORY, lambda r: any(_AGAIN.search(q) for q in r.asked)),
     Rule("asks about themselves", MEMORY, lambda r: any(_FIRST_PERSON.search(q) for q in r.asked)),
     Rule("asks what, who, where or when", MAYBE, lambda r: any(_WH.search(q) for q in r.asked)),
@@ -345,6 +417,14 @@ class Intent:
     wanted: Asked | None
     only_asks_memory: bool
     asks_plainly: bool
+
+    @property
+    def asks_the_model(self) -> bool:
+        """Whether it asks advice, an opinion or a favour (about a value of theirs too), or about the
+        assistant: answered from memory only by a statement that answers it well (MAYBE), or by the model,
+        even when it names someone the person told about ("Julien is worried about the winter, what clothes
+        do we really need?")."""
+        return self.rule in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS, ABOUT_THE_ASSISTANT)
 
     def with_kind(self, kind: str | None, rule: str) -> "Intent":
         """The intent, decided otherwise by what the memory holds (recall: a question naming someone the

@@ -469,8 +469,8 @@ def respond(
     statements_of reads them), scored with `encoder` (store.embeddings: `encode(texts)` gives unit rows),
     dated as seen from `now`; None when the model should answer: not a question about the person, nor one
     about someone or something that a statement answers well (MAYBE) or that they named
-    (names_someone_known). Pure apart from the encoder."""
-    if intent.kind != MEMORY and names_someone_known(intent.message, statements):
+    (names_someone_known) in a message that does not ask the model's advice. Pure apart from the encoder."""
+    if intent.kind != MEMORY and not intent.asks_the_model and names_someone_known(intent.message, statements):
         intent = intent.with_kind(MEMORY, "names someone they told about")
     if intent.kind is None:
         return None

@@ -165,6 +165,24 @@ def test_a_terse_question_naming_someone_told_about_is_answered_from_memory(weak
     assert not offline_model_loaded()
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Rafael's trio has a gig on Friday, any tips for his stage nerves?",
+        "should I get Rafael a new bass amp or a lesson voucher?",
+        "Rafael is coming for the weekend, what do we really need for a jazz night?",
+        "Rafael plays in a trio now, would a metronome be a good present for him?",
+        "What should I wear to Rafael's jazz gig?",
+    ],
+)
+def test_advice_asked_about_someone_they_told_about_is_the_models_to_give(weak_memory, alice_space, message):
+    """Naming Rafael makes a question about what they said ("rafael instrument?"); asking advice about him
+    does not: a quote of "my brother plays bass" is no answer to it."""
+    _tell(weak_memory, [*TOLD, ("My brother Rafael plays bass in a jazz trio.", "Nice!")], days_ago(3))
+    assert recall.answer(alice_space, message) is None
+    assert "bass" in recall.answer(alice_space, "rafael instrument?").text
+
+
 def test_a_quoted_message_shows_what_it_told_not_what_it_asked(weak_memory, alice_space):
     said = "my bff Tash is turning 18 on the 2nd, what do i get her, she's obsessed w taylor swift and matcha"
     _tell(weak_memory, [*TOLD, (said, "Fun!")], days_ago(3))

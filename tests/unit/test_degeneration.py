@@ -116,6 +116,8 @@ def test_a_weak_models_small_talk_may_not_name_what_no_one_said_nor_claim_it_was
     assert guard.problem("Try Lighthouse Keeper by Tomas Verhoeven.") == "names 'Lighthouse', which no one said"
     assert "was told" in guard.problem("As you mentioned, you love horror films.")
     assert guard.problem("If you loved Amélie, a cosy French comedy is a good bet.") is None
+    assert guard.problem("A cosy comedy (Marguerite) would suit you.") == "names 'Marguerite', which no one said"
+    assert guard.problem("It is a gentle film; Verhoeven made it.") == "names 'Verhoeven', which no one said"
     assert guard.problem("Hi, I'm Helper! Enjoy your rainy Sunday.") is None
     # while it streams, a name is judged once it is whole: "Amé" may yet be "Amélie"
     assert guard.streaming_problem("If you loved Amé") is None

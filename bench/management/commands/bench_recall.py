@@ -2,10 +2,14 @@
 
     manage.py bench_recall bench/data/chat_not_told.json bench/data/chat_fresh.json
 
-Prints a markdown table, a row a set. Run it on a database of its own (it creates memory users named
-ro-...), e.g. DATABASE_URL=sqlite:///var/bench-recall.sqlite3, after `manage.py migrate`.
+Prints a markdown table, a row a set, and the small talk answered with a quote (with the rule that read it);
+`--answers FILE` writes every answer as JSON, for comparing two checkouts question by question. Run it on a
+database of its own (it creates memory users named ro-...), e.g. DATABASE_URL=sqlite:///var/bench-recall.sqlite3,
+after `manage.py migrate`.
 """
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 
 from django.conf import settings
@@ -19,8 +23,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", help="conversation sets (JSON)")
+        parser.add_argument(
+            "--answers", dest="answers_file", help="write every answer here (JSON): set, message, answer, recalled"
+        )
 
-    def handle(self, *args, files, **options):
+    def handle(self, *args, files, answers_file=None, **options):
         paths = [Path(name) for name in files]
         missing = [str(path) for path in paths if not path.is_file()]
         if missing:
@@ -39,5 +46,13 @@ class Command(BaseCommand):
         for label, answers in answered.items():
             for answer in recall_only.small_talk_quoted(answers):
                 self.stdout.write(
-                    f"\nsmall talk answered with a quote ({label}): {answer.asked!r}\n  -> {answer.text!r}"
+                    f"\nsmall talk answered with a quote ({label}, read as: {answer.read_as}): {answer.asked!r}\n"
+                    f"  -> {answer.text!r}"
                 )
+        if answers_file:
+            rows = [
+                {**asdict(answer), "set": label, "recalled": answer.recalled, "guessed": answer.guessed}
+                for label, found in answered.items()
+                for answer in found
+            ]
+            Path(answers_file).write_text(json.dumps(rows, indent=1))
