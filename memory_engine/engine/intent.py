@@ -95,8 +95,8 @@ _ASKING_WORD = re.compile(r"\b(?:please|pls|plz|needed|confirm)\b")
 _MEMORY_CUE = re.compile(
     # "remind me how ibid. works" asks how things work; "I told him I'm allergic" tells what was said to someone
     r"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))|remember|recall|did i (?:tell|say|mention)|"
-    r"have i (?:told|said|mentioned)|"
-    r"i (?:told|said|mentioned)(?! (?:him|her|them|the|my|our|his|their)\b)|i forgot|i forget|forgot what|blanking|"
+    r"have i (?:told|said|mentioned)|i (?:told|said|mentioned)(?! (?:him|her|them|the|my|our|his|their)\b)|"
+    r"i forgot(?! (?:all|everything|how)\b)|i forget|forgot what|blanking|"
     r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
     r"(?:my|i|i'm|i've|me|we|our))\b"
     # "whats his name again, my brain is full of boxes": asked again, inside a request or not
@@ -119,12 +119,12 @@ _REQUEST = re.compile(
     r"(?:do|did) you (?:\w+ )?(?:think|reckon)|you reckon|what would you|would you|could you|"
     r"can you (?!remind|tell me what|"
     r"tell me where|tell me when|tell me who|tell me how many)|your (?:take|view|opinion|thoughts)|"
-    r"what do you make of|is it (?:\w+ )?(?:worth|ok|okay|good|bad|normal|safe|true|too|better|possible)|"
+    r"what do you make of|is (?:it|a|an) (?:\w+ ){0,2}?(?:worth|ok|okay|good|bad|normal|safe|true|too|better|possible)|"
     r"is there|are there|do you know (?:any|a|an|how|why|if there)|"
     r"tell me (?:a|an|something|some|about|more|why|how)|joke|pun|story|poem|fun fact|explain|translate|"
     r"write|difference between|what does \w+(?: \w+)? mean|would go|goes (?:well )?with|"
     r"what (?:do|can) (?:i|you|we) (?:\w+ )?(?:do(?! for (?:a living|work))|say|tell|make|cook|get|buy|wear|bring)|"
-    r"what(?:'s| is) (?:a|an|the) (?:good|best|easy|quick|nice|fun)|good way to|best way to|"
+    r"what(?:'s| is) (?:(?:a|an|the) )?(?:good|best|easy|quick|nice|fun)|good way to|best way to|"
     # what to do, how to do it: advice ("what to eat night before", "how to calculate the margin")
     r"(?:what|how|which|where|when) to|"
     r"what (?:must|do|should) (?:i|we) (?:\w+ )?(?:look|need|bring|pack|wear|eat|ask|check)|"
@@ -138,7 +138,9 @@ _REQUEST = re.compile(
     r"(?:is|are) (?:good|bad|usual|normal|typical|common) for|(?:is|are) (?:usual|normal|typical)|"
     r"what(?:'s| is| are) (?:a|an|the|some) (?:cheap|common|sensible|kindest|usual|typical|safest|cheapest)|"
     r"who(?:'s| is) (?:the )?(?:best|right)|(?:must|need to|have to) bring|how long (?:from|by|does it take)|exist|"
-    r"(?:good|nice|great|bad) (?:idea|present|gift|choice))\b"
+    r"(?:good|nice|great|bad) (?:idea|present|gift|choice)|approximately|approx|roughly|"
+    # advice asked in a learner's English: "How I cut 750 grams for 6?", "What I do?"
+    r"how (?:i|we) (?!told|said|mentioned|met)\w+|what (?:i|we) do)\b"
     # what one needs, asked ("what all do I need", "do I need a passport"); "how many place cards do I need"
     # may be theirs to count
     r"|\b(?:what|which)\b[^?.,]{0,30}\b(?:do|does)\b[^?.,]{0,25}\bneed\b|^(?:do|does) (?:i|we) (?:\w+ )?need\b"
@@ -152,7 +154,7 @@ _WANTS_WRITTEN = re.compile(
     # what was done is told, not asked ("we had to update the field with our postcode")
     r"(?<!\bhad to )(?<!\bused to )(?<!\balready )"
     r"\b(?:write|draft|compose|put together|make|do|fill|update|set|type|word|whip up|need|want|could you|"
-    r"can you|would you|will you|please|pls|plz|trouble you|go|(?:should|would|'d) like)\b"
+    r"can you|would you|will you|please|pls|plz|trouble you|go|say|(?:should|would|'d) like)\b"
     r"|^\W*(?:(?:also|and|plus|then|now|ok|oh)\s+)?(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*"
     rf"(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
 )
@@ -166,8 +168,9 @@ _THEIRS = re.compile(
     r"|\bby (?:his |her |their )?(?:full )?name\b|\b(?:the|our|my) usual\b"
     r"|\b(?:field|box)\b[^?!]{0,40}\b(?:fill|complete|update)\b|\b(?:fill|complete|update)\b[^.?!]{0,40}\b(?:field|box)\b"
     # what of theirs it should say, asked by a clause: "mention the restaurant where we shall be celebrating",
-    # "say where i work rn", "charge it to my truck number", "write out what i should put in it"
-    r"|\b(?:mention|mentioning|say|saying|include|including|with)\b[^.?!]{0,30}?\b(?:where|when) (?:i|we|my|our)\b"
+    # "say where i work rn", "say which date it is", "charge it to my truck number", "write out what i should put in it"
+    r"|\b(?:mention|mentioning|say|saying|include|including|with)\b[^.?!]{0,30}?"
+    r"\b(?:(?:where|when) (?:i|we|my|our)|(?:which|what) (?:date|day|time))\b"
     r"|\bcharge(?: it)? to (?:my|our)\b|\bwhat (?:i|we) should (?:put|write|say)\b"
     r"|\baddress (?:him|her|them) (?:properly|by name)\b"
     # a list of what it holds: "a label for the cake box: the couple's names and the wedding date"
@@ -194,9 +197,11 @@ def _asking_clauses(question: str) -> list[str]:
 
 
 # A value given as it is asked for, in a clause that tells: "the school nurse wants his inhaler name, its
-# Ventolin", "my head nurse is Ma'am Corazon Dizon, can u put her name at the top", "its 1820 College Rd". Read
+# Ventolin", "my head nurse is Ma'am Corazon Dizon, can u put her name at the top", "hes called Darnell". Read
 # in the message as typed: a name is capitalised.
-_GIVEN = re.compile(r"\b(?:is|it'?s|its|it’s|are)\s+(?:(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+)?(?:[A-ZÀ-Þ][\w'’-]+|\d)")
+_GIVEN = re.compile(
+    r"\b(?:is|it'?s|its|it’s|are|called|named)\s+(?:(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+)?(?:[A-ZÀ-Þ][\w'’-]+|\d)"
+)
 
 
 def _gives_a_value(message: str) -> bool:
@@ -236,6 +241,7 @@ def _asked_for_by_someone(r: Reading) -> bool:
         asked_for
         and _THEIR_OWN.search(r.text[asked_for.start() :])
         and not re.search(r"\bi\s*$", r.text[: asked_for.start()])
+        and not re.match(r"\s*(?:why|whether|if|how come)\b", r.text[asked_for.end() :])
     )
 
 
