@@ -143,10 +143,6 @@ _ASKING = (
     ("old", re.compile(r"\bhow old (?:is |was )?([a-z][\w\-]*)(?: is| was)?\b")),
     # "client's name again?"
     ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
-    # in a request to write: "a text to the plumber with my postcode", "include the kid's size"
-    ("mine", re.compile(
-        rf"\b(?:with|include|including|put in|put|add|use|fill in) (?:my|our|his|her|their|the)\s+{_NOUNS}{_ENDS}"
-    )),
 )  # fmt: skip
 
 

@@ -21,9 +21,6 @@ from memory_engine.engine.long_term import statements
         ("How old is Tarçın, did I tell you?", Asked(AGE, "", "tarçın")),
         ("What name did I give you for my mother?", Asked(NAME, "", "mother")),
         ("client's name again?", Asked(NAME, "", "client")),
-        # inside a request to write something
-        ("a quick text to the electrician with my postcode so he finds me", Asked(IDENTIFIER, "postcode", "")),
-        ("a packing list for camp, include the boy's shoe size", Asked(IDENTIFIER, "shoe size", "boy")),
         # Asked of a kind of thing, or of someone told by what they did: left to recall's scores.
         ("What car do I drive?", None),
         ("Which city do I live in?", None),
