@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
-from memory_engine.engine import curation
+from memory_engine.engine import asking, curation
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, WHEN, Intent, read
@@ -469,7 +469,8 @@ def respond(
     statements_of reads them), scored with `encoder` (store.embeddings: `encode(texts)` gives unit rows),
     dated as seen from `now`; None when the model should answer: not a question about the person, nor one
     about someone or something that a statement answers well (MAYBE) or that they named
-    (names_someone_known) in a message that does not ask the model's advice. Pure apart from the encoder."""
+    (names_someone_known) in a message that does not ask the model's advice, and that the learnt reader
+    (engine/asking.py) does not read as small talk. Pure apart from the encoder and the reader's file."""
     if intent.kind != MEMORY and not intent.asks_the_model and names_someone_known(intent.message, statements):
         intent = intent.with_kind(MEMORY, "names someone they told about")
     if intent.kind is None:
@@ -481,6 +482,11 @@ def respond(
         [intent.message, intent.asked_part, *(s.text for s in statements), *(a for a in abouts if a)]
     )
     question_vectors, sentence_vectors = vectors[:2], vectors[2 : len(statements) + 2]
+    learnt = asking.reader_for(getattr(encoder, "label", None))
+    if learnt is not None and learnt.small_talk(question_vectors[0]):
+        # the rules took it for a question about them; read as a whole, it is small talk (engine/asking.py)
+        logger.debug("recall %r: small talk by the learnt reader (%s)", intent.message[:80], intent.rule)
+        return None
     about_vectors = np.zeros_like(sentence_vectors)
     rows = iter(vectors[len(statements) + 2 :])
     for i, about in enumerate(abouts):
