@@ -3,7 +3,8 @@ said ("ask" turns) against their small talk ("say" turns), and the labelled mess
 ("memory" against "none"). `manage.py train_asking` prints the measure and writes the reader.
 
 The measure leaves each chat set out in turn: trained on the others, the reader reads the set left out, and
-among the messages the rules (engine/intent.py) take for questions about the person it counts the questions
+among the messages the rules (engine/intent.py) take for questions about the person by their form (not a value
+asked for by its words, which recall does not let the reader overrule) it counts the questions
 it would turn away (a fact no longer looked for) and the small talk it would (a quote no longer given to it).
 The threshold kept is the highest of THRESHOLDS that turns away at most MAX_ASKS_LOST of those questions.
 """
@@ -30,7 +31,9 @@ class Example:
     source: str  # the chat set, or "intents"
     text: str
     asks: bool
-    ruled: bool  # the rules read it as a question about the person (MEMORY or MAYBE)
+    ruled: (
+        bool  # the rules read it as a question about the person (MEMORY or MAYBE) by its form: the reader may overrule
+    )
 
 
 def examples(data: Path = DATA) -> list[Example]:
@@ -40,13 +43,20 @@ def examples(data: Path = DATA) -> list[Example]:
             for session in conversation["sessions"]:
                 for turn in session["turns"]:
                     text = turn.get("ask") or turn["say"]
-                    found.append(Example(path.stem, text, "ask" in turn, read(text).kind is not None))
+                    found.append(Example(path.stem, text, "ask" in turn, overrulable(text)))
     labels = {"memory": True, "none": False}
     for item in json.loads((data / "intents.json").read_text())["messages"]:
         if item["kind"] in labels:
             message = item["message"]
-            found.append(Example("intents", message, labels[item["kind"]], read(message).kind is not None))
+            found.append(Example("intents", message, labels[item["kind"]], overrulable(message)))
     return found
+
+
+def overrulable(message: str) -> bool:
+    """Whether the rules read `message` as a question about the person by its form, not as a value asked
+    for by its words (which recall does not let the reader overrule)."""
+    intent = read(message)
+    return intent.kind is not None and not intent.asks_a_value
 
 
 def measure(found: list[Example], vectors: np.ndarray) -> dict:

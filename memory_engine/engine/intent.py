@@ -314,7 +314,7 @@ RULES = (
         MEMORY,
         lambda r: not r.gives_value and _writes_with_something_of_theirs(r),
     ),
-    Rule("asks nothing", None, lambda r: not r.asked),
+    Rule("asks nothing", None, lambda r: not r.asked),  # the rules above ask for a value: VALUE_RULES
     Rule(
         "a cue to remember",
         MEMORY,
@@ -327,6 +327,13 @@ RULES = (
     Rule("asks about themselves", MEMORY, lambda r: any(_FIRST_PERSON.search(q) for q in r.asked)),
     Rule("asks what, who, where or when", MAYBE, lambda r: any(_WH.search(q) for q in r.asked)),
     Rule("asks something else", None, lambda r: True),
+)
+
+
+# The rules that read a value asked for by its words ("use her name", "the form wants the dog's name"), not by a
+# question's form: what the learnt reader (engine/asking.py) does not overrule.
+VALUE_RULES = tuple(
+    rule.name for rule in RULES[: next(i for i, rule in enumerate(RULES) if rule.name == "asks nothing")]
 )
 
 
@@ -431,6 +438,11 @@ class Intent:
         even when it names someone the person told about ("Julien is worried about the winter, what clothes
         do we really need?")."""
         return self.rule in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS, ABOUT_THE_ASSISTANT)
+
+    @property
+    def asks_a_value(self) -> bool:
+        """Whether a rule of VALUE_RULES read it: a value of theirs asked for by its words."""
+        return self.rule in VALUE_RULES
 
     def with_kind(self, kind: str | None, rule: str) -> "Intent":
         """The intent, decided otherwise by what the memory holds (recall: a question naming someone the

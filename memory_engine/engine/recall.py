@@ -483,7 +483,7 @@ def respond(
     )
     question_vectors, sentence_vectors = vectors[:2], vectors[2 : len(statements) + 2]
     learnt = asking.reader_for(getattr(encoder, "label", None))
-    if learnt is not None and learnt.small_talk(question_vectors[0]):
+    if learnt is not None and not intent.asks_a_value and learnt.small_talk(question_vectors[0]):
         # the rules took it for a question about them; read as a whole, it is small talk (engine/asking.py)
         logger.debug("recall %r: small talk by the learnt reader (%s)", intent.message[:80], intent.rule)
         return None

@@ -186,14 +186,15 @@ def test_advice_asked_about_someone_they_told_about_is_the_models_to_give(weak_m
 def test_advice_the_rules_take_for_a_question_about_them_is_read_as_small_talk_by_the_learnt_reader(
     weak_memory, alice_space
 ):
-    """'my cat Biscuit ... is that normal for her age?' names Biscuit and says 'my': the rules read a question
-    about the person, and a quote of 'Biscuit is 14' would answer small talk. The learnt reader (engine/asking.py,
-    on the bundled embedder's vector) reads it as small talk; a question about Biscuit is still answered."""
-    _tell(weak_memory, [*TOLD, ("My cat Biscuit is 14, a grumpy tabby.", "Aww!")], days_ago(3))
-    advice = "my cat Biscuit is 14 now and sleeps all day, is that normal for her age?"
-    assert read(advice).kind is not None  # the rules alone would answer it from memory
+    """'Rafael my brother plays bass, what helps with sore fingers ...' says 'my' and names Rafael: the rules read
+    a question about the person, and a quote of 'Rafael plays bass' would answer small talk. The learnt reader
+    (engine/asking.py, on the bundled embedder's vector) reads it as small talk; a question about Rafael is still
+    answered."""
+    _tell(weak_memory, [*TOLD, ("My brother Rafael plays bass in a jazz trio.", "Nice!")], days_ago(3))
+    advice = "Rafael my brother plays bass, what helps with sore fingers the most? he has tried everything"
+    assert read(advice).kind is not None and not read(advice).asks_a_value  # the rules alone would quote
     assert recall.answer(alice_space, advice) is None
-    assert "14" in recall.answer(alice_space, "how old is Biscuit now?").text
+    assert "bass" in recall.answer(alice_space, "rafael instrument?").text
 
 
 def test_a_quoted_message_shows_what_it_told_not_what_it_asked(weak_memory, alice_space):
