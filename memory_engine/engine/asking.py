@@ -1,8 +1,8 @@
 """Whether a message asks about what the person said, learnt from examples.
 
 The rules of engine/intent.py read most messages well, but advice asked with the person's own words on the
-way ("my wife Tanya's birthday is on the 19th, what all do I need for a barbecue?") reads like a question about
-them, and recall then answers small talk with a quote. A small learnt reader catches many of those: a logistic
+way ("Rafael my brother plays bass, what helps with sore fingers the most?") reads like a question about them,
+and recall then answers small talk with a quote. A small learnt reader catches many of those: a logistic
 regression over the message's vector (the bundled embedder's, which recall computes anyway), trained on the
 chat sets' questions about what was said ("ask" turns) and their small talk ("say" turns) by
 `manage.py train_asking`, which also measures it leaving each set out in turn and writes WEIGHTS_FILE.
@@ -68,6 +68,8 @@ def fit(vectors: np.ndarray, asks: np.ndarray, *, l2: float = 1.0, steps: int = 
     x = np.asarray(vectors, dtype=np.float64)
     y = np.asarray(asks, dtype=np.float64)
     share = y.mean()
+    if not 0 < share < 1:
+        raise ValueError("fit needs examples of both kinds")
     weight = np.where(y == 1, 0.5 / share, 0.5 / (1 - share))
     w, b = np.zeros(x.shape[1]), 0.0
     n = len(y)

@@ -68,6 +68,15 @@ _ASKER = re.compile(
 _NOT_AN_OCCASION = "".join(f"(?<!\\bfor {owner} birthday)" for owner in ("my", "our", "his", "her", "the", "their")) + (
     r"(?!(?<=birthday) (?:card|party|cake|present|gift|dinner|trip|surprise|do)\b)"
 )
+_OCCASION = re.compile(r"\bfor\b[^.?!]*\bbirthday\W*$")
+
+
+def _asks_for(pattern: re.Pattern, text: str) -> bool:
+    """Whether `pattern` finds a value asked for in `text`, not a birthday they celebrate ("I need a gift for
+    my wife's birthday", "write a card for Ethan's birthday")."""
+    return any(not _OCCASION.search(found.group(0)) for found in pattern.finditer(text))
+
+
 _TOLD_YOU = re.compile(
     r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
     r"what (?:i|did i) (?:said|say|told|tell))\b"
@@ -84,16 +93,19 @@ _VALUE_WANTED = re.compile(
 # "exam date now pls", "Span of the crossing?", "what day is that appointment now". "make" as a verb is no
 # car's make ("make it 2 min max pls").
 _VALUE_NOUN = (
-    rf"(?:{alternation(VALUE_NOUNS)})s?\b(?<!\bmake)"
+    rf"(?:{alternation(VALUE_NOUNS)})s?\b(?<!\bmake)(?<!\bmakes)"
     r"|\bmake\b(?!\s+(?:it|me|us|them|this|that|sure|a|an|the|some|mistakes?)\b)"
 )
 _TERSE_VALUE = re.compile(rf"\b(?:{_VALUE_NOUN}).*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
 # Without a sentence that asks, "now" and "again" tell ("submission is now 14 May", "four seasons in one day
-# again"): a word that asks must.
-_ASKING_WORD = re.compile(r"\b(?:please|pls|plz|needed|confirm)\b")
+# again"): a word that asks must, or "again" at the end after a value of theirs ("vet's number again").
+_ASKING_WORD = re.compile(
+    r"\b(?:please|pls|plz|needed|confirm)\b"
+    rf"|\b(?:my|our|his|her|their|the|\w+'s)\s+(?:\w+\s+)?(?:{_VALUE_NOUN})[^.?!]*\bagain\W*$"
+)
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
-    # "remind me how ibid. works" asks how things work; "I told him I'm allergic" tells what was said to someone
+    # "remind me how ibid. works" is no cue (it asks how things work); nor is "I told him I'm allergic"
     r"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))|remember|recall|did i (?:tell|say|mention)|"
     r"have i (?:told|said|mentioned)|i (?:told|said|mentioned)(?! (?:him|her|them|the|my|our|his|their)\b)|"
     r"i forgot(?! (?:all|everything|how)\b)|i forget|forgot what|blanking|"
@@ -133,14 +145,19 @@ _REQUEST = re.compile(
     # advice, knowledge or something made, asked with words of theirs on the way ("whats a cheap dinner for
     # one, i have rice", "which documents I must bring", "is that right? I grow my own silverbeet")
     r"give me (?:a|an|some)|recipes?|how (?:do )?(?:i|we|you) say|(?:do|does) one|what one|diff between|"
-    r"is (?:it|that|this) (?:\w+ )?(?:right|correct|allowed|legal|weird|strange|enough|fine)|"
+    r"is (?:that|this) (?:\w+ )?(?:right|correct|allowed|legal|weird|strange|enough|fine)|"
+    r"is it (?:\w+ )?(?:allowed|legal|weird|strange|enough|fine)|"
     r"is (?:ok|okay|fine) (?:if|to)|maybe (?:a|an|some)|^any|"
     r"(?:is|are) (?:good|bad|usual|normal|typical|common) for|(?:is|are) (?:usual|normal|typical)|"
-    r"what(?:'s| is| are) (?:a|an|the|some) (?:cheap|common|sensible|kindest|usual|typical|safest|cheapest)|"
-    r"who(?:'s| is) (?:the )?(?:best|right)|(?:must|need to|have to) bring|how long (?:from|by|does it take)|exist|"
-    r"(?:good|nice|great|bad) (?:idea|present|gift|choice)|approximately|approx|roughly|"
+    r"what(?:'s| is| are) (?:a|an|some) (?:cheap|common|sensible|kindest|usual|typical|safest|cheapest)|"
+    r"what(?:'s| is| are) the (?:cheapest|safest|kindest|most common|common)|"
+    r"who(?:'s| is) (?:the )?(?:best(?! man\b)|right)|(?:must|need to|have to) bring|"
+    r"how long (?:from|by|does it take)|exist|"
+    r"(?:good|nice|great|bad) (?:idea|present|gift|choice)|"
+    # a sum asked roughly, not "roughly when did I start my job?"
+    r"(?:approximately|approx|roughly)\b(?![^?]*\b(?:my|our)\b)|"
     # advice asked in a learner's English: "How I cut 750 grams for 6?", "What I do?"
-    r"how (?:i|we) (?!told|said|mentioned|met)\w+|what (?:i|we) do)\b"
+    r"how (?:i|we) (?!told|said|mentioned|met)\w+|what (?:i|we) do(?! for (?:a living|work)))\b"
     # what one needs, asked ("what all do I need", "do I need a passport"); "how many place cards do I need"
     # may be theirs to count
     r"|\b(?:what|which)\b[^?.,]{0,30}\b(?:do|does)\b[^?.,]{0,25}\bneed\b|^(?:do|does) (?:i|we) (?:\w+ )?need\b"
@@ -199,14 +216,27 @@ def _asking_clauses(question: str) -> list[str]:
 # A value given as it is asked for, in a clause that tells: "the school nurse wants his inhaler name, its
 # Ventolin", "my head nurse is Ma'am Corazon Dizon, can u put her name at the top", "hes called Darnell". Read
 # in the message as typed: a name is capitalised.
+_VALUE = r"(?:[A-ZÀ-Þ][\w'’-]+|\d)"
 _GIVEN = re.compile(
-    r"\b(?:is|it'?s|its|it’s|are|called|named)\s+(?:(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+)?(?:[A-ZÀ-Þ][\w'’-]+|\d)"
+    # the value noun's value: "his inhaler name, its Ventolin", "my farm name is Sítio Boa Esperança"
+    rf"\b(?:{alternation(VALUE_NOUNS)})s?\b[,:]?\s+(?:is|it'?s|its|it’s|=)\s+{_VALUE}"
+    # someone named: "hes called Darnell", "my head nurse is Ma'am Corazon Dizon"
+    rf"|\b(?:called|named)\s+[A-ZÀ-Þ]|\bis\s+(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+[A-ZÀ-Þ]"
 )
+# A number given bare, in a sentence that asks for nothing: "she needs my adress. write a text. its 1820 College Rd"
+# (not "it's 9am and the pharmacy wants my nhs number").
+_GIVEN_BARE = re.compile(r"(?:^|[,.]\s*)(?:it'?s|its|it’s)\s+\d")
 
 
 def _gives_a_value(message: str) -> bool:
-    clauses = (clause for sentence in split_sentences(message) for clause in re.split(r"[,;:]", sentence))
-    return any(_GIVEN.search(clause) and not questions(clause) and not _WH.search(clause.lower()) for clause in clauses)
+    told = (sentence for sentence in split_sentences(message) if not questions(sentence))
+    return any(
+        not _WH.search(sentence.lower())
+        and bool(
+            _GIVEN.search(sentence) or (_GIVEN_BARE.search(sentence) and not _VALUE_WANTED.search(sentence.lower()))
+        )
+        for sentence in told
+    )
 
 
 @dataclass(frozen=True)
@@ -256,7 +286,7 @@ def _writes_with_something_of_theirs(r: Reading) -> bool:
     return bool(
         _WRITING.search(r.text)
         and _WANTS_WRITTEN.search(r.text)
-        and _THEIRS.search(r.text)
+        and _asks_for(_THEIRS, r.text)
         and not _NOT_WANTED.search(r.text)
     )
 
@@ -290,7 +320,7 @@ RULES = (
     Rule(
         "asks for what they told or a value of theirs",
         MEMORY,
-        lambda r: bool(_TOLD_YOU.search(r.text) or (_VALUE_WANTED.search(r.text) and not r.gives_value)),
+        lambda r: bool(_TOLD_YOU.search(r.text) or (_asks_for(_VALUE_WANTED, r.text) and not r.gives_value)),
     ),
     Rule(
         "asks for a value in a few words",
@@ -314,7 +344,7 @@ RULES = (
         MEMORY,
         lambda r: not r.gives_value and _writes_with_something_of_theirs(r),
     ),
-    Rule("asks nothing", None, lambda r: not r.asked),  # the rules above ask for a value: VALUE_RULES
+    Rule("asks nothing", None, lambda r: not r.asked),
     Rule(
         "a cue to remember",
         MEMORY,
@@ -331,9 +361,15 @@ RULES = (
 
 
 # The rules that read a value asked for by its words ("use her name", "the form wants the dog's name"), not by a
-# question's form: what the learnt reader (engine/asking.py) does not overrule.
-VALUE_RULES = tuple(
-    rule.name for rule in RULES[: next(i for i, rule in enumerate(RULES) if rule.name == "asks nothing")]
+# question's form, and a cue to remember ("did I tell you"): what the learnt reader (engine/asking.py) does not
+# overrule.
+VALUE_RULES = (
+    "asks for what they told or a value of theirs",
+    "asks for a value in a few words",
+    "asks to be reminded without a question",
+    "says someone asks for a value of theirs",
+    "asks to write something with something of theirs",
+    "a cue to remember",
 )
 
 
@@ -370,7 +406,7 @@ def only_asks_memory(message: str) -> bool:
     A message that tells things and asks in passing, or asks for a yes or no ("we're all wearing sage
     green, so maybe a green theme?"), is the model's to answer."""
     text = plain(message)
-    if _MEMORY_CUE.search(text) or _TOLD_YOU.search(text) or _VALUE_WANTED.search(text):
+    if _MEMORY_CUE.search(text) or _TOLD_YOU.search(text) or _asks_for(_VALUE_WANTED, text):
         return True
     asked = questions(text)
     if any(_POSSESSIVE.search(q) and _WH.search(q) for q in asked):

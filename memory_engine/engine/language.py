@@ -87,7 +87,7 @@ def split_sentences(text: str) -> list[str]:
 def _is_abbreviation(before: str, punctuation: str) -> bool:
     if not punctuation.startswith(".") or punctuation.startswith(".."):
         return False
-    last = _LAST_WORD.search(before)
+    last = _LAST_WORD.search(before[-64:])  # the word before the point; not the whole line again each time
     if not last:
         return False
     word = last.group(1).lower()

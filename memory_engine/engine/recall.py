@@ -476,16 +476,15 @@ def respond(
     if intent.kind is None:
         return None
     if not statements:
-        return Recall(not_told(intent.message), (), intent.rule) if intent.kind == MEMORY else None
+        if intent.kind != MEMORY or _small_talk_to_the_reader(intent, encoder, encoder.encode([intent.message])[0]):
+            return None
+        return Recall(not_told(intent.message), (), intent.rule)
     abouts = [s.about(asks_own_name=intent.asks_own_name) for s in statements]
     vectors = encoder.encode(
         [intent.message, intent.asked_part, *(s.text for s in statements), *(a for a in abouts if a)]
     )
     question_vectors, sentence_vectors = vectors[:2], vectors[2 : len(statements) + 2]
-    learnt = asking.reader_for(getattr(encoder, "label", None))
-    if learnt is not None and not intent.asks_a_value and learnt.small_talk(question_vectors[0]):
-        # the rules took it for a question about them; read as a whole, it is small talk (engine/asking.py)
-        logger.debug("recall %r: small talk by the learnt reader (%s)", intent.message[:80], intent.rule)
+    if _small_talk_to_the_reader(intent, encoder, question_vectors[0]):
         return None
     about_vectors = np.zeros_like(sentence_vectors)
     rows = iter(vectors[len(statements) + 2 :])
@@ -520,6 +519,16 @@ def respond(
         quoted = tuple(sorted((quoted[0], other), key=lambda s: s.seq))
     then = "And" if other is not None else "Then"
     return Recall(quote_reply(quoted, now, sure=sure, then=then), quoted, intent.rule)
+
+
+def _small_talk_to_the_reader(intent: Intent, encoder, vector) -> bool:
+    """Whether the learnt reader (engine/asking.py, for the encoder's model) reads as small talk a message the
+    rules took for a question about the person by its form (not a value asked for by its words)."""
+    learnt = asking.reader_for(getattr(encoder, "label", None))
+    if learnt is None or intent.asks_a_value or not learnt.small_talk(vector):
+        return False
+    logger.debug("recall %r: small talk by the learnt reader (%s)", intent.message[:80], intent.rule)
+    return True
 
 
 UNBOUNDED = 10**6  # the token budget of recall's look: no budget

@@ -59,9 +59,9 @@ _TOLD_CLAIM = re.compile(
 )
 # A capitalised word inside a sentence, once it is whole (a character after it): a name. Not in a heading (a
 # list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
-# A capitalised word inside a sentence (after a word, a comma or a semicolon), or opening a bracket or a quote
-# there: "a film by Tomas Verhoeven", "the lead (Marguerite) is wonderful".
-_INNER_NAME = re.compile(r"(?:(?<=[a-z,;] )|(?<=[a-z,;] [(\"\u201c]))([A-Z][^\W\d_A-Z]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
+# A capitalised word inside a sentence (after a word, a comma or a semicolon), or opening a bracket there: "a
+# film by Tomas Verhoeven", "the lead (Marguerite) is wonderful". Not in quotes: 'say "Thank you"'.
+_INNER_NAME = re.compile(r"(?:(?<=[a-z,;] )|(?<=[a-z,;] \())([A-Z][^\W\d_A-Z]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
 _HEADING = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
 _FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)
 

@@ -61,7 +61,6 @@ def test_it_answers_a_chat_message(offline_llm):
     assert completion.prompt_tokens > 0
 
 
-@pytest.mark.django_db
 def test_an_answer_stopped_while_written_still_counts_the_prompt_it_read(offline_llm):
     """A streamed answer stopped early (the page's Stop, the guard) gets no usage from llama.cpp; the
     prompt it read is still counted, so a reply's record does not say "the model read 0 tokens"."""
@@ -80,6 +79,7 @@ def test_an_answer_stopped_while_written_still_counts_the_prompt_it_read(offline
     assert spent.completion_tokens > 0
 
 
+@pytest.mark.django_db
 def test_a_conversation_through_the_api_gets_short_distinct_replies_and_the_fact_back(offline_llm, settings):
     """With no key, as a user meets it: the bundled model answers through the REST API, each reply short
     and distinct (unguarded, every reply ran to the 512-token cap in a loop), and the dog's name comes
