@@ -249,6 +249,7 @@ _NOT_NAMES = {
     "i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "christmas", "easter", "god", "internet", *LANGUAGES,
+    "hi", "hello", "hey", "dear",  # a greeting after a colon ("a note: Hi there") names no one
 }  # fmt: skip
 
 

@@ -60,8 +60,13 @@ _TOLD_CLAIM = re.compile(
 # A capitalised word inside a sentence, once it is whole (a character after it): a name. Not in a heading (a
 # list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
 # A capitalised word inside a sentence (after a word, a comma or a semicolon), or opening a bracket there: "a
-# film by Tomas Verhoeven", "the lead (Marguerite) is wonderful". Not in quotes: 'say "Thank you"'.
-_INNER_NAME = re.compile(r"(?:(?<=[a-z,;] )|(?<=[a-z,;] \())([A-Z][^\W\d_A-Z]+)(?=[^\w'\u2019-]|['\u2019]s\b)")
+# film by Tomas Verhoeven", "the lead (Marguerite) is wonderful". Not in quotes: 'say "Thank you"'. A capital
+# inside it ("WhatsApp", "SaaS") or a hyphen joining two ("Teco-Caman") keeps it one name; capitals alone ("TV")
+# are none.
+_NAME_PART = r"[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]*)*"
+_INNER_NAME = re.compile(
+    rf"(?:(?<=[a-z,;] )|(?<=[a-z,;] \())({_NAME_PART}(?:-{_NAME_PART})*)(?=[^\w'\u2019-]|['\u2019]s\b)"
+)
 _HEADING = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
 _FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)
 
@@ -200,7 +205,7 @@ class ReplyGuard:
         if self._fiction:
             return None
         for name in _INNER_NAME.findall(_HEADING.sub(" ", text)):
-            if name.lower() not in self._heard:
+            if not set(words(name)) <= self._heard:  # "Marie-Claire" heard is "marie" and "claire"
                 return f"names {name!r}, which no one said"
         return None
 
