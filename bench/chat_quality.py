@@ -250,6 +250,7 @@ _NOT_NAMES = {
     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "christmas", "easter", "god", "internet", *LANGUAGES,
     "hi", "hello", "hey", "dear",  # a greeting after a colon ("a note: Hi there") names no one
+    "earth",  # "found everywhere on Earth" says nothing of the person
 }  # fmt: skip
 
 

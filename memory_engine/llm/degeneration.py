@@ -61,11 +61,11 @@ _TOLD_CLAIM = re.compile(
 # list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
 # A capitalised word inside a sentence (after a word, a comma or a semicolon), or opening a bracket there: "a
 # film by Tomas Verhoeven", "the lead (Marguerite) is wonderful". Not in quotes: 'say "Thank you"'. A capital
-# inside it ("WhatsApp", "SaaS") or a hyphen joining two ("Teco-Caman") keeps it one name; capitals alone ("TV")
-# are none.
+# inside it ("WhatsApp", "SaaS") or a hyphen joining two ("Teco-Caman") keeps it one name, and one before a
+# hyphen and a word ("a Michelin-starred place") is one too; capitals alone ("TV") are none.
 _NAME_PART = r"[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]*)*"
 _INNER_NAME = re.compile(
-    rf"(?:(?<=[a-z,;] )|(?<=[a-z,;] \())({_NAME_PART}(?:-{_NAME_PART})*)(?=[^\w'\u2019-]|['\u2019]s\b)"
+    rf"(?:(?<=[a-z,;] )|(?<=[a-z,;] \())({_NAME_PART}(?:-{_NAME_PART})*)(?=[^\w'\u2019-]|['\u2019]s\b|-[a-z])"
 )
 _HEADING = re.compile(r"\*\*[^*\n]*\*\*|^#+ .*$|^\s*(?:\d+[.)]|[-*\u2022])\s*[^:\n]{0,60}:", re.MULTILINE)
 _FICTION = re.compile(r"\b(?:story|stories|joke|jokes|poem|poems|limerick|song|tale|riddle|pun|haiku|rhyme)\b", re.I)

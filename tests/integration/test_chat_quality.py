@@ -82,6 +82,7 @@ def test_it_tells_a_model_reply_that_claims_what_the_person_never_said():
     assert chat_quality.claims_unsaid("A cosy film on a rainy day is a treat.", said) is None
     # a greeting opening a note after a colon names no one
     assert chat_quality.claims_unsaid("Here's a note: Hello, enjoy the film!", said) is None
+    assert chat_quality.claims_unsaid("Films are made all over Earth.", said) is None
 
 
 @pytest.mark.django_db

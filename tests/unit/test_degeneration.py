@@ -145,8 +145,9 @@ def test_a_possessive_the_person_typed_names_them_and_a_capitalised_instruction_
 
 
 def test_a_name_written_in_mixed_case_or_joined_by_a_hyphen_is_a_name_too():
-    """The bundled model's small talk named "WhatsApp", "YouTube", "a SaaS company" and "Teco-Caman" when no one had:
-    a name with a capital inside it, or two joined by a hyphen, is a name like any other."""
+    """The bundled model's small talk named "WhatsApp", "YouTube", "a SaaS company", "Teco-Caman" and "the
+    Michelin-starred restaurant" when no one had: a name with a capital inside it, two joined by a hyphen, or one
+    before a hyphen, is a name like any other."""
     guard = ReplyGuard(strict_names=True, heard=["my cousin is visiting from Lyon next week, any plans?"])
     assert guard.problem("You could send her the plan on WhatsApp first.") == "names 'WhatsApp', which no one said"
     assert (
@@ -154,6 +155,7 @@ def test_a_name_written_in_mixed_case_or_joined_by_a_hyphen_is_a_name_too():
     )
     assert guard.problem("Since you work at a SaaS company, take a day off.") == "names 'SaaS', which no one said"
     assert guard.problem("Book a table at Teco-Caman, she will love it.") == "names 'Teco-Caman', which no one said"
+    assert guard.problem("Enjoy a meal at the Michelin-starred place.") == "names 'Michelin', which no one said"
     # heard, word for word or in its parts, and capitals that are no name (TV, a list's DIY), pass
     heard = ReplyGuard(strict_names=True, heard=["we watched a show on youtube with my aunt Marie-Claire"])
     assert heard.problem("That sounds fun! YouTube has lots, and Marie-Claire might like a film on TV.") is None
