@@ -28,8 +28,9 @@ _ROLE_MARKERS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _PUNCTUATION = re.compile(r"[^\w\s']+")
-# "Mike Brennan: Hey! ...": a reply that opens like a line of a transcript is writing one.
-_SPEAKER_LABEL = re.compile(r"\W*[A-Z][\w'\-]*(?:\s[A-Z][\w'\-]*){1,2}:\s")
+# "Mike Brennan: Hey! ...", "Alaadin: Fetu l'enso", "A: 15 minutes": a reply that opens like a line of a
+# transcript is writing one.
+_SPEAKER_LABEL = re.compile(r"\W*[A-Z][\w'\-]*(?:\s[A-Z][\w'\-]*){0,2}:\s")
 # Five words of the prompt's instructions in a row, in a reply, are the prompt recited back.
 INSTRUCTION_WORDS = 5
 # What follows a name when the reply describes that person rather than talking to them.

@@ -90,6 +90,12 @@ def test_a_weak_models_guard_refuses_a_reply_opening_with_the_users_name_or_a_sp
     assert weak.problem("Sofia! Welcome to my kitchen!") == "opens with the user's name"
     assert weak.problem("Mike Brennan: Hey! Hope you're well.").startswith("opens with a speaker's label")
     assert weak.problem("Welcome, Sofia! How was the bakery?") is None
+    # one word is a label too: every small-talk reply of the bundled model on holdouts 10 and 11 that opened so
+    # was a transcript or a garble ("Alaadin: Fetu l'enso", "A: 15 minutes", "Hao: Hello! Welcome to Monash")
+    assert weak.problem("Alaadin: Fetu l'enso, a la fatta dolce!") == "opens with a speaker's label 'Alaadin:'"
+    assert weak.streaming_problem("A: 15 minutes") == "opens with a speaker's label 'A:'"
+    assert weak.problem("Good question: it takes about ten minutes.") is None  # a colon later in a sentence
+    assert ReplyGuard().problem("Tip: drink water first.") is None  # a capable model's reply
     assert ReplyGuard(user_names=["Sofia"]).problem("Sofia, welcome back!") is None
 
 
