@@ -31,9 +31,8 @@ class Example:
     source: str  # the chat set, or "intents"
     text: str
     asks: bool
-    ruled: (
-        bool  # the rules read it as a question about the person (MEMORY or MAYBE) by its form: the reader may overrule
-    )
+    # the rules read it as a question about the person (MEMORY or MAYBE) by its form: the reader may overrule
+    ruled: bool
 
 
 def examples(data: Path = DATA) -> list[Example]:

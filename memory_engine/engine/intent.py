@@ -307,11 +307,14 @@ ADVICE_ABOUT_THEIRS = "asks advice about a value of theirs"
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule of RULES: when `applies` to a message's reading, the message asks `kind`."""
+    """A rule of RULES: when `applies` to a message's reading, the message asks `kind`. `by_words`: it reads a
+    value asked for by its words ("use her name", "the form wants the dog's name"), not by a question's form, or
+    a cue to remember ("did I tell you"); the learnt reader (engine/asking.py) does not overrule it."""
 
     name: str
     kind: str | None
     applies: Callable[[Reading], bool]
+    by_words: bool = False
 
 
 # In order: the first rule that applies decides. A rule further down may assume the ones above did not
@@ -321,6 +324,7 @@ RULES = (
         "asks for what they told or a value of theirs",
         MEMORY,
         lambda r: bool(_TOLD_YOU.search(r.text) or (_asks_for(_VALUE_WANTED, r.text) and not r.gives_value)),
+        by_words=True,
     ),
     Rule(
         "asks for a value in a few words",
@@ -332,23 +336,32 @@ RULES = (
             and not any(map(_REQUEST.search, r.asked))
             and not _asks_about_the_assistant(r)
         ),
+        by_words=True,
     ),
-    Rule("asks to be reminded without a question", MEMORY, lambda r: not r.asked and _reminded_without_asking(r)),
+    Rule(
+        "asks to be reminded without a question",
+        MEMORY,
+        lambda r: not r.asked and _reminded_without_asking(r),
+        by_words=True,
+    ),
     Rule(
         "says someone asks for a value of theirs",
         MEMORY,
         lambda r: not r.asked and not r.gives_value and _asked_for_by_someone(r),
+        by_words=True,
     ),
     Rule(
         "asks to write something with something of theirs",
         MEMORY,
         lambda r: not r.gives_value and _writes_with_something_of_theirs(r),
+        by_words=True,
     ),
     Rule("asks nothing", None, lambda r: not r.asked),
     Rule(
         "a cue to remember",
         MEMORY,
         lambda r: any(_MEMORY_CUE.search(q) for q in r.asked) or bool(_MEMORY_CUE.search(r.text) and not r.requests),
+        by_words=True,
     ),
     Rule(ABOUT_THE_ASSISTANT, None, _asks_about_the_assistant),
     Rule(ADVICE_ABOUT_THEIRS, MAYBE, _requests_a_value_of_theirs),
@@ -360,17 +373,8 @@ RULES = (
 )
 
 
-# The rules that read a value asked for by its words ("use her name", "the form wants the dog's name"), not by a
-# question's form, and a cue to remember ("did I tell you"): what the learnt reader (engine/asking.py) does not
-# overrule.
-VALUE_RULES = (
-    "asks for what they told or a value of theirs",
-    "asks for a value in a few words",
-    "asks to be reminded without a question",
-    "says someone asks for a value of theirs",
-    "asks to write something with something of theirs",
-    "a cue to remember",
-)
+# The names of the rules the learnt reader does not overrule (Rule.by_words).
+VALUE_RULES = frozenset(rule.name for rule in RULES if rule.by_words)
 
 
 def decide(message: str) -> Rule:
