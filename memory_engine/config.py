@@ -250,6 +250,18 @@ class MemorySettings:
         "of the time) or `torch` (sentence-transformers); their vectors are interchangeable",
         choices=("onnx", "torch"),
     )
+    reranker: str = setting(
+        "",
+        "the folder of a reranker made by `manage.py train_reranker` (memory_engine/engine/reranker.py): a "
+        "cross-encoder that reranks the person's sentences a weak model's reply may quote; empty: off",
+        shown="empty (off)",
+    )
+    reranker_page_weight: float = setting(
+        0.0,
+        "with the reranker on, how much its likelihood that a page answers the query (minus one half) adds to "
+        "the score of each of the best pages a retrieval ranks, before the budget is packed (0: pages are not "
+        "reranked)",
+    )
     # The LLM (memory_engine/llm/)
     llm_provider: str = setting("", "`offline`, `openai`, or empty: `openai` when a base URL is set")
     llm_base_url: str = setting("", "any OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8080/v1`")
@@ -413,7 +425,13 @@ def _from_env(spec, debug: bool) -> Any:
 def from_environment(*, debug: bool = False) -> dict[str, Any]:
     """Django's settings.MEMORYOS: every setting by its upper-case name, read from MEMORYOS_<NAME> (`debug`:
     the development defaults, where they differ)."""
-    return {spec.name.upper(): _from_env(spec, debug) for spec in SETTINGS}
+    values = {spec.name.upper(): _from_env(spec, debug) for spec in SETTINGS}
+    if (folder := values["RERANKER"]) and not (Path(folder) / "model.onnx").is_file():
+        raise ImproperlyConfigured(
+            f"MEMORYOS_RERANKER: {folder!r} holds no reranker (model.onnx): run `manage.py train_reranker --out "
+            f"{folder}` or leave it empty"
+        )
+    return values
 
 
 # The typed view of the dict it was made from: made again only when settings.MEMORYOS is another dict (an

@@ -112,6 +112,9 @@ class QuotedDoc(Document):
     corrected_at: str | None = Field(
         None, description="When it was corrected (ISO 8601); else absent.", json_schema_extra={"format": "date-time"}
     )
+    reranker: float | None = Field(
+        None, description="How likely the reranker read it as the answer (0 to 1); absent when the reranker is off."
+    )
 
     @classmethod
     def of(cls, statement) -> "QuotedDoc":
@@ -123,6 +126,7 @@ class QuotedDoc(Document):
             said_at=statement.said_at.isoformat(),
             first_said=statement.first_said if corrected else None,
             corrected_at=statement.corrected_at.isoformat() if corrected else None,
+            reranker=statement.likelihood,
         )
 
     def payload(self) -> dict:

@@ -3,6 +3,7 @@
 import threading
 from datetime import datetime, timedelta
 
+import numpy as np
 from django.db import connection
 from django.utils import timezone
 
@@ -103,3 +104,15 @@ def told_with_no_key(space, settings, turns, *, start=None):
     add_turns(weak, turns, start=start or days_ago(3))
     weak.force_mid_term_analysis(user_id=space.user.external_id, assistant_id=space.assistant.external_id)
     return weak
+
+
+class ScriptedReranker:
+    """A reranker's answers given per text, as engine/reranker.py's model would give them: `scores` gives each
+    text its likelihood (0 when not given) and keeps what it read, in order."""
+
+    def __init__(self, likelihoods: dict[str, float]) -> None:
+        self.likelihoods, self.read = likelihoods, []
+
+    def scores(self, question: str, texts: list[str]) -> np.ndarray:
+        self.read.extend(texts)
+        return np.array([self.likelihoods.get(text, 0.0) for text in texts])

@@ -29,7 +29,7 @@ retrieval deeper than a prompt's finds the pages; `statements_of` reads the pers
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -43,6 +43,7 @@ from memory_engine.engine.grounding import CHANGED, changes
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, WHEN, Intent, read
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
+from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
 from memory_engine.engine.word_lists import (
     ASKING_WORDS,
@@ -117,6 +118,12 @@ class Weights:
     now_subject: float = 0.30
     not_given: float = -1.0  # the score of a statement that does not give what is asked (engine/asked.py)
     also_margin: float = 0.05  # another message this close to the best is quoted beside it (nearly a tie)
+    # The reranker (engine/reranker.py), when on: its likelihood that a sentence answers, p, adds
+    # rerank_weight * (p - 0.5) to the score of each of the best rerank_top; a message read as a question by
+    # its form (not a value asked for by its words) whose best p is under rerank_gate is small talk.
+    rerank_top: int = 10
+    rerank_weight: float = 0.4
+    rerank_gate: float = 0.0
 
 
 WEIGHTS = Weights()
@@ -194,6 +201,7 @@ class Statement:
     # A statement that stands corrected (engine/curation.py): the words first said, and when corrected.
     first_said: str = ""
     corrected_at: datetime | None = None
+    likelihood: float | None = None  # the reranker's, that it answers the question (None: it did not read it)
 
     @property
     def quote(self) -> str:
@@ -270,6 +278,25 @@ def score_statements(
             bonus = -weights.kind_penalty  # their name, to a question about someone else's
         scores.append(round(cosine + weights.lexical * overlap + bonus, 6))
     return scores
+
+
+def reranked(
+    intent: Intent, statements: list[Statement], scores: list[float], reranker, weights: Weights = WEIGHTS
+) -> tuple[list[float], list[Statement]]:
+    """The scores with the reranker's word (engine/reranker.py: `scores(question, sentences)` gives each
+    sentence's likelihood of answering, p): each of the best weights.rerank_top gains rerank_weight * (p -
+    0.5), the rest are read as p = 0, so they stay below; and the statements, those it read with their p.
+    Pure apart from the reranker."""
+    top = sorted(range(len(statements)), key=lambda i: -scores[i])[: weights.rerank_top]
+    likelihood = np.zeros(len(statements))
+    likelihood[top] = reranker.scores(intent.message, [statements[i].text for i in top])
+    adjusted = [
+        round(score + weights.rerank_weight * (p - 0.5), 6) for score, p in zip(scores, likelihood, strict=True)
+    ]
+    marked = list(statements)
+    for i in top:
+        marked[i] = replace(statements[i], likelihood=round(float(likelihood[i]), 4))
+    return adjusted, marked
 
 
 def choose(
@@ -411,33 +438,38 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
             )
 
     for page in pages:
-        sentences = split_sentences(page.user_input)
-        tells = [is_statement(sentence) for sentence in sentences]
-        told = [sentence for sentence, tell in zip(sentences, tells, strict=True) if tell]
-        # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
-        # mains are around €24" tells in its second clause; "I drive a 2011 Skoda, should I get it serviced"
-        # is clearer without the question.
-        clauses_told = []
-        for sentence in sentences:
-            clauses = [clause.strip() for clause in sentence.split(",")]
-            telling = [clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(plain(clause))]
-            clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
-        # What the message tells, in its order, without what it asks: what a quote of it shows.
-        message = " ".join(
-            sentence if tell else ", ".join(telling)
-            for sentence, tell, telling in zip(sentences, tells, clauses_told, strict=True)
-            if tell or telling
-        )
-        for sentence in told:
-            add(sentence, page, message)
-        for telling in clauses_told:
-            for clause in telling:
-                add(clause, page, message)
-        # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
-        # was my car?" only whole.
-        if len(told) > 1 and len(" ".join(told)) <= MAX_MESSAGE_CHARS:
-            add(" ".join(told), page, message)
+        candidates, message = told_in(page.user_input)
+        for text in candidates:
+            add(text, page, message)
     return found
+
+
+def told_in(user_input: str) -> tuple[list[str], str]:
+    """What a message tells, as recall reads it: its candidate answers (the sentences that tell, then the
+    clauses that tell of a sentence that also asks, then the whole when short) and what a quote of it shows
+    (the message in its order without what it asks). Pure."""
+    sentences = split_sentences(user_input)
+    tells = [is_statement(sentence) for sentence in sentences]
+    told = [sentence for sentence, tell in zip(sentences, tells, strict=True) if tell]
+    # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
+    # mains are around €24" tells in its second clause; "I drive a 2011 Skoda, should I get it serviced"
+    # is clearer without the question.
+    clauses_told = []
+    for sentence in sentences:
+        clauses = [clause.strip() for clause in sentence.split(",")]
+        telling = [clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(plain(clause))]
+        clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
+    message = " ".join(
+        sentence if tell else ", ".join(telling)
+        for sentence, tell, telling in zip(sentences, tells, clauses_told, strict=True)
+        if tell or telling
+    )
+    candidates = told + [clause for telling in clauses_told for clause in telling]
+    # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
+    # was my car?" only whole.
+    if len(told) > 1 and len(" ".join(told)) <= MAX_MESSAGE_CHARS:
+        candidates.append(" ".join(told))
+    return candidates, message
 
 
 # Capitalised, but no one they told about: "my English is terrible", "any German podcasts?".
@@ -463,14 +495,21 @@ def names_someone_known(question: str, statements: list[Statement]) -> bool:
 
 
 def respond(
-    intent: Intent, statements: list[Statement], encoder, now: datetime, weights: Weights = WEIGHTS
+    intent: Intent,
+    statements: list[Statement],
+    encoder,
+    now: datetime,
+    weights: Weights = WEIGHTS,
+    reranker=None,
 ) -> Recall | None:
     """The reply to the message read as `intent`, made of `statements` (what the person said, as
     statements_of reads them), scored with `encoder` (store.embeddings: `encode(texts)` gives unit rows),
     dated as seen from `now`; None when the model should answer: not a question about the person, nor one
     about someone or something that a statement answers well (MAYBE) or that they named
     (names_someone_known) in a message that does not ask the model's advice, and that the learnt reader
-    (engine/asking.py) does not read as small talk. Pure apart from the encoder and the reader's file."""
+    (engine/asking.py) does not read as small talk. With a `reranker` (engine/reranker.py), the best
+    statements are reranked by it (`reranked`). Pure apart from the encoder, the reranker and the reader's
+    file."""
     if intent.kind != MEMORY and not intent.asks_the_model and names_someone_known(intent.message, statements):
         intent = intent.with_kind(MEMORY, "names someone they told about")
     if intent.kind is None:
@@ -498,6 +537,12 @@ def respond(
             score if intent.wanted.gives(s.text, intent.message) else weights.not_given
             for score, s in zip(scores, statements, strict=True)
         ]
+    if reranker is not None:
+        scores, statements = reranked(intent, statements, scores, reranker, weights)
+        best_likelihood = max(s.likelihood or 0.0 for s in statements)
+        if best_likelihood < weights.rerank_gate and not intent.asks_a_value:
+            logger.debug("recall %r: nothing answers, by the reranker (%.3f)", intent.message[:80], best_likelihood)
+            return None
     enough = weights.enough if intent.kind == MEMORY else weights.strong
     quoted = choose(statements, scores, sentence_vectors, enough=enough, asks_now=intent.asks_now, weights=weights)
     sure = bool(quoted) and max(scores) >= weights.confident
@@ -594,4 +639,5 @@ def answer(
         return None
     if deep is None:
         _, deep = retrievals(space, query)
-    return respond(intent, statements_of(deep, query), get_embedder(), now or timezone.now())
+    statements = statements_of(deep, query)
+    return respond(intent, statements, get_embedder(), now or timezone.now(), reranker=get_reranker())

@@ -33,6 +33,7 @@ from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc
 from memory_engine.engine.mid_term import sessions_record_hits
+from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.short_term import short_term_pages
 from memory_engine.engine.timing import stage
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
@@ -50,6 +51,7 @@ from memory_engine.store.temporal import named_tokens
 from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
+RERANK_PAGES = 20  # the best pages the reranker reads, when it reranks pages (reranked_pages)
 
 
 def topic_query(query: str, names: list[str]) -> str:
@@ -253,6 +255,17 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
         }
         items.append(_page_item(page, "page", chained[pid], scores))
     return items
+
+
+def reranked_pages(query: str, pages: list[Item], reranker, weight: float) -> list[Item]:
+    """The pages ranked again with the reranker (engine/reranker.py): each of the best RERANK_PAGES gains
+    weight * (p - 0.5), p its likelihood of answering `query` (kept in its scores as "reranker"), and they are
+    sorted again; the rest follow as they were. Pure apart from the reranker."""
+    head, tail = pages[:RERANK_PAGES], pages[RERANK_PAGES:]
+    for item, likelihood in zip(head, reranker.scores(query, [item.text for item in head]), strict=True):
+        item.scores["reranker"] = round(float(likelihood), 4)
+        item.score += weight * (float(likelihood) - 0.5)
+    return sorted(head, key=lambda item: (-item.score, item.id)) + tail
 
 
 def _rank_knowledge(space: MemorySpace, name: str, query: str, query_vector, top: int) -> list[tuple[int, dict]]:
@@ -460,6 +473,9 @@ def retrieve(
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
         page_query = dated_query(topic) if cfg.retrieval_dates else topic
         ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages)
+        if cfg.reranker_page_weight and (reranker := get_reranker()) is not None:
+            with stage("reranker"):
+                ranked_pages = reranked_pages(query, ranked_pages, reranker, cfg.reranker_page_weight)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):

@@ -14,7 +14,7 @@ from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
 # The stages of a retrieval, in the order it runs them.
-STAGES = ("embed", "versions", "dense", "lexical", "scoring", "rows", "hits")
+STAGES = ("embed", "versions", "dense", "lexical", "scoring", "reranker", "rows", "hits")
 
 _clock: ContextVar["Clock | None"] = ContextVar("retrieval_clock", default=None)
 _untimed = nullcontext()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bench.fake_llm_server import reply
+from memory_engine.documents import AnswerDoc
 from memory_engine.engine import recall
 from memory_engine.engine.intent import answer_kind, read
 from memory_engine.engine.recall import Statement
@@ -15,7 +16,13 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import MidTermSession, Page
 from tests.api_helpers import SPACE, client_for
-from tests.memory_helpers import days_ago, nothing_extracted, offline_model_loaded, weak_offline_llm
+from tests.memory_helpers import (
+    ScriptedReranker,
+    days_ago,
+    nothing_extracted,
+    offline_model_loaded,
+    weak_offline_llm,
+)
 
 
 def test_a_number_with_a_unit_or_a_currency_is_a_number_and_a_place_asked_by_kind_is_a_proper_name():
@@ -308,3 +315,49 @@ def test_a_quoted_reply_uses_and_records_the_turns_it_quotes_not_the_prompt_it_n
     unknown = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my blood type?"}, format="json")
     assert unknown.data["response"] == "You haven't told me your blood type yet."
     assert _items(unknown.data["retrieval"]) == []  # it quotes nothing, so it used nothing
+
+
+THINNER = [
+    _said("My GP switched my blood pressure pills last week.", 1),
+    _said("I take warfarin every morning.", 2),
+    _said("We walked along the river on Sunday.", 3),
+]
+
+
+def test_the_reranker_lifts_the_sentence_it_reads_as_the_answer_among_the_best():
+    scores = [0.60, 0.45, 0.20]
+    likely = ScriptedReranker({THINNER[1].text: 0.95, THINNER[0].text: 0.05})
+    weights = recall.Weights(rerank_top=2, rerank_weight=0.4)
+
+    adjusted, marked = recall.reranked(
+        read("what is that blood thinner I'm on called?"), THINNER, scores, likely, weights
+    )
+
+    assert adjusted[1] > adjusted[0] and [s.likelihood for s in marked] == [0.05, 0.95, None]
+    assert adjusted[1] == pytest.approx(0.45 + 0.4 * 0.45) and adjusted[0] == pytest.approx(0.60 - 0.4 * 0.45)
+    assert likely.read == [THINNER[0].text, THINNER[1].text]  # only the best two were read
+    assert adjusted[2] == pytest.approx(0.20 - 0.4 * 0.5)  # not read: as if it answered nothing
+
+
+def test_a_chat_reply_quotes_what_the_reranker_reads_as_the_answer(settings):
+    question = read("what is that blood thinner I'm on called?")
+    encoder, now = recall.get_embedder(), datetime(2026, 11, 20, tzinfo=UTC)
+    likely = ScriptedReranker({THINNER[1].text: 0.95})
+
+    reply = recall.respond(question, THINNER, encoder, now, recall.Weights(rerank_weight=1.0), reranker=likely)
+
+    assert reply is not None and [(s.text, s.likelihood) for s in reply.quoted] == [(THINNER[1].text, 0.95)]
+    assert AnswerDoc.of(reply).payload()["quoted"][0]["reranker"] == 0.95  # what the inspector shows
+
+
+def test_a_question_by_its_form_that_nothing_answers_by_the_reranker_is_left_to_the_model():
+    encoder, now = recall.get_embedder(), datetime(2026, 11, 20, tzinfo=UTC)
+    nothing = ScriptedReranker({})
+    weights = recall.Weights(rerank_gate=0.05)
+    by_form = read("what do you know about my mornings?")
+    assert by_form.kind is not None and not by_form.asks_a_value
+
+    assert recall.respond(by_form, THINNER, encoder, now, weights, reranker=nothing) is None
+    asked = read("what did I tell you my blood type was?")  # asked for by its words: not overruled
+    assert asked.asks_a_value
+    assert recall.respond(asked, THINNER, encoder, now, weights, reranker=nothing) is not None

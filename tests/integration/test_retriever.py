@@ -12,7 +12,15 @@ from memory_engine.engine.retriever import chain_scores, match_scores, narrowed,
 from memory_engine.engine.timing import STAGES, timed
 from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession
 from memory_engine.store.writes import space_write
-from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago, extraction, nothing_extracted
+from tests.memory_helpers import (
+    CAT_TALK,
+    COOKING_TALK,
+    ScriptedReranker,
+    add_turns,
+    days_ago,
+    extraction,
+    nothing_extracted,
+)
 from tests.processes import wait_until
 
 TRAVEL_TALK = [
@@ -323,3 +331,17 @@ def test_a_retrieval_counting_its_hits_beside_a_write_to_the_same_rows_never_dea
     assert errors == []
     after = MidTermSession.objects.get(pk=session_id).n_visit, LongTermEntry.objects.get(pk=entry_id).hits
     assert after == (before[0] + 1, before[1] + 1)
+
+
+def test_the_reranker_reorders_the_best_pages_by_its_likelihood_and_leaves_the_rest(monkeypatch):
+    from memory_engine.engine import retriever
+
+    monkeypatch.setattr(retriever, "RERANK_PAGES", 3)
+    pages = [retriever.Item("page", i, f"page {i}", score) for i, score in enumerate([0.9, 0.8, 0.7, 0.6])]
+    reranker = ScriptedReranker({"page 2": 0.9, "page 0": 0.1})
+
+    ranked = retriever.reranked_pages("what did I paint?", pages, reranker, weight=0.5)
+
+    assert [item.id for item in ranked] == [2, 0, 1, 3] and reranker.read == ["page 0", "page 1", "page 2"]
+    assert ranked[0].score == pytest.approx(0.7 + 0.5 * 0.4) and ranked[0].scores["reranker"] == 0.9
+    assert "reranker" not in ranked[3].scores  # not read

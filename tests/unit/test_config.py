@@ -33,6 +33,7 @@ def test_each_setting_is_read_from_its_variable_as_its_type(monkeypatch, tmp_pat
         ("MEMORYOS_CONSOLIDATION", "cron", "MEMORYOS_CONSOLIDATION must be one of celery, inline"),
         ("MEMORYOS_LLM_PRICES", "gpt=cheap", "MEMORYOS_LLM_PRICES: each part is model=prompt/completion"),
         ("MEMORYOS_LLM_LOCAL_SERVERS", "Ollama=ftp://x", "MEMORYOS_LLM_LOCAL_SERVERS: 'Ollama=ftp://x' is not Name="),
+        ("MEMORYOS_RERANKER", "/nowhere/reranker", "MEMORYOS_RERANKER: '/nowhere/reranker' holds no reranker"),
     ],
 )
 def test_a_malformed_value_stops_with_the_variables_name(monkeypatch, name, value, message):

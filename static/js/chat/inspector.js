@@ -60,7 +60,11 @@
     const fromMemory = [];
     if (x.answer_from_memory) {
       const said = el("p", "notice", `The offline model would not be asked. The reply would be: “${x.answer_from_memory.text}”`);
-      x.answer_from_memory.quoted.forEach((s, i) => said.append(i ? ", " : " From ", turnLink(s.page_id, s.seq)));
+      x.answer_from_memory.quoted.forEach((s, i) => {
+        said.append(i ? ", " : " From ", turnLink(s.page_id, s.seq));
+        // The reranker's likelihood that the sentence answers, when it is on (MEMORYOS_RERANKER).
+        if (s.reranker != null) said.append(` (reranker ${s.reranker.toFixed(2)})`);
+      });
       fromMemory.push(said);
     }
     $("inspection").replaceChildren(
