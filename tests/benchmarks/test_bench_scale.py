@@ -83,7 +83,7 @@ def test_its_figures_are_sane(bench_run):
             assert 0 < size[timed]["median"] <= size[timed]["p95"] <= size[timed]["max"]
         assert size["store_ms"]["n"] == 20 and size["retrieve_ms"]["n"] == 10
         stages = size["retrieve_stages_ms"]
-        assert set(stages) == {"embed", "versions", "dense", "lexical", "scoring", "rows", "hits", "other"}
+        assert set(stages) == {"embed", "versions", "dense", "lexical", "scoring", "reranker", "rows", "hits", "other"}
         assert all(stages[name]["median"] > 0 for name in ("embed", "versions", "dense", "lexical", "rows"))
         assert sum(stage["median"] for stage in stages.values()) <= 1.5 * size["retrieve_ms"]["median"]
         assert size["first_retrieve_ms"] > 0 and size["web_first_retrieve_ms"] > 0
