@@ -137,7 +137,6 @@ def train(
     optimiser = torch.optim.AdamW(model.parameters(), lr=rate)
     rng = random.Random(seed)
     model.train()
-    steps = 0
     for epoch in range(epochs):
         order = list(range(len(train_pairs)))
         rng.shuffle(order)
@@ -160,7 +159,6 @@ def train(
             loss.backward()
             optimiser.step()
             total += float(loss.detach()) * len(chunk)
-            steps += 1
         log(f"epoch {epoch + 1}: loss {total / len(order):.4f} ({time.monotonic() - started:.0f} s)")
     model.eval()
     record = {
@@ -210,5 +208,5 @@ def export(trained: Trained, folder: Path) -> Path:
     quantize_dynamic(str(full), str(folder / "model.onnx"), weight_type=QuantType.QInt8)
     full.unlink()
     trained.tokenizer.backend_tokenizer.save(str(folder / "tokenizer.json"))
-    (folder / "reranker.json").write_text(json.dumps({**trained.record, "max tokens": MAX_TOKENS}, indent=1) + "\n")
+    (folder / "reranker.json").write_text(json.dumps(trained.record, indent=1) + "\n")
     return folder

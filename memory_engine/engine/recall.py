@@ -122,7 +122,7 @@ class Weights:
     # rerank_weight * (p - 0.5) to the score of each of the best rerank_top; a message read as a question by
     # its form (not a value asked for by its words) whose best p is under rerank_gate is small talk.
     rerank_top: int = 10
-    rerank_weight: float = 0.4
+    rerank_weight: float = 0.2  # the best of 0.2, 0.4, 0.8 on sets it never saw (docs/benchmarks.md)
     rerank_gate: float = 0.0
 
 
@@ -459,6 +459,7 @@ def told_in(user_input: str) -> tuple[list[str], str]:
         clauses = [clause.strip() for clause in sentence.split(",")]
         telling = [clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(plain(clause))]
         clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
+    # What the message tells, in its order, without what it asks: what a quote of it shows.
     message = " ".join(
         sentence if tell else ", ".join(telling)
         for sentence, tell, telling in zip(sentences, tells, clauses_told, strict=True)
@@ -639,5 +640,4 @@ def answer(
         return None
     if deep is None:
         _, deep = retrievals(space, query)
-    statements = statements_of(deep, query)
-    return respond(intent, statements, get_embedder(), now or timezone.now(), reranker=get_reranker())
+    return respond(intent, statements_of(deep, query), get_embedder(), now or timezone.now(), reranker=get_reranker())
