@@ -78,3 +78,11 @@ def sign_in(page, live_server, username: str, password: str) -> None:
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
+
+
+def open_chat(page, url: str) -> None:
+    """Open a chat page and wait until its memory panel is drawn: the feed opens only after the first draw
+    (static/js/chat/main.js). A click on a panel's summary before then lands where the summary was, on a
+    busy machine, and the panel stays closed."""
+    page.goto(url)
+    page.locator("#feed.live").wait_for()

@@ -18,7 +18,7 @@ from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Memor
 from memory_engine.services.conversation import turn_add
 from memory_engine.services.spaces import sessions
 from memory_engine.store.keywords import content_tokens
-from tests.conftest_browser import sign_in
+from tests.conftest_browser import open_chat, sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted, weak_offline_llm
 
 DATA = Path(__file__).parents[1] / "data" / "imports"
@@ -189,7 +189,7 @@ def test_the_heat_timeline_is_drawn_from_real_data_for_staff(
 def test_changing_a_parameter_in_the_page_changes_the_memory(browser, live_server, ann, fake_llm):
     fake_llm.responder = lambda request: nothing_extracted() if "response_format" in request else reply("Sure.")
     sign_in(browser, live_server, "ann", "pw-ann-12345")
-    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '2'")
     browser.click("#parameters-panel summary")
     browser.fill("input[name=stm_capacity]", "5")
@@ -212,7 +212,7 @@ def test_parameters_being_edited_are_not_redrawn_when_the_memory_changes(browser
     """A memory panel redrawn by a feed event between two edits must not put the stored value back in an
     input being edited: Save would store the old value."""
     sign_in(browser, live_server, "ann", "pw-ann-12345")
-    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_function("document.querySelector('input[name=stm_capacity]').value === '2'")
     browser.click("#parameters-panel summary")
     browser.fill("input[name=stm_capacity]", "1")
@@ -257,8 +257,7 @@ def test_an_import_fills_the_tiers_in_a_worker_with_progress(
     turns = [{"user_input": f"We talked about gardening, part {i}.", "agent_response": "Lovely."} for i in range(10)]
     transcript.write_text(json.dumps(turns))
     sign_in(browser, live_server, "ann", "pw-ann-12345")
-    browser.goto(f"{live_server.url}/chat/alice/helper/")
-    browser.wait_for_selector("#messages .bubble.user")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
     browser.click("#import-panel summary")
     browser.evaluate(
         """() => { window.importStates = []; const status = document.querySelector('#import-status');
@@ -300,8 +299,7 @@ def test_an_imported_history_ends_in_mid_term_memory_and_the_page_shows_what_it_
     ]
     transcript.write_text(json.dumps(turns))
     sign_in(browser, live_server, "ann", "pw-ann-12345")
-    browser.goto(f"{live_server.url}/chat/alice/helper/")
-    browser.wait_for_selector("#messages .bubble.user")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
     browser.click("#import-panel summary")
     browser.set_input_files("input[name=transcript]", str(transcript))
     browser.click("#import button[type=submit]")

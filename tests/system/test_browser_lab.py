@@ -14,7 +14,7 @@ from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.export import space_export
 from memory_engine.services.lab import locomo_probes
 from memory_engine.services.spaces import owned_user_create
-from tests.conftest_browser import sign_in
+from tests.conftest_browser import open_chat, sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,7 +69,7 @@ def test_the_owner_sees_the_heat_chart_and_an_entrys_history_on_the_chat_page(
         memory.retrieve(user_id="alice", assistant_id="helper", query=question)
     space = MemorySpace.objects.get(user__external_id="alice")
     sign_in(browser, live_server, "ann", "pw-ann-12345")
-    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
     browser.wait_for_selector("#profile dd .value")
     browser.click("#heat-panel summary")
     browser.wait_for_selector("#heat-chart .uplot canvas")
@@ -108,7 +108,7 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     owned_user_create(owner=account, user_id="caroline", display_name="Caroline")
     memory.space(user_id="pat:caroline", assistant_id="helper")
     sign_in(browser, live_server, "pat", "pw-pat-12345")
-    browser.goto(f"{live_server.url}/chat/pat:caroline/helper/")
+    open_chat(browser, f"{live_server.url}/chat/pat:caroline/helper/")
     browser.click("#import-panel summary")
     browser.select_option("select[name=locomo_sample]", "conv-26")
     browser.click("#import button[type=submit]")
@@ -194,7 +194,7 @@ def test_an_export_is_restored_from_the_chat_page_into_an_empty_space(
     owned_user_create(owner=account, user_id="copy", display_name="Alice again")
     memory.space(user_id="pat:copy", assistant_id="helper")
     sign_in(browser, live_server, "pat", "pw-pat-12345")
-    browser.goto(f"{live_server.url}/chat/pat:copy/helper/")
+    open_chat(browser, f"{live_server.url}/chat/pat:copy/helper/")
     browser.click("#import-panel summary")
     browser.set_input_files("input[name=transcript]", str(exported))
     browser.click("#import button[type=submit]")
