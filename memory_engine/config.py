@@ -256,11 +256,11 @@ class MemorySettings:
         "cross-encoder that reranks the person's sentences a weak model's reply may quote; empty: off",
         shown="empty (off)",
     )
-    reranker_page_weight: float = setting(
+    retrieval_reranker_weight: float = setting(
         0.0,
-        "with the reranker on, how much its likelihood that a page answers the query (minus one half) adds to "
-        "the score of each of the best pages a retrieval ranks, before the budget is packed (0: pages are not "
-        "reranked)",
+        "a new space's reranker weight, 0 to 1: with the reranker on, how much its likelihood that a page "
+        "answers the query (minus one half) adds to the score of each of the best pages a retrieval ranks, "
+        "before the budget is packed (0: pages are not reranked)",
     )
     # The LLM (memory_engine/llm/)
     llm_provider: str = setting("", "`offline`, `openai`, or empty: `openai` when a base URL is set")

@@ -227,17 +227,17 @@ CAPACITIES = ("stm_capacity", "mtm_capacity", "knowledge_capacity")
 # Whole numbers with an upper bound: depths the retriever reads (it scores at most 100 candidates) and
 # the tokens of memory a prompt may hold.
 BOUNDED_COUNTS = {"top_pages": 100, "top_knowledge": 100, "context_token_budget": 100_000}
-SHARES = ("lexical_weight", "chain_weight")  # a share, from 0 to 1
+SHARES = ("lexical_weight", "chain_weight", "reranker_weight")  # a share, from 0 to 1
 PARAMETER_LIMIT = 1e6  # a weight, threshold or similarity beyond this is a typo, not a setting
 RECENCY_LIMIT_SECONDS = 1e12  # the recency time scale (the paper's is 1e7 s)
 
 
 def space_parameters(values: dict) -> dict:
     """New parameters of a space, checked: known names only; capacities whole numbers of at least 1;
-    the retrieval depths (1-100) and the token budget (1-100,000) whole numbers; the lexical and the
-    neighbours' shares from 0 to 1; the recency time scale more than 0 (heat divides by it) and at most
-    1e12 s; other weights, thresholds and the merge similarity finite and within ±1e6; a known eviction
-    policy. Raises InvalidParameter naming the first bad one."""
+    the retrieval depths (1-100) and the token budget (1-100,000) whole numbers; the lexical, the
+    neighbours' and the reranker's shares from 0 to 1; the recency time scale more than 0 (heat divides by
+    it) and at most 1e12 s; other weights, thresholds and the merge similarity finite and within ±1e6; a
+    known eviction policy. Raises InvalidParameter naming the first bad one."""
     checked = {}
     for name, value in values.items():
         if name not in SPACE_PARAMETERS:

@@ -89,6 +89,7 @@ SPACE_PARAMETERS = (
     "context_token_budget",
     "lexical_weight",
     "chain_weight",
+    "reranker_weight",
 )
 # What the pages call each parameter (the chat page's parameters form, the lab's fork form).
 PARAMETER_LABELS = {
@@ -107,6 +108,7 @@ PARAMETER_LABELS = {
     "context_token_budget": "Prompt budget (tokens)",
     "lexical_weight": "Lexical weight (BM25 against cosine)",
     "chain_weight": "Neighbours' weight",
+    "reranker_weight": "Reranker's weight (0: off)",
 }
 
 
@@ -133,12 +135,14 @@ class MemorySpace(models.Model):
         PARAMETER_LABELS["eviction_policy"], max_length=10, choices=Eviction.choices, default=Eviction.HEAT
     )
     # Retrieval (engine/retriever.py): how many pages and knowledge entries it ranks, the tokens of memory
-    # a prompt may hold, the share of BM25 against the cosine in a match, and the neighbours' share.
+    # a prompt may hold, the share of BM25 against the cosine in a match, the neighbours' share, and the
+    # reranker's (engine/reranker.py, when MEMORYOS_RERANKER names one: 0 leaves the pages as ranked).
     top_pages = models.PositiveIntegerField(PARAMETER_LABELS["top_pages"], default=10)
     top_knowledge = models.PositiveIntegerField(PARAMETER_LABELS["top_knowledge"], default=10)
     context_token_budget = models.PositiveIntegerField(PARAMETER_LABELS["context_token_budget"], default=1500)
     lexical_weight = models.FloatField(PARAMETER_LABELS["lexical_weight"], default=0.5)
     chain_weight = models.FloatField(PARAMETER_LABELS["chain_weight"], default=0.2)
+    reranker_weight = models.FloatField(PARAMETER_LABELS["reranker_weight"], default=0.0)
 
     # State.
     last_seq = models.BigIntegerField(default=0, help_text="Sequence number of the newest page.")

@@ -473,9 +473,9 @@ def retrieve(
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
         page_query = dated_query(topic) if cfg.retrieval_dates else topic
         ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages)
-        if cfg.reranker_page_weight and (reranker := get_reranker()) is not None:
+        if space.reranker_weight and (reranker := get_reranker()) is not None:
             with stage("reranker"):
-                ranked_pages = reranked_pages(query, ranked_pages, reranker, cfg.reranker_page_weight)
+                ranked_pages = reranked_pages(query, ranked_pages, reranker, space.reranker_weight)
         user_ranking = _rank_knowledge(space, "user_knowledge", topic, query_vector, top_knowledge)
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):

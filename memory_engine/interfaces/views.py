@@ -114,6 +114,7 @@ PARAMETER_INPUTS = {
     "context_token_budget": {"min": 1, "max": 100000, "step": 1},
     "lexical_weight": {"min": 0, "max": 1, "step": "any"},
     "chain_weight": {"min": 0, "max": 1, "step": "any"},
+    "reranker_weight": {"min": 0, "max": 1, "step": "any"},
 }
 
 

@@ -188,6 +188,7 @@ PARAMETER_SETTINGS = {
     "context_token_budget": "context_token_budget",
     "lexical_weight": "retrieval_lexical_weight",
     "chain_weight": "retrieval_chain_weight",
+    "reranker_weight": "retrieval_reranker_weight",
 }
 
 

@@ -127,7 +127,7 @@ def test_with_the_setting_naming_the_folder_a_quoted_reply_carries_the_rerankers
     assert reply is not None and reply.quoted and all(0 < s.likelihood < 1 for s in reply.quoted)
 
 
-def test_a_retrievals_pages_are_reranked_only_with_a_page_weight(trained, settings, memory, alice_space):
+def test_a_retrievals_pages_are_reranked_only_with_the_spaces_reranker_weight(trained, settings, memory, alice_space):
     from memory_engine.engine.retriever import retrieve
     from tests.memory_helpers import CAT_TALK, add_turns
 
@@ -138,6 +138,7 @@ def test_a_retrievals_pages_are_reranked_only_with_a_page_weight(trained, settin
     found = retrieve(alice_space, "what is my cat called?", count_hits=False)
     assert found.pages and not any("reranker" in item.scores for item in found.pages)  # weight 0: not reranked
 
-    settings.MEMORYOS = {**settings.MEMORYOS, "RERANKER_PAGE_WEIGHT": 0.5}
+    alice_space.reranker_weight = 0.5  # the space's parameter, as the chat page's form or a lab's fork sets it
+    alice_space.save()
     found = retrieve(alice_space, "what is my cat called?", count_hits=False)
     assert found.pages and all(0 < item.scores["reranker"] < 1 for item in found.pages)

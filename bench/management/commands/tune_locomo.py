@@ -42,7 +42,7 @@ TUNABLE = {
     "RETRIEVAL_CHAIN_WEIGHT": float,
     "RETRIEVAL_IGNORE_NAMES": lambda text: {"true": True, "false": False}[text.lower()],
     "RETRIEVAL_DATES": lambda text: {"true": True, "false": False}[text.lower()],
-    "RERANKER_PAGE_WEIGHT": float,  # with MEMORYOS_RERANKER naming a reranker
+    "RETRIEVAL_RERANKER_WEIGHT": float,  # with MEMORYOS_RERANKER naming a reranker
 }
 # A setting that is also a space's parameter is tried on the space (a space's own value wins over the
 # setting, which only seeds new spaces).
