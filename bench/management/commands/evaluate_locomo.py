@@ -136,6 +136,8 @@ class Command(BaseCommand):
                     "RETRIEVAL_CHAIN_WEIGHT",
                     "RETRIEVAL_IGNORE_NAMES",
                     "RETRIEVAL_DATES",
+                    "RETRIEVAL_RERANKER_WEIGHT",
+                    "RERANKER",
                 )
             },
         }
