@@ -108,7 +108,7 @@ PARAMETER_LABELS = {
     "context_token_budget": "Prompt budget (tokens)",
     "lexical_weight": "Lexical weight (BM25 against cosine)",
     "chain_weight": "Neighbours' weight",
-    "reranker_weight": "Reranker's weight (0: off)",
+    "reranker_weight": "Reranker's weight on pages (0: not reranked)",
 }
 
 
@@ -136,7 +136,8 @@ class MemorySpace(models.Model):
     )
     # Retrieval (engine/retriever.py): how many pages and knowledge entries it ranks, the tokens of memory
     # a prompt may hold, the share of BM25 against the cosine in a match, the neighbours' share, and the
-    # reranker's (engine/reranker.py, when MEMORYOS_RERANKER names one: 0 leaves the pages as ranked).
+    # reranker's on pages (engine/reranker.py, when MEMORYOS_RERANKER names one: 0 leaves the pages as ranked;
+    # recall's quotes are reranked whenever it is on).
     top_pages = models.PositiveIntegerField(PARAMETER_LABELS["top_pages"], default=10)
     top_knowledge = models.PositiveIntegerField(PARAMETER_LABELS["top_knowledge"], default=10)
     context_token_budget = models.PositiveIntegerField(PARAMETER_LABELS["context_token_budget"], default=1500)

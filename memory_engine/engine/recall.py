@@ -122,7 +122,7 @@ class Weights:
     # rerank_weight * (p - 0.5) to the score of each of the best rerank_top; a message read as a question by
     # its form (not a value asked for by its words) whose best p is under rerank_gate is small talk.
     rerank_top: int = 10
-    rerank_weight: float = 0.2  # the best of 0.2, 0.4, 0.8 on sets it never saw (docs/benchmarks.md)
+    rerank_weight: float = 0.2  # 0.1 and 0.2 the best on sets it never saw (docs/benchmarks.md)
     rerank_gate: float = 0.0
 
 

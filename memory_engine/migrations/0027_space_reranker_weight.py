@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='memoryspace',
             name='reranker_weight',
-            field=models.FloatField(default=0.0, verbose_name="Reranker's weight (0: off)"),
+            field=models.FloatField(default=0.0, verbose_name="Reranker's weight on pages (0: not reranked)"),
         ),
     ]
