@@ -83,6 +83,15 @@ WEB_QUEUE_TIMEOUT_SECONDS = envfloat("WEB_QUEUE_TIMEOUT_SECONDS", 60.0)
 # A request holding its place longer than this is stuck (work in a request is bounded: a file's check stops
 # at MEMORYOS_UPLOAD_CHECK_SECONDS): /healthz answers 503, and under gunicorn the process is replaced.
 WEB_STUCK_SECONDS = envfloat("WEB_STUCK_SECONDS", 600.0)
+# What a connection may hold of a web or MCP process (memory_engine/interfaces/connections.py): its request
+# line and headers within WEB_HEADER_TIMEOUT_SECONDS, else it is closed; at most WEB_MAX_CONNECTIONS open (the
+# oldest idle one makes room for a new one); at most WEB_MAX_REQUESTS requests in progress (one more: 503).
+WEB_HEADER_TIMEOUT_SECONDS = envfloat("WEB_HEADER_TIMEOUT_SECONDS", 10.0)
+WEB_MAX_CONNECTIONS = envint("WEB_MAX_CONNECTIONS", 1000)
+WEB_MAX_REQUESTS = envint("WEB_MAX_REQUESTS", 1000)
+# A body (but a file brought to import, which streams: MEMORYOS_UPLOAD_IDLE_SECONDS) must arrive at this many
+# bytes a second on average, after WEB_HEADER_TIMEOUT_SECONDS of grace (interfaces/asgi.py), else it is cut off.
+WEB_SLOWEST_BODY_BYTES_PER_SECOND = envint("WEB_SLOWEST_BODY_BYTES_PER_SECOND", 8192)
 
 ROOT_URLCONF = "playground.urls"
 LOGIN_URL = "login"

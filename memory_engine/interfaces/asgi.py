@@ -16,6 +16,9 @@ or view sees the request: an unauthenticated 300 MB POST to /api/v1/users/ put 3
 - a view that reads its body as it arrives (`streams_body`: the import upload) is given it unread: it
   pulls it from the connection a chunk at a time (ArrivingBody), giving its admission place up while it
   waits on the client, and stops when the client goes quiet for MEMORYOS_UPLOAD_IDLE_SECONDS;
+- any other body must arrive at WEB_SLOWEST_BODY_BYTES_PER_SECOND on average, after a grace of
+  WEB_HEADER_TIMEOUT_SECONDS, or the request is answered 408: a client sending a byte now and then holds
+  no request open for long (interfaces/connections.py bounds the headers the same way);
 - when the client disconnects, `client_gone(request)` says so, and long work polls it.
 """
 
@@ -205,30 +208,40 @@ class GatedASGIHandler(ASGIHandler):
             await self._serve(scope, receive, send, body, gone, listen_after=body.complete)
             return
         try:
-            body_file = await self._read_body(receive, limit)
+            body_file = await self._read_body(receive, limit, expected=length)
         except RequestAborted:
             return
         except RequestTooLarge:
             return await self._answer(scope, send, _too_large(limit))
+        except TimeoutError:
+            slow = JsonResponse({"detail": "the body arrived too slowly"}, status=408)
+            slow["Connection"] = "close"
+            return await self._answer(scope, send, slow)
         await self._serve(scope, receive, send, body_file, gone)
 
-    async def _read_body(self, receive, limit: int):
+    async def _read_body(self, receive, limit: int, *, expected: int | None):
+        """The body, spooled; TimeoutError when it arrives slower than WEB_SLOWEST_BODY_BYTES_PER_SECOND
+        allows for its stated length (or, with none, for the path's limit)."""
+        seconds = settings.WEB_HEADER_TIMEOUT_SECONDS + (expected or limit) / settings.WEB_SLOWEST_BODY_BYTES_PER_SECOND
         # Returned to the caller, which closes it (as Django's own read_body does).
         body_file = tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b")  # noqa: SIM115
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                body_file.close()
-                raise RequestAborted()
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                body_file.close()
-                raise RequestTooLarge(limit)
-            body_file.write(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(seconds):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        raise RequestAborted()
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limit:
+                        raise RequestTooLarge(limit)
+                    body_file.write(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except BaseException:
+            body_file.close()
+            raise
         body_file.seek(0)
         return body_file
 

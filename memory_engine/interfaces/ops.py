@@ -1,7 +1,9 @@
 """`/ops/process/`: what this process holds, for operators (staff accounts only): its resident memory and
 its index cache (spaces and bytes held against the bound, hits, misses, evictions, how long loads took), and
 its admission of requests (memory_engine/admission.py: the limit, how many work and wait now, the most that
-ever worked at once, how many were turned away or gave their place up while waiting on the LLM).
+ever worked at once, how many were turned away or gave their place up while waiting on the LLM), and its
+connections (memory_engine/interfaces/connections.py: open now, requests in progress, how many were closed
+for sending no request or to make room, how many requests were refused for too many in progress).
 
 Each web process answers for itself (the answer names its pid): the multi-tenant benchmark asks
 repeatedly to hear from each of them.
@@ -16,6 +18,7 @@ from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from memory_engine.admission import admission_stats
+from memory_engine.interfaces import connections
 from memory_engine.services.operations import cache_stats
 
 
@@ -51,5 +54,6 @@ def process_stats(request):
                 "load_ms_p95": round(loads[int(0.95 * (len(loads) - 1))] * 1000, 2) if loads else None,
             },
             "admission": asdict(admission_stats()),
+            "connections": asdict(connections.stats),
         }
     )

@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ import time
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 import numpy as np
@@ -203,6 +205,16 @@ def test_over_http_a_body_over_the_api_limit_or_nested_too_deep_is_refused(memor
             timeout=120,
         )
         assert 400 <= nested.status_code < 500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_a_connection_that_sends_no_request_is_closed(memory, server_env, tmp_path):
+    """The MCP server ran on uvicorn's defaults: a connection that never sent a request stayed open for ever,
+    and enough of them refused everyone (interfaces/connections.py bounds them as on the web role)."""
+    with mcp_http_server({**server_env, "WEB_HEADER_TIMEOUT_SECONDS": "2"}, tmp_path / "mcp.log") as url:
+        address = urlsplit(url)
+        with socket.create_connection((address.hostname, address.port), timeout=120) as silent:
+            assert silent.recv(1) == b""  # closed by the server
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memory_engine import housekeeping
 from memory_engine.config import memory_settings
+from memory_engine.interfaces.connections import GuardedProtocol, allow_connections
 from memory_engine.interfaces.mcp_http import http_app
 from memory_engine.interfaces.mcp_server import build_server
 from memory_engine.models import external_id_validator
@@ -43,4 +44,7 @@ class Command(BaseCommand):
         url = f"http://{host}:{port}"
         self.stderr.write(f"MCP server at {url}/mcp (send an API token as Authorization: Bearer)")
         server = build_server(user_id=None, assistant_id=assistant, http_url=url)
-        uvicorn.run(http_app(server, host=host), host=host, port=port, log_level="warning")
+        # Connections bounded as the web role's are (interfaces/connections.py).
+        app = http_app(server, host=host)
+        allow_connections()
+        uvicorn.run(app, host=host, port=port, log_level="warning", http=GuardedProtocol, limit_concurrency=None)
