@@ -1,7 +1,8 @@
 """What importing a large file costs: a generated ChatGPT export of each size, taken by the web
-process's part (the body streamed to disk, checked whole and listed: services/uploads.upload_save, as
-POST .../imports/files/ does) and by the worker's, each in a fresh process of its own, so that its peak
-memory is its own. The worker's part is measured three ways, side by side:
+process's part (the body streamed to disk, as POST .../imports/files/ does, then checked whole and listed
+as a worker has it done: services/uploads.upload_receive, services/background.background_run) and by the
+worker's, each in a fresh process of its own, so that its peak memory is its own. The worker's part is
+measured three ways, side by side:
 
 - "embedder": the embedding model alone on the export's turns (the text each page is embedded by,
   models.page_text), EMBEDDER_SAMPLE of them spread through the file, in one encode (both cores): the
@@ -155,8 +156,9 @@ def run_role(role: str, *, file: str, store_turns: int, result: str) -> None:
 def _web(file: str) -> dict:
     """What POST .../imports/files/ does with the body: into a throwaway space whose heat threshold is out
     of reach (no promotion, so no LLM call in the worker's part)."""
+    from memory_engine.services.background import background_run
     from memory_engine.services.spaces import assistant_create, space_get, user_create
-    from memory_engine.services.uploads import upload_save
+    from memory_engine.services.uploads import upload_receive
 
     user = user_create(user_id=f"bench-import-{uuid.uuid4().hex[:8]}", display_name="Bench")
     assistant_create(assistant_id="bench-import", name="Helper")
@@ -167,7 +169,9 @@ def _web(file: str) -> dict:
     logged = _Logged()
     logging.getLogger("memory_engine.services.uploads").addHandler(logged)
     with open(file, "rb") as body:
-        upload = upload_save(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
+        upload, job = upload_receive(space=space, chunks=iter(lambda: body.read(1 << 16), b""), name=Path(file).name)
+    background_run(job.pk)  # the check, as a worker has it done, here to the end
+    upload.refresh_from_db()
     peaks = [float(m.rsplit("peak ", 1)[1].split()[0]) for m in logged.messages if "peak " in m]
     check_peak = max(peaks, default=0.0)
     return {

@@ -229,8 +229,11 @@ class MemorySettings:
     )
     upload_wait_seconds: float = setting(
         480.0,
-        "how long a web request waits for its file to arrive and be checked, however busy the machine (503 "
-        "past it: try again later); below WEB_STUCK_SECONDS",
+        "how long a file may take to arrive (503 past it), and then to be checked in the background, however "
+        "busy the machine (refused past it: bring it again later); below WEB_STUCK_SECONDS",
+    )
+    upload_checks_at_once: int = setting(
+        1, "files one account may have being checked at once (one more is answered 429 before its body is read)"
     )
     import_keep_seconds: float = setting(
         86400.0,

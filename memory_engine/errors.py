@@ -84,6 +84,11 @@ class TooMuchBulkWork(MemoryInputError):
     429 over HTTP)."""
 
 
+class MachineTooBusy(MemoryInputError):
+    """Work the machine could not give its time to within its deadline (a file's check, past
+    MEMORYOS_UPLOAD_WAIT_SECONDS): the same request later may pass (503 over HTTP)."""
+
+
 class JobEnded(MemoryInputError):
     """An action on a job that has ended (a cancel of a finished import): 409 over HTTP."""
 

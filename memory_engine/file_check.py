@@ -1,27 +1,34 @@
 """A file brought to import, checked in a process of its own (`python -m memory_engine.file_check ORDER`):
-unpacked if it is a zip, measured, scanned, its working copy written. The web process that received the
-file waits for it, and kills it when the deadline passes or the client leaves: whatever a file costs is
-paid here, at a lower CPU priority than the requests of other people, in memory that goes back to the
-system when it ends, and a parser that crashed on it takes only this process down.
+unpacked if it is a zip, measured, scanned, its working copy written. Whatever a file costs is paid here, in
+the background (services/uploads.py starts it and records what it says; no web request waits for it), at
+the system's idle priority (SCHED_IDLE: it runs only on processor time nothing else wants, so people's
+requests and the workers' consolidation go first), in memory that goes back to the system when it ends, and
+a parser that crashed on it takes only this process down.
 
-ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "limit", "limits", "cpu_seconds"};
-`limits` are the bounds and settings the check applies, given by the web process (formats' MAX_* and
-MAX_TURN_CHARS), so that what it checks is what that process was told. The result file gets {"scan": ...}
-or {"error": ...}. The check may use `cpu_seconds` of processor time once it is set up (RLIMIT_CPU: the
-system stops it with SIGXCPU past them), so what bounds a file's cost is the work it takes, not how busy
-the machine is.
+ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "alive", "limit", "limits",
+"cpu_seconds", "wall_seconds"}; `limits` are the bounds and settings the check applies, given by the process
+that started it (formats' MAX_* and MAX_TURN_CHARS), so that what it checks is what that process was told.
+The result file gets {"scan": ...} or {"error": ..., "refusal": "format" | "too_large" | "busy"}, written
+whole at once (renamed into place). The check bounds itself: it may use `cpu_seconds` of processor time once
+it is set up (RLIMIT_CPU: SIGXCPU past them, so what bounds a file's cost is the work it takes, not how busy
+the machine is), and `wall_seconds` in all (SIGALRM: a machine too busy to give it its time refuses the file
+for now); each writes its refusal before the process ends. While it runs it touches `alive` every
+HEARTBEAT_SECONDS, so that a check that died without a word (a crash) is known for one.
 """
 
 import json
 import math
 import os
 import resource
+import signal
 import sys
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
-NICE = 10  # below the web process's own requests
+NICE = 19  # where the system has no idle scheduling class
 ADDRESS_SPACE_BYTES = 4 << 30  # a last bound, far above what a bounded file takes
+HEARTBEAT_SECONDS = 2.0
 
 
 def limits_now() -> dict:
@@ -64,7 +71,7 @@ def check(order: dict) -> dict:
         with open(order["copy"], "wb") as out:
             found = formats.scan(source, shape=measuring.shape, out=out)
     except FormatError as error:
-        return {"error": str(error)}
+        return {"error": str(error), "refusal": "format"}
     finally:
         if order["zipped"]:
             Path(order["unzipped"]).unlink(missing_ok=True)
@@ -88,25 +95,68 @@ def check(order: dict) -> dict:
 
 
 def main() -> None:
-    os.nice(NICE)
+    lowest_priority()
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
+    order = json.loads(Path(sys.argv[1]).read_text())
+    result = Path(order["result"])
+    signal.signal(signal.SIGALRM, lambda *_: refuse(result, order, "busy"))
+    signal.signal(signal.SIGXCPU, lambda *_: refuse(result, order, "too_large"))
+    signal.alarm(max(1, math.ceil(order["wall_seconds"])))
+    threading.Thread(target=beat, args=(Path(order["alive"]),), daemon=True).start()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
     import django
 
     django.setup()
-    order = json.loads(Path(sys.argv[1]).read_text())
     limit_processor_time(order["cpu_seconds"])
     outcome = check(order)
     outcome["peak_bytes"] = peak_resident_bytes()
-    Path(order["result"]).write_text(json.dumps(outcome))
+    write_whole(result, outcome)
+
+
+REFUSALS = {
+    "too_large": "checking the file took more than {cpu:.0f} s of processor time: send a smaller file",
+    "busy": "the machine was too busy to check the file within {wall:.0f} s: try again later",
+}
+
+
+def refuse(result: Path, order: dict, refusal: str) -> None:
+    """Write why the file is refused (a bound of REFUSALS reached) and end the process at once."""
+    error = REFUSALS[refusal].format(cpu=order["cpu_seconds"], wall=order["wall_seconds"])
+    write_whole(result, {"error": error, "refusal": refusal})
+    os._exit(3)
+
+
+def write_whole(path: Path, outcome: dict) -> None:
+    """Write the outcome so that a reader sees all of it or nothing."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(outcome))
+    partial.replace(path)
+
+
+def beat(alive: Path) -> None:
+    """Touch `alive` every HEARTBEAT_SECONDS while the process lives."""
+    while True:
+        alive.touch()
+        threading.Event().wait(HEARTBEAT_SECONDS)
+
+
+def lowest_priority() -> None:
+    """Run only on processor time nothing else wants (SCHED_IDLE), or else at the lowest niceness."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(NICE)
 
 
 def limit_processor_time(seconds: float) -> None:
     """Let this process use `seconds` more of processor time (user and system) from now: past them the
-    system sends SIGXCPU, which ends it (and SIGKILL a second later)."""
+    system sends SIGXCPU, whose handler writes the refusal (and SIGKILL follows GRACE_CPU_SECONDS later)."""
     used = resource.getrusage(resource.RUSAGE_SELF)
     soft = math.ceil(used.ru_utime + used.ru_stime + seconds)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + GRACE_CPU_SECONDS))
+
+
+GRACE_CPU_SECONDS = 5
 
 
 def peak_resident_bytes() -> int:

@@ -39,13 +39,15 @@ def under_gunicorn() -> bool:
 
 
 def replace_if_stuck() -> bool:
-    """Under gunicorn, end this process gracefully (SIGTERM: its other requests finish, and gunicorn starts
-    another) when a request has worked past WEB_STUCK_SECONDS. Returns whether it asked."""
+    """Under gunicorn, have this process replaced when a request has worked past WEB_STUCK_SECONDS: SIGHUP to
+    the master, which starts new worker processes first and then stops the old ones gracefully (their other
+    requests finish). A SIGTERM to this process alone left the port with nothing accepting until it ended,
+    with one web process for the whole graceful timeout. Returns whether it asked."""
     stuck = stuck_for()
     if not stuck or not under_gunicorn():
         return False
     logger.error("a request has worked for %.0f s: asking gunicorn to replace this process", stuck)
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getppid(), signal.SIGHUP)
     return True
 
 

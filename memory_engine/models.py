@@ -593,15 +593,28 @@ class WorkerJob(models.Model):
 
 class ImportUpload(models.Model):
     """A file a person brought to import (another assistant's export, chat messages, a memory system's
-    facts: memory_engine/formats), checked whole when it arrived. What is kept, under MEMORYOS_IMPORT_DIR
-    while it is chosen from and imported, is its working copy (`path`): a line a turn or fact, as the import
-    stores them (formats.Record); its conversations are listed in UploadConversation."""
+    facts: memory_engine/formats), checked whole in the background once it arrived (`status`). What is kept,
+    under MEMORYOS_IMPORT_DIR while it is chosen from and imported, is its working copy (`path`): a line a
+    turn or fact, as the import stores them (formats.Record); its conversations are listed in
+    UploadConversation. A refused file keeps only its row, saying why, until the sweep removes it."""
+
+    class Status(models.TextChoices):
+        CHECKING = "checking"
+        READY = "ready"
+        REFUSED = "refused"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="uploads")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
+    error = models.TextField(blank=True, help_text="Why the file was refused.")
+    refusal = models.CharField(
+        max_length=10, blank=True, help_text="What refused it: format, too_large (a bound) or busy (try again later)."
+    )
     name = models.CharField(max_length=200, help_text="The file's own name.")
     path = models.CharField(max_length=300, help_text="Its working copy's name, under MEMORYOS_IMPORT_DIR.")
     size = models.PositiveBigIntegerField(help_text="Bytes brought.")
-    kept_bytes = models.PositiveBigIntegerField(default=0, help_text="Bytes of its working copy.")
+    kept_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="Bytes of its working copy (while it is checked, of the file brought)."
+    )
     sha256 = models.CharField(max_length=64)
     format = models.CharField(max_length=20)
     conversation_count = models.PositiveIntegerField(default=0)
@@ -705,17 +718,20 @@ class ImportedKey(models.Model):
 
 class BackgroundJob(WorkerJob):
     """Work too heavy for a web request, run by a worker (services/background.py): a space's export restored
-    (into the space, or into an experiment's shadow space), or a comparison of an experiment with its
-    source. The request answers 202 with the job; its page or client polls it for the result."""
+    (into the space, or into an experiment's shadow space), a comparison of an experiment with its source,
+    or the check of a file brought to import. The request answers 202 with the job (or, for a check, the
+    upload); its page or client polls it for the result."""
 
     class Kind(models.TextChoices):
         RESTORE = "restore"
         COMPARISON = "comparison"
+        CHECK = "check"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="background_jobs")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     request = models.JSONField(
-        help_text="What to do: the export and parameters, or the experiment, probes and k. Emptied when the job ends."
+        help_text="What to do: the export and parameters, the experiment, probes and k, or the upload to check. "
+        "Emptied when the job ends."
     )
     result = models.JSONField(null=True, blank=True, help_text="The restore's counts, or the comparison.")
 

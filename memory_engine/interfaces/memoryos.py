@@ -32,12 +32,11 @@ from memory_engine.models import (
 from memory_engine.services import curation, spaces
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import Inspection, Response, Retrieval, inspect, reply, retrieve, turn_add
-from memory_engine.services.dispatch import upload_import_start
+from memory_engine.services.dispatch import upload_import_start, upload_start
 from memory_engine.services.lab import Probe, compare, experiment_create
 from memory_engine.services.restore import space_restore
 from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
 from memory_engine.services.spaces import assistant_create, space_get, user_create
-from memory_engine.services.uploads import upload_save
 
 ACTOR = "library"  # who the entries' history says changed them through this class
 
@@ -114,12 +113,13 @@ class MemoryOS:
 
     def upload_file(self, *, user_id: str, assistant_id: str, path: str | Path) -> ImportUpload:
         """A file from elsewhere (a ChatGPT or Claude export, chat messages, memories, a transcript: see
-        memory_engine/formats) kept for import, checked whole: `.format`, `.turns`, `.facts` and
-        `.conversations` (in the file's order, `.order_by("place")`) say what it holds.
+        memory_engine/formats) kept for import, checked whole (by a worker, waited for here): `.format`,
+        `.turns`, `.facts` and `.conversations` (in the file's order, `.order_by("place")`) say what it holds.
         Raises MemoryInputError (a ValueError) saying where a file differs from its format."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         with open(path, "rb") as file:
-            return upload_save(space=space, chunks=iter(lambda: file.read(1 << 16), b""), name=Path(path).name)
+            chunks = iter(lambda: file.read(1 << 16), b"")
+            return upload_start(space=space, chunks=chunks, name=Path(path).name, wait=True)
 
     def import_upload(self, upload: ImportUpload, *, conversations: list[str] | None = None) -> ImportJob:
         """Import the conversations chosen from an upload (by key; all when None) and its memories, turn by

@@ -5,9 +5,10 @@ request place for anyone else.
 
 A door checks the request whole (as the work itself would), records a BackgroundJob and answers 202; the
 job runs on the bulk queue (or here, inline) and leaves its result on the row for the door to poll. Whoever
-holds a space has one such job unfinished at a time. A job is taken by one worker (queued -> running, a
-single update), so a message delivered twice runs it once; one whose worker died is queued again by the
-workers' sweep after MEMORYOS_IMPORT_STALL_SECONDS.
+holds a space has one restore or comparison unfinished at a time (and MEMORYOS_UPLOAD_CHECKS_AT_ONCE
+checks). A job is taken by one worker (queued -> running, a single update), so a message delivered twice
+runs it once; one whose worker died is queued again by the workers' sweep after
+MEMORYOS_IMPORT_STALL_SECONDS.
 
 On a worker, a job runs a part of MEMORYOS_IMPORT_CHUNK_SECONDS at a time, then goes back to the queue
 behind whatever came meanwhile (another account's consolidation): an 8 MB restore once held the only worker
@@ -30,6 +31,7 @@ from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace
 from memory_engine.services.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
 from memory_engine.services.restore import restore_check, restore_texts, space_restore
+from memory_engine.services.uploads import upload_check_part
 from memory_engine.store import import_files
 from memory_engine.store.changes import announce
 from memory_engine.store.embeddings import get_embedder
@@ -153,7 +155,11 @@ def _compared(job: BackgroundJob, part: _Part) -> dict | None:
     return comparison_of(job.space, experiment.space, results, k=job.request["k"])
 
 
-WORK = {BackgroundJob.Kind.RESTORE: _restored, BackgroundJob.Kind.COMPARISON: _compared}
+WORK = {
+    BackgroundJob.Kind.RESTORE: _restored,
+    BackgroundJob.Kind.COMPARISON: _compared,
+    BackgroundJob.Kind.CHECK: upload_check_part,
+}
 
 
 def background_run(job_id: int, *, seconds: float | None = None) -> bool:

@@ -17,7 +17,8 @@ task objects are looked up in the Celery app, so a setting such as CELERY_TASK_A
 
 import contextlib
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 
 from celery import current_app
 from django.core.cache import cache
@@ -48,7 +49,7 @@ from memory_engine.services.imports import (
     room_for_bulk_work,
     upload_import_create,
 )
-from memory_engine.services.uploads import uploads_expire
+from memory_engine.services.uploads import refusal_of, upload_receive, uploads_expire
 from memory_engine.store import index
 
 logger = logging.getLogger(__name__)
@@ -178,6 +179,34 @@ def _job_send(job: ImportJob | BackgroundJob, *, run: Callable[[int], object], t
     dispatch(here=lambda: run(job.pk), task=task, args=[job.pk], unqueued=lambda: unsent(job.pk))
     if inline():
         job.refresh_from_db()
+
+
+def upload_start(
+    *, space: MemorySpace, chunks: Iterable[bytes], name: str, check: Callable[[], None] = lambda: None, wait=False
+) -> ImportUpload:
+    """Keep the file the chunks make and have it checked in the background (services/uploads.py): returns the
+    upload, being checked, or the same file brought before. Inline, or with `wait` (the Python class), it
+    returns once the check is over, and a file the check refuses raises its refusal, nothing kept. Raises
+    what upload_receive raises."""
+    upload, job = upload_receive(space=space, chunks=chunks, name=name, check=check)
+    if job is None:
+        return upload
+    background_send(job)
+    if not (inline() or wait):
+        return upload
+    deadline = time.monotonic() + memory_settings().upload_wait_seconds + UPLOAD_WAIT_MARGIN_SECONDS
+    upload.refresh_from_db()
+    while upload.status == ImportUpload.Status.CHECKING and time.monotonic() < deadline:
+        time.sleep(UPLOAD_POLL_SECONDS)
+        upload.refresh_from_db()
+    if (refused := refusal_of(upload)) is not None:
+        upload.delete()
+        raise refused
+    return upload
+
+
+UPLOAD_POLL_SECONDS = 0.25
+UPLOAD_WAIT_MARGIN_SECONDS = 60  # a check bounds itself by MEMORYOS_UPLOAD_WAIT_SECONDS; a worker takes it first
 
 
 def upload_import_start(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:

@@ -177,7 +177,11 @@ def import_create(*, space: MemorySpace, turns: list[dict], source: str) -> Impo
 def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> ImportJob:
     """Record the import of the upload's `chosen` conversations (all when None; facts are all taken);
     services.dispatch.import_send has it run. Raises MemoryInputError for a key the file does not hold, or a
-    choice with nothing in it, and TooMuchBulkWork as import_start does."""
+    choice with nothing in it or a file not (or not yet) checked, and TooMuchBulkWork as import_start does."""
+    if upload.status == ImportUpload.Status.CHECKING:
+        raise MemoryInputError("the file is still being checked: import it once it is ready")
+    if upload.status == ImportUpload.Status.REFUSED:
+        raise MemoryInputError(f"the file was refused: {upload.error}")
     turns = dict(UploadConversation.objects.filter(upload=upload).values_list("key", "turns"))
     if chosen is not None:
         unknown = [key for key in chosen if key not in turns]

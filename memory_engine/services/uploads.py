@@ -1,20 +1,23 @@
 """Files people bring to import: checked whole before anything is stored, kept as the working copy the import
 reads (services/imports.py), and deleted with their space, when they expire, or when refused.
 
-A file is written to MEMORYOS_IMPORT_DIR as it arrives, a chunk at a time (never held whole), measured as it
-comes (formats/shape.py: a file past a bound is refused at that chunk), a ChatGPT zip's conversations.json
-unpacked within the same byte limit, then scanned (memory_engine/formats): its format recognised from its
-content, every item checked as the import will check it, its turns written to the working copy and its
-conversations listed for the person to choose from. The file itself is then deleted; the working copy is
-kept. Each turn and fact has an identity (its format, its conversation's id and its messages' ids, hashed)
-that the space records with what it stored (ImportedKey): the same file imported again stores nothing
-twice, and the same file brought twice to a space is kept once.
+A file is written to MEMORYOS_IMPORT_DIR as it arrives, a chunk at a time (never held whole), and recorded as
+being checked (ImportUpload.status): the request that brought it answers at once, and the check runs in the
+background, in a process of its own (file_check.py, started by a worker's job: `upload_check_part`), while
+the page or client polls the upload. The check measures the file (formats/shape.py: a file past a bound is
+refused), unpacks a ChatGPT zip's conversations.json within the same byte limit, then scans it
+(memory_engine/formats): its format recognised from its content, every item checked as the import will
+check it, its turns written to the working copy and its conversations listed for the person to choose from.
+The file itself is then deleted; the working copy is kept. An account has at most
+MEMORYOS_UPLOAD_CHECKS_AT_ONCE files being checked. Each turn and fact has an identity (its format, its
+conversation's id and its messages' ids, hashed) that the space records with what it stored
+(ImportedKey): the same file imported again stores nothing twice, and the same file brought twice to a space
+is kept once.
 """
 
 import hashlib
 import json
 import logging
-import signal
 import subprocess
 import sys
 import time
@@ -30,7 +33,7 @@ from django.utils import timezone
 
 from memory_engine import file_check, formats, inputs
 from memory_engine.config import memory_settings
-from memory_engine.errors import InputTooLarge, MemoryInputError
+from memory_engine.errors import InputTooLarge, MachineTooBusy, MemoryInputError, TooMuchBulkWork
 from memory_engine.models import BackgroundJob, ImportJob, ImportUpload, JobStatus, MemorySpace, UploadConversation
 from memory_engine.store import import_files
 from memory_engine.store.spaces import same_holder
@@ -90,119 +93,210 @@ class _Arriving:
             self.zipped = False
 
 
-def upload_save(
+def upload_receive(
     *, space: MemorySpace, chunks: Iterable[bytes], name: str, check: Callable[[], None] = _nothing_to_check
-) -> ImportUpload:
-    """Keep the file the chunks make, check it whole and list what it holds. The file is checked in a
-    process of its own (file_check.py), which `check` may stop: it is called as the file arrives and
-    while it is checked, and what it raises ends the upload (a deadline passed, the client gone). Raises
-    InputTooLarge past MEMORYOS_MAX_IMPORT_BYTES (or, unpacked, past it too) or past what the account may
-    keep, and formats.FormatError (a MemoryInputError) for a file that is not one of the formats or passes
-    one of their bounds; then nothing is kept. A file the space has already been brought is kept once: its
-    upload is returned."""
-    name = inputs.text(name or "upload", "the file's name", limit=200, error=InputTooLarge)
+) -> tuple[ImportUpload, BackgroundJob | None]:
+    """Keep the file the chunks make and record it as being checked, with the job that checks it (dispatch's
+    `upload_check_send` has it run: services/background.py, upload_check_part). `check` is called as the file
+    arrives, and what it raises ends the upload (a deadline passed, the client gone). Raises InputTooLarge
+    past MEMORYOS_MAX_IMPORT_BYTES or past what the account may keep, MemoryInputError for an empty file;
+    then nothing is kept. A file the space has already been brought (and not refused) is kept once: its
+    upload is returned, with no job."""
+    name = inputs.text(name or "upload", "the file's name", limit=200, error=MemoryInputError)
     limit = memory_settings().max_import_bytes
-    folder, stem = import_files.folder(), uuid.uuid4().hex
-    arriving, copy = folder / f"{stem}.upload", folder / f"{stem}.records"
+    files = CheckFiles(uuid.uuid4().hex)
     try:
         received = _Arriving(limit)
-        with arriving.open("wb") as out:
+        with files.arriving.open("wb") as out:
             for chunk in chunks:
                 received.write(out, chunk)
                 check()
         if not received.size:
             raise MemoryInputError("the file is empty")
         sha256 = received.digest.hexdigest()
-        same = ImportUpload.objects.filter(space=space, sha256=sha256, size=received.size).first()
-        if same is not None:
-            arriving.unlink()
-            return same
-        found = _checked_apart(arriving, copy, zipped=received.zipped, limit=limit, check=check)
-        arriving.unlink()
-        if not found["turns"] and not found["facts"]:
-            raise MemoryInputError(f"the file is {formats.LABELS[found['format']]}, with nothing to import in it")
-        kept = copy.stat().st_size
-        _quota_check(space, kept)
+        same = ImportUpload.objects.filter(space=space, sha256=sha256, size=received.size)
+        if (kept := same.exclude(status=ImportUpload.Status.REFUSED).first()) is not None:
+            files.arriving.unlink()
+            return kept, None
+        _quota_check(space, received.size)  # what is checked is kept meanwhile
         with transaction.atomic():
+            same.delete()  # refused before (the machine was busy, say): checked again
             upload = ImportUpload.objects.create(
                 space=space,
+                status=ImportUpload.Status.CHECKING,
                 name=name,
-                path=copy.name,
+                path=files.copy.name,
                 size=received.size,
-                kept_bytes=kept,
+                kept_bytes=received.size,
                 sha256=sha256,
+                format="",
+            )
+            request = {"upload": upload.pk, "zipped": received.zipped}
+            job = BackgroundJob.objects.create(
+                space=space, kind=BackgroundJob.Kind.CHECK, request=request, touched_at=timezone.now()
+            )
+        return upload, job
+    except BaseException:
+        files.remove(keep_copy=False)
+        raise
+
+
+def upload_checks_room(space: MemorySpace) -> None:
+    """Raise TooMuchBulkWork when whoever holds `space` has MEMORYOS_UPLOAD_CHECKS_AT_ONCE files being
+    checked: what a door decides before a file's body is read."""
+    most = memory_settings().upload_checks_at_once
+    checking = ImportUpload.objects.filter(same_holder(space), status=ImportUpload.Status.CHECKING).count()
+    if checking >= most:
+        raise TooMuchBulkWork(
+            f"{checking} file{'s' if checking != 1 else ''} of yours {'are' if checking != 1 else 'is'} being "
+            "checked; bring another once it is done"
+        )
+
+
+class CheckFiles:
+    """The files of one upload's check, named by its stem in MEMORYOS_IMPORT_DIR: the file as it arrived, its
+    unpacked conversations.json, the working copy, the check's order and result, and its heartbeat."""
+
+    def __init__(self, stem: str) -> None:
+        folder = import_files.folder()
+        self.arriving, self.unzipped, self.copy = (folder / f"{stem}.{x}" for x in ("upload", "json", "records"))
+        self.order, self.result, self.alive = (folder / f"{stem}.{x}" for x in ("order", "result", "alive"))
+
+    @classmethod
+    def of(cls, upload: ImportUpload) -> "CheckFiles":
+        return cls(Path(upload.path).stem)
+
+    def all(self) -> list[Path]:
+        return [self.arriving, self.unzipped, self.copy, self.order, self.result, self.alive]
+
+    def remove(self, *, keep_copy: bool) -> None:
+        for path in (self.arriving, self.unzipped, self.order, self.result, self.alive):
+            path.unlink(missing_ok=True)
+        if not keep_copy:
+            self.copy.unlink(missing_ok=True)
+
+
+CHECK_POLL_SECONDS = 0.1
+SILENT_CHECK_SECONDS = 120  # a check whose heartbeat stopped this long ago died (file_check.HEARTBEAT_SECONDS)
+_checkers: dict[int, subprocess.Popen] = {}  # upload id -> the check this process started
+
+
+def upload_check_part(job: BackgroundJob, part) -> dict | None:
+    """A part of a file's check (services/background.py): start its process (file_check.py) if it is not
+    started, then wait for what it says until `part` is over (None: the part ended first); once it has said,
+    record it on the upload (ready, its conversations listed; or refused, saying why) and return
+    {"upload": id, "status": ...}. Safe to repeat: a check already recorded is not recorded again."""
+    upload = ImportUpload.objects.filter(pk=job.request["upload"]).first()
+    if upload is None or upload.status != ImportUpload.Status.CHECKING:
+        return {"upload": job.request["upload"], "status": upload.status if upload else "deleted"}
+    files = CheckFiles.of(upload)
+    try:
+        if not files.order.exists():
+            _checker_start(upload, files, zipped=job.request["zipped"])
+        while True:
+            if files.result.exists():
+                outcome = json.loads(files.result.read_text())
+                break
+            if (ended := _checker_ended(upload.pk, files)) is not None:
+                outcome = {"error": ended, "refusal": "format"}
+                break
+            if part.over():
+                return None
+            time.sleep(CHECK_POLL_SECONDS)
+    except Exception as exc:  # the upload says so, rather than being checked for ever
+        _check_recorded(upload, files, {"error": f"the file could not be checked ({type(exc).__name__})"})
+        raise
+    _checkers.pop(upload.pk, None)
+    return {"upload": upload.pk, "status": _check_recorded(upload, files, outcome)}
+
+
+def _checker_start(upload: ImportUpload, files: CheckFiles, *, zipped: bool) -> None:
+    order = {
+        "path": str(files.arriving),
+        "zipped": zipped,
+        "unzipped": str(files.unzipped),
+        "copy": str(files.copy),
+        "result": str(files.result),
+        "alive": str(files.alive),
+        "limit": memory_settings().max_import_bytes,
+        "limits": file_check.limits_now(),
+        "cpu_seconds": memory_settings().upload_check_seconds,
+        "wall_seconds": memory_settings().upload_wait_seconds,
+    }
+    files.order.write_text(json.dumps(order))
+    _checkers[upload.pk] = subprocess.Popen(
+        [sys.executable, "-m", "memory_engine.file_check", str(files.order)],
+        cwd=settings.BASE_DIR,  # where the project's modules are, whatever this process's folder
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # not stopped with the worker's part: it ends by itself (file_check.py)
+    )
+
+
+def _checker_ended(upload_id: int, files: CheckFiles) -> str | None:
+    """Why the check ended without a word, when it did: its process, if this one started it, ended; else
+    its heartbeat stopped SILENT_CHECK_SECONDS ago."""
+    checker = _checkers.get(upload_id)
+    if checker is not None and checker.poll() is not None and not files.result.exists():
+        logger.error("the check of upload %s ended with %s and said nothing", upload_id, checker.returncode)
+        return f"the file could not be read (its check ended with code {checker.returncode})"
+    beats = [path.stat().st_mtime for path in (files.alive, files.order) if path.exists()]
+    if beats and time.time() - max(beats) > SILENT_CHECK_SECONDS and not files.result.exists():
+        return "the file could not be read (its check stopped without a word)"
+    return None
+
+
+def _check_recorded(upload: ImportUpload, files: CheckFiles, outcome: dict) -> str:
+    """Record what the check said on the upload, once (a conditional update: another part may have), and
+    remove what the check no longer needs. Returns the upload's status."""
+    refusal = None if "scan" in outcome else (outcome.get("refusal", "format"), outcome["error"])
+    found = outcome.get("scan")
+    if found is not None and not found["turns"] and not found["facts"]:
+        refusal = ("format", f"the file is {formats.LABELS[found['format']]}, with nothing to import in it")
+    if refusal is None:
+        try:
+            _quota_check(upload.space, files.copy.stat().st_size - upload.size)
+        except InputTooLarge as exc:
+            refusal = ("too_large", str(exc))
+    logger.info(
+        "a file brought to import checked in its own process: %s, peak %.0f MiB",
+        "refused" if refusal else found["format"],
+        outcome.get("peak_bytes", 0) / 2**20,
+    )
+    checking = ImportUpload.objects.filter(pk=upload.pk, status=ImportUpload.Status.CHECKING)
+    with transaction.atomic():
+        if refusal is not None:
+            kind, error = refusal
+            recorded = checking.update(status=ImportUpload.Status.REFUSED, refusal=kind, error=error, kept_bytes=0)
+        else:
+            recorded = checking.update(
+                status=ImportUpload.Status.READY,
+                kept_bytes=files.copy.stat().st_size,
                 format=found["format"],
                 conversation_count=len(found["conversations"]),
                 facts=found["facts"],
                 turns=found["turns"],
                 cut=found["cut"],
             )
-            UploadConversation.objects.bulk_create(
-                [UploadConversation(upload=upload, place=place, **c) for place, c in enumerate(found["conversations"])],
-                batch_size=2000,
-            )
-        return upload
-    except BaseException:
-        for path in (arriving, copy, folder / f"{stem}.json", folder / f"{stem}.order", folder / f"{stem}.result"):
-            path.unlink(missing_ok=True)
-        raise
+            if recorded:
+                UploadConversation.objects.bulk_create(
+                    [UploadConversation(upload=upload, place=n, **c) for n, c in enumerate(found["conversations"])],
+                    batch_size=2000,
+                )
+    if recorded:
+        files.remove(keep_copy=refusal is None)
+    return ImportUpload.Status.REFUSED if refusal is not None else ImportUpload.Status.READY
 
 
-CHECK_POLL_SECONDS = 0.1
+REFUSALS = {"format": formats.FormatError, "too_large": InputTooLarge, "busy": MachineTooBusy}
 
 
-def _checked_apart(arriving: Path, copy: Path, *, zipped: bool, limit: int, check: Callable[[], None]) -> dict:
-    """Check the file in a process of its own (file_check.py) and return what it holds (the Scan, as
-    JSON); `check` is called while it runs, and what it raises kills the process first. Raises
-    InputTooLarge when the check used its processor time (MEMORYOS_UPLOAD_CHECK_SECONDS), FormatError as the
-    check says, and when the process ends without saying (a crash)."""
-    order_path, result_path = arriving.with_suffix(".order"), arriving.with_suffix(".result")
-    order = {
-        "path": str(arriving),
-        "zipped": zipped,
-        "unzipped": str(arriving.with_suffix(".json")),
-        "copy": str(copy),
-        "result": str(result_path),
-        "limit": limit,
-        "limits": file_check.limits_now(),
-        "cpu_seconds": memory_settings().upload_check_seconds,
-    }
-    order_path.write_text(json.dumps(order))
-    checker = subprocess.Popen(
-        [sys.executable, "-m", "memory_engine.file_check", str(order_path)],
-        cwd=settings.BASE_DIR,  # where the project's modules are, whatever the web process's folder
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        while checker.poll() is None:
-            check()
-            time.sleep(CHECK_POLL_SECONDS)
-    finally:
-        if checker.poll() is None:
-            checker.kill()
-            checker.wait()
-    stderr = checker.stderr.read().decode(errors="replace") if checker.stderr else ""
-    if checker.stderr:
-        checker.stderr.close()
-    outcome = json.loads(result_path.read_text()) if result_path.exists() else None
-    order_path.unlink(missing_ok=True)
-    result_path.unlink(missing_ok=True)
-    if outcome is None and checker.returncode == -signal.SIGXCPU:  # its processor time ran out (file_check.py)
-        seconds = order["cpu_seconds"]
-        raise InputTooLarge(f"checking the file took more than {seconds:.0f} s of processor time: send a smaller file")
-    if outcome is None:
-        logger.error("the check of an uploaded file ended with %s: %s", checker.returncode, stderr[-2000:])
-        raise formats.FormatError(f"the file could not be read (its check ended with code {checker.returncode})")
-    logger.info(
-        "a file brought to import checked in its own process: %s, peak %.0f MiB",
-        "refused" if "error" in outcome else outcome["scan"]["format"],
-        outcome.get("peak_bytes", 0) / 2**20,
-    )
-    if "error" in outcome:
-        raise formats.FormatError(outcome["error"])
-    return outcome["scan"]
+def refusal_of(upload: ImportUpload) -> MemoryInputError | None:
+    """The error a refused upload's check gave, as the exception a door answers it with (400, 413, 503)."""
+    if upload.status != ImportUpload.Status.REFUSED:
+        return None
+    return REFUSALS.get(upload.refusal, formats.FormatError)(upload.error)
 
 
 def upload_path(upload: ImportUpload) -> Path:
@@ -212,8 +306,9 @@ def upload_path(upload: ImportUpload) -> Path:
 
 def upload_delete(*, upload: ImportUpload) -> None:
     """Delete a file brought to import and its listing (the imports made from it keep their record; one
-    still reading it fails, saying the file is gone)."""
-    import_files.remove_on_commit([upload.path])
+    still reading it fails, saying the file is gone). One being checked goes too (its check's files with it;
+    what the check writes after is removed by the sweep)."""
+    import_files.remove_on_commit([path.name for path in CheckFiles.of(upload).all()])
     ImportJob.objects.filter(upload=upload, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
         status=JobStatus.FAILED, error="the file was deleted before it was imported", finished_at=timezone.now()
     )
@@ -236,6 +331,8 @@ def uploads_expire() -> int:
         kind=BackgroundJob.Kind.RESTORE, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
     )
     keep = {*ImportUpload.objects.values_list("path", flat=True)}
+    checking = ImportUpload.objects.filter(status=ImportUpload.Status.CHECKING)
+    keep |= {path.name for upload in checking.only("path") for path in CheckFiles.of(upload).all()}
     keep |= {import_files.restore_vectors_name(pk) for pk in restoring.values_list("pk", flat=True)}
     import_files.orphans_remove(keep)
     return len(expired)

@@ -28,8 +28,17 @@ def alice(memory, fake_llm, settings, tmp_path):
 
 
 def upload(client, name: str, content: bytes | None = None, space: str = SPACE):
+    """Bring the file; the answer, or, for one a worker checks in the background (202), the upload once its
+    check is over, as a client polls it."""
     body = content if content is not None else (DATA / name).read_bytes()
-    return client.post(f"{space}imports/files/?name={name}", body, content_type="application/octet-stream")
+    answer = client.post(f"{space}imports/files/?name={name}", body, content_type="application/octet-stream")
+    if answer.status_code != 202:
+        return answer
+    assert answer.data["status"] == "checking", answer.data
+    path = f"{space}imports/files/{answer.data['id']}/"
+    return wait_until(
+        lambda: (now := client.get(path)).data["status"] != "checking" and now, timeout=300, what="a check"
+    )
 
 
 def kept_files(settings) -> list[Path]:
@@ -156,12 +165,12 @@ def test_a_bad_file_is_refused_saying_where_and_nothing_is_kept(alice, settings,
 
 def test_a_body_with_no_length_is_cut_off_at_the_limit_as_it_streams(alice, alice_space, settings):
     from memory_engine.errors import InputTooLarge
-    from memory_engine.services.uploads import upload_save
+    from memory_engine.services.uploads import upload_receive
 
     settings.MEMORYOS = {**settings.MEMORYOS, "MAX_IMPORT_BYTES": 1000}
     endless = (b'{"role": "user", "content": "hi"},' for _ in range(10**9))
     with pytest.raises(InputTooLarge, match="at most 1,000 bytes"):
-        upload_save(space=alice_space, chunks=endless, name="endless.json")
+        upload_receive(space=alice_space, chunks=endless, name="endless.json")
     assert not ImportUpload.objects.exists() and kept_files(settings) == []
 
 
@@ -243,9 +252,9 @@ def test_a_worker_killed_in_the_middle_of_a_file_leaves_the_rest_to_the_next_and
     folder = str(settings.MEMORYOS["IMPORT_DIR"])
     export = tmp_path / "conversations.json"
     made = write_export(export, 0.1)
-    listed = upload(alice, "conversations.json", export.read_bytes()).data
     chunks = {"MEMORYOS_INGEST_CHUNK_TURNS": "4"}  # a chunk is stored whole or not at all
     first = start_worker("w1", MEMORYOS_IMPORT_DIR=folder, **chunks)
+    listed = upload(alice, "conversations.json", export.read_bytes()).data
     job = alice.post(f"{SPACE}imports/", {"upload": listed["id"]}, format="json").data
     wait_until(lambda: ImportJob.objects.get(pk=job["id"]).done >= 10, timeout=300, what="ten turns stored")
     first.kill()
@@ -258,3 +267,47 @@ def test_a_worker_killed_in_the_middle_of_a_file_leaves_the_rest_to_the_next_and
     pages = Page.objects.filter(space=alice_space)
     assert pages.count() == made["turns"] == ImportedKey.objects.filter(space=alice_space).count()
     assert pages.values("user_input", "timestamp").distinct().count() == made["turns"]  # none stored twice
+
+
+# A file whose check takes seconds (5 on an idle machine): 800,000 tiny messages.
+LONG = (
+    b"["
+    + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 400_000
+    + b'{"role":"user","content":"end"}]'
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_is_checked_in_the_background_one_at_a_time_for_an_account(alice, settings, start_worker):
+    """A file's check held a web request, and one of its process's few places, for its whole run (387-467 s
+    under load): other accounts' requests waited and got 503. The request now answers 202 once the file has
+    arrived, a worker has it checked, and the upload is polled; an account has one check at once (the next
+    refused before its body is read), another account's goes on beside it."""
+    start_worker(MEMORYOS_IMPORT_DIR=str(settings.MEMORYOS["IMPORT_DIR"]))
+    bob = client_for("bob")
+    first = alice.post(f"{SPACE}imports/files/?name=long.json", LONG, content_type="application/octet-stream")
+    assert first.status_code == 202 and first.data["status"] == "checking", first.data
+    second = upload(alice, "messages-one.json")
+    assert second.status_code == 429 and "being checked" in second.data["detail"], second.data
+    beside = upload(bob, "messages-one.json", space="/api/v1/users/bob/spaces/helper/")
+    assert beside.data["status"] == "ready", beside.data
+    path = f"{SPACE}imports/files/{first.data['id']}/"
+    over = wait_until(lambda: (now := alice.get(path).data)["status"] != "checking" and now, timeout=600, what="it")
+    assert (over["status"], over["turns"], over["format"]) == ("ready", 400_001, "messages"), over
+    assert upload(alice, "messages-one.json").data["status"] == "ready"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_refused_in_the_background_says_why_and_is_checked_again_when_brought_again(
+    alice, settings, start_worker
+):
+    start_worker(MEMORYOS_IMPORT_DIR=str(settings.MEMORYOS["IMPORT_DIR"]))
+    broken = b'[{"role": "user", "content": "I keep bees"}, {"role": "user"'
+    refused = upload(alice, "broken.json", broken).data
+    assert refused["status"] == "refused" and refused["refusal"] == "format" and refused["error"], refused
+    assert refused["kept_bytes"] == 0 and [p.suffix for p in kept_files(settings)] == []
+    chosen = alice.post(f"{SPACE}imports/", {"upload": refused["id"]}, format="json")
+    assert chosen.status_code == 400 and "refused" in chosen.data["detail"]
+    again = upload(alice, "broken.json", broken).data
+    assert again["status"] == "refused" and again["id"] != refused["id"]
+    assert list(ImportUpload.objects.values_list("pk", flat=True)) == [again["id"]]

@@ -2,9 +2,13 @@
 what a hostile account sends it: a 171-byte file whose branches loop (a naive walk never ends), bodies sent
 before any check, a body of no stated length, and a request that never ends its work."""
 
+import contextlib
 import json
+import os
 import select
+import signal
 import socket
+import threading
 from pathlib import Path
 
 import httpx2
@@ -67,13 +71,22 @@ def answer_to_headers(base: str, request: bytes, body_bytes: int) -> tuple[int, 
     return int(answer.split(b" ", 2)[1]), sent
 
 
+def checked(client, answer) -> dict:
+    """The upload a 202 answered with, once a worker's check of it is over (polled as a client does)."""
+    assert answer.status_code == 202 and answer.json()["status"] == "checking", answer.text
+    path = f"{UPLOADS}{answer.json()['id']}/"
+    over = lambda: (now := client.get(path).json())["status"] != "checking" and now  # noqa: E731
+    return wait_until(over, timeout=300, what="the file's check")
+
+
 def test_hostile_bodies_are_refused_before_they_are_read_and_a_looping_file_at_once(start, tmp_path):
     web, base, secret = serve(start, tmp_path)
+    start("worker", MEMORYOS_IMPORT_DIR=str(tmp_path / "imports"), MEMORYOS_INDEX_DIR=str(tmp_path / "w-indexes"))
     client = httpx2.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {secret}"})
 
-    # A 171-byte ChatGPT file whose branches loop: refused, and the process goes on answering.
-    looped = client.post(f"{UPLOADS}?name=loop.json", content=LOOP)
-    assert looped.status_code == 400 and "the message tree has a cycle" in looped.json()["detail"]
+    # A 171-byte ChatGPT file whose branches loop: refused by its check, and the process goes on answering.
+    looped = checked(client, client.post(f"{UPLOADS}?name=loop.json", content=LOOP))
+    assert looped["status"] == "refused" and "the message tree has a cycle" in looped["error"], looped
     assert healthy(f"{base}/healthz") and client.get("/api/v1/users/alice/").status_code == 200
 
     # An unauthenticated 300 MB POST, and an unauthenticated export to restore: answered from the headers.
@@ -95,9 +108,9 @@ def test_hostile_bodies_are_refused_before_they_are_read_and_a_looping_file_at_o
 
     # A file sent with no stated length (chunked) is read as it arrives, not taken as empty.
     body = json.dumps([{"role": "user", "content": "I keep bees on the roof"}]).encode()
-    chunked = client.post(f"{UPLOADS}?name=bees.json", content=iter([body[:10], body[10:]]))
-    assert chunked.status_code == 201 and chunked.json()["turns"] == 1, chunked.text
-    assert ImportUpload.objects.filter(space__user__external_id="alice").count() == 1
+    chunked = checked(client, client.post(f"{UPLOADS}?name=bees.json", content=iter([body[:10], body[10:]])))
+    assert chunked["status"] == "ready" and chunked["turns"] == 1, chunked
+    assert ImportUpload.objects.filter(space__user__external_id="alice", status="ready").count() == 1
     assert web.running()
 
 
@@ -197,29 +210,54 @@ def test_a_body_sent_slowly_is_cut_off(start, tmp_path):
         assert connection.recv(64).split(b" ", 2)[1] == b"408"
 
 
-def test_a_web_process_with_a_request_at_work_past_the_stuck_limit_is_replaced(start, tmp_path):
-    """A thread that never ends its work cannot be stopped from outside, and gunicorn's own timeout
-    watches the event loop, which stays free: the process's housekeeping asks for its replacement."""
+def running(web, word: bytes) -> set[int]:
+    """The web role's processes whose command line holds `word` (its gunicorn workers, its files' checks)."""
+    found = set()
+    for pid in web.pids()[1:]:
+        with contextlib.suppress(OSError):
+            if word in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+    return found
+
+
+def test_a_web_process_with_a_request_at_work_past_the_stuck_limit_is_replaced_while_a_new_one_serves(start, tmp_path):
+    """A thread that never ends its work cannot be stopped from outside, and gunicorn's own timeout watches
+    the event loop, which stays free: the process's housekeeping asks for its replacement. It used to end
+    itself (SIGTERM), and with one web process nothing took connections until its stuck request ended; now
+    gunicorn starts the new process first. The request stuck here is a file checked within its request
+    (inline), its check stopped with SIGSTOP for as long as the test needs."""
     web, base, secret = serve(
         start,
         tmp_path,
         WEB_STUCK_SECONDS="3",
         MEMORYOS_INDEX_PRUNE_SECONDS="1",
-        MEMORYOS_UPLOAD_CHECK_SECONDS="900",
-        MEMORYOS_UPLOAD_WAIT_SECONDS="900",
-        WEB_GRACEFUL_TIMEOUT_SECONDS="600",  # however long the check takes on a busy machine, it finishes
+        MEMORYOS_CONSOLIDATION="inline",
+        WEB_GRACEFUL_TIMEOUT_SECONDS="600",  # the stuck request is let finish once its check goes on
     )
     big = tmp_path / "long.json"
     with big.open("wb") as out:  # a file whose check takes seconds (5 on an idle machine): 800,000 tiny messages
         out.write(b"[" + b'{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},' * 400_000)
         out.write(b'{"role":"user","content":"end"}]')
     client = httpx2.Client(base_url=base, timeout=900, headers={"Authorization": f"Bearer {secret}"})
-    worker_pids = set(web.pids()[1:])
-    answer = client.post(f"{UPLOADS}?name=long.json", content=big.read_bytes())
-    # The request in flight was let finish (a graceful stop), and a new worker process took over.
-    assert answer.status_code == 201, answer.text
-    wait_until(lambda: "asking gunicorn to replace this process" in web.output(), timeout=300, what="the watchdog")
-    wait_until(
-        lambda: set(web.pids()[1:]) - worker_pids and healthy(f"{base}/healthz"), timeout=300, what="a new worker"
+    first_workers = running(web, b"gunicorn")
+    answers = []
+    sending = threading.Thread(
+        target=lambda: answers.append(client.post(f"{UPLOADS}?name=long.json", content=big.read_bytes()))
     )
+    sending.start()
+    checker = wait_until(lambda: running(web, b"memory_engine.file_check"), timeout=300, interval=0.01, what="a check")
+    (checker,) = checker
+    os.kill(checker, signal.SIGSTOP)
+    try:
+        wait_until(lambda: "asking gunicorn to replace this process" in web.output(), timeout=300, what="the watchdog")
+        wait_until(
+            lambda: running(web, b"gunicorn") - first_workers and healthy(f"{base}/healthz"),
+            timeout=300,
+            what="a new worker serving",
+        )
+        assert sending.is_alive()  # served by the new process while the stuck request is still at work
+    finally:
+        os.kill(checker, signal.SIGCONT)
+    sending.join(timeout=900)
+    assert answers and answers[0].status_code == 201, answers and answers[0].text
     assert web.running()

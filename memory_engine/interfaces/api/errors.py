@@ -14,6 +14,7 @@ from memory_engine.errors import (
     InputTooLarge,
     InvalidParameter,
     JobEnded,
+    MachineTooBusy,
     MemoryInputError,
     TooMuchBulkWork,
 )
@@ -57,6 +58,8 @@ def exception_handler(exc, context):
         return response
     if isinstance(exc, TooMuchBulkWork):
         return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": "60"})
+    if isinstance(exc, MachineTooBusy):
+        return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "60"})
     # The state is in the way: the same request may pass once it has changed.
     in_the_way = EntryNotActive | EntryHeldByAnother | ExperimentConflict | JobEnded | SecretsUnavailable
     if isinstance(exc, in_the_way):

@@ -57,6 +57,17 @@
     $("import-status").textContent = text;
   }
 
+  // A file brought is checked in the background: its upload is polled until it is ready or refused.
+  async function checked(upload) {
+    const began = Date.now();
+    while (upload.status === "checking") {
+      say(`checking ${upload.name} … ${Math.round((Date.now() - began) / 1000)} s`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      upload = await call(`imports/files/${upload.id}/`);
+    }
+    return upload;
+  }
+
   // A space's export (a JSON object that is none of the formats a file is imported from): restored.
   async function asExport(file) {
     if (file.size > RESTORE_MAX_BYTES || !file.name.toLowerCase().endsWith(".json")) return null;
@@ -161,9 +172,14 @@
         await restore(document);
         return;
       }
-      say(`reading ${file.name} …`);
+      say(`sending ${file.name} …`);
       const path = `imports/files/?name=${encodeURIComponent(file.name)}`;
-      showChoice(await call(path, { method: "POST", body: file, contentType: "application/octet-stream" }));
+      const upload = await checked(await call(path, { method: "POST", body: file, contentType: "application/octet-stream" }));
+      if (upload.status === "refused") {
+        say(`${file.name} was refused: ${upload.error}`);
+        return;
+      }
+      showChoice(upload);
       say(`${file.name} checked: choose what to import`);
     } catch (error) {
       say(error.message);

@@ -44,8 +44,9 @@ LISTED_AT_ONCE = 500  # conversations an upload's answer lists; GET .../conversa
 
 
 class ImportUploadOut(serializers.ModelSerializer):
-    """A file brought to import, checked whole: its format and what it holds, to choose from (its first
-    conversations; GET .../imports/files/<id>/conversations/ lists them all, a page at a time)."""
+    """A file brought to import: being checked (poll it), refused (`error` says why) or ready, with its
+    format and what it holds, to choose from (its first conversations; GET .../imports/files/<id>/
+    conversations/ lists them all, a page at a time)."""
 
     label = serializers.SerializerMethodField()
     conversations = serializers.SerializerMethodField(
@@ -56,12 +57,12 @@ class ImportUploadOut(serializers.ModelSerializer):
     class Meta:
         model = ImportUpload
         fields = [
-            "id", "name", "size", "kept_bytes", "format", "label", "conversations", "conversations_total",
-            "facts", "turns", "cut", "created_at",
+            "id", "name", "status", "error", "refusal", "size", "kept_bytes", "format", "label", "conversations",
+            "conversations_total", "facts", "turns", "cut", "created_at",
         ]  # fmt: skip
 
     def get_label(self, upload) -> str:
-        return FORMAT_LABELS[upload.format]
+        return FORMAT_LABELS.get(upload.format, "")
 
     @extend_schema_field(ListedConversationOut(many=True))
     def get_conversations(self, upload) -> list:

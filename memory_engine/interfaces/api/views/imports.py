@@ -27,9 +27,9 @@ from memory_engine.models import (
     ImportUpload,
 )
 from memory_engine.services import imports
-from memory_engine.services.dispatch import import_start, upload_import_start
+from memory_engine.services.dispatch import import_start, upload_import_start, upload_start
 from memory_engine.services.imports import locomo_turns, transcript_turns
-from memory_engine.services.uploads import upload_delete, upload_room_check, upload_save
+from memory_engine.services.uploads import upload_checks_room, upload_delete, upload_room_check
 
 
 class ImportsView(MemoryApiView):
@@ -61,8 +61,9 @@ class ImportsView(MemoryApiView):
 
 class UploadsView(MemoryApiView):
     """A file to import, sent as the request's body (not a form): read a chunk at a time as it arrives, to
-    disk, never held whole, and checked whole before the answer. What the account may keep, and whether
-    it has another file arriving, is decided before the body is read."""
+    disk, never held whole, then checked in the background (202; poll the upload until it is `ready` or
+    `refused`). What the account may keep, and whether it has another file arriving or being checked, is
+    decided before the body is read."""
 
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]
     parser_classes = [RawBodyParser]
@@ -75,8 +76,9 @@ class UploadsView(MemoryApiView):
     @extend_schema(
         request={"application/octet-stream": {"type": "string", "format": "binary"}},
         parameters=[OpenApiParameter("name", str, description="The file's name, as the person knows it.")],
-        responses={201: ImportUploadOut},
-        summary="Bring a file to import (a ChatGPT or Claude export, chat messages, memories): checked and listed",
+        responses={202: ImportUploadOut, 201: ImportUploadOut},
+        summary="Bring a file to import (a ChatGPT or Claude export, chat messages, memories): 202, being checked "
+        "(201: the same file, brought before)",
     )
     def post(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id, create=True)
@@ -85,15 +87,17 @@ class UploadsView(MemoryApiView):
         except ValueError:
             length = 0
         upload_room_check(space=space, size=length)
-        with one_at_a_time(f"upload:{caller_key(request)}", "a file of yours is still arriving or being checked"):
+        upload_checks_room(space)
+        with one_at_a_time(f"upload:{caller_key(request)}", "a file of yours is still arriving"):
             body = request._request  # Django's request, read as it arrives (DRF would read a chunked body as empty)
-            upload = upload_save(
+            upload = upload_start(
                 space=space,
                 chunks=iter(lambda: body.read(1 << 16), b""),
                 name=request.query_params.get("name", ""),
-                check=work_wait(request, memory_settings().upload_wait_seconds, "bringing and checking the file"),
+                check=work_wait(request, memory_settings().upload_wait_seconds, "bringing the file"),
             )
-        return Response(ImportUploadOut(upload).data, status=status.HTTP_201_CREATED)
+        checking = upload.status == ImportUpload.Status.CHECKING
+        return Response(ImportUploadOut(upload).data, status=202 if checking else status.HTTP_201_CREATED)
 
 
 class UploadView(MemoryApiView):
