@@ -64,6 +64,11 @@ class EntryNotActive(InvalidEntry):
     ago by someone else): a conflict with its state, 409 over HTTP. Revert it from its history first."""
 
 
+class EntryErased(EntryNotActive):
+    """A change to an entry erased a moment ago, by another request (409 over HTTP, as for an entry no
+    longer active)."""
+
+
 class EntryHeldByAnother(InvalidEntry):
     """A revert of a profile entry whose attribute another active entry now holds: a conflict with the
     memory's state, 409 over HTTP. Edit that entry instead."""

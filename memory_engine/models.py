@@ -719,19 +719,20 @@ class ImportedKey(models.Model):
 class BackgroundJob(WorkerJob):
     """Work too heavy for a web request, run by a worker (services/background.py): a space's export restored
     (into the space, or into an experiment's shadow space), a comparison of an experiment with its source,
-    or the check of a file brought to import. The request answers 202 with the job (or, for a check, the
-    upload); its page or client polls it for the result."""
+    the check of a file brought to import, or a turn's words erased. The request answers 202 with the job
+    (or, for a check, the upload); its page or client polls it for the result."""
 
     class Kind(models.TextChoices):
         RESTORE = "restore"
         COMPARISON = "comparison"
         CHECK = "check"
+        ERASE = "erase"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="background_jobs")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     request = models.JSONField(
-        help_text="What to do: the export and parameters, the experiment, probes and k, or the upload to check. "
-        "Emptied when the job ends."
+        help_text="What to do: the export and parameters, the experiment, probes and k, the upload to check, or "
+        "the turn and sentence to erase. Emptied when the job ends."
     )
     result = models.JSONField(null=True, blank=True, help_text="The restore's counts, or the comparison.")
 

@@ -79,11 +79,16 @@ class Coverage:
 
 def span(sentence: str, text: str) -> re.Match | None:
     """Where `sentence` (whitespace collapsed, as split_sentences gives it) is in `text`, however it was
-    spaced. Pure."""
+    spaced, and never inside a word ("e" is not in "Berlin"). Pure."""
     words = sentence.split()
     if not words:
         return None
-    return re.search(r"\s+".join(map(re.escape, words)), text)
+    pattern = r"\s+".join(map(re.escape, words))
+    if re.match(r"\w", words[0]):
+        pattern = r"(?<!\w)" + pattern
+    if re.search(r"\w$", words[-1]):
+        pattern += r"(?!\w)"
+    return re.search(pattern, text)
 
 
 def corrected(sentence: str, before: str, after: str) -> str:

@@ -27,8 +27,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory_engine.config import memory_settings
+from memory_engine.engine.erasure import erase_statement, erase_turn, turn_texts
 from memory_engine.errors import TooMuchBulkWork
-from memory_engine.models import BackgroundJob, Experiment, MemorySpace
+from memory_engine.models import BackgroundJob, Experiment, MemorySpace, Page
 from memory_engine.services.comparison import Probe, comparison_of, probe_compared, probes_check, sides_turn_ids
 from memory_engine.services.restore import restore_check, restore_texts, space_restore
 from memory_engine.services.uploads import upload_check_part
@@ -75,6 +76,17 @@ def comparison_create(*, experiment: Experiment, probes: Sequence[Probe], k: int
     }
     return BackgroundJob.objects.create(
         space=experiment.source, kind=BackgroundJob.Kind.COMPARISON, request=request, touched_at=timezone.now()
+    )
+
+
+def erase_create(*, page: Page, sentence: str | None = None, index: int | None = None) -> BackgroundJob:
+    """Record the erasure of the turn's every word, or of one whole sentence of it (as written, or by its
+    index), after checking the sentence is one (engine/erasure.turn_texts raises InvalidParameter)."""
+    texts = turn_texts(page, sentence, index)
+    whole = sentence is None and index is None
+    request = {"page": page.pk, "sentence": None if whole else texts[0]}
+    return BackgroundJob.objects.create(
+        space=page.space, kind=BackgroundJob.Kind.ERASE, request=request, touched_at=timezone.now()
     )
 
 
@@ -155,10 +167,20 @@ def _compared(job: BackgroundJob, part: _Part) -> dict | None:
     return comparison_of(job.space, experiment.space, results, k=job.request["k"])
 
 
+def _erased(job: BackgroundJob, part: _Part) -> dict:
+    """The turn's words erased, in one transaction (a part cannot split it): every word, or the sentence."""
+    page = Page.objects.select_related("space").filter(pk=job.request["page"], space=job.space).first()
+    if page is None:
+        raise LookupError("the turn was deleted")
+    sentence = job.request["sentence"]
+    return {"turns_changed": erase_turn(page) if sentence is None else erase_statement(page, sentence)}
+
+
 WORK = {
     BackgroundJob.Kind.RESTORE: _restored,
     BackgroundJob.Kind.COMPARISON: _compared,
     BackgroundJob.Kind.CHECK: upload_check_part,
+    BackgroundJob.Kind.ERASE: _erased,
 }
 
 

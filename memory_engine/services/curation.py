@@ -11,7 +11,15 @@ from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, mark_entry, page_marks
-from memory_engine.engine.erasure import erase_entry, erase_statement, erase_turn
+from memory_engine.engine.erasure import (
+    entry_texts,
+    erase_entry,
+    erase_statement,
+    erase_turn,
+    erasure_plan,
+    turn_sentences,
+    turn_texts,
+)
 from memory_engine.engine.long_term import (
     knowledge_add,
     knowledge_enforce_capacity,
@@ -21,7 +29,7 @@ from memory_engine.engine.long_term import (
     user_profile,
 )
 from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
-from memory_engine.errors import EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
+from memory_engine.errors import EntryErased, EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.export import entry_dict, page_dict, version_dict
 from memory_engine.services.usage import reply_costs, turns_used_read
@@ -126,7 +134,7 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
     _check_active(entry)
     vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
     with space_write(entry.space_id) as write:
-        entry.refresh_from_db()
+        _fresh(entry)
         _check_active(entry)  # as it is now, under the lock: not as the caller read it
         if entry.value == value:
             return entry
@@ -139,6 +147,14 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
         record_version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
         mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
+
+
+def _fresh(entry: LongTermEntry) -> None:
+    """Read the entry again, under the space's lock: EntryErased when another request erased it meanwhile."""
+    try:
+        entry.refresh_from_db()
+    except LongTermEntry.DoesNotExist:
+        raise EntryErased(f"entry {entry.pk} was erased a moment ago") from None
 
 
 def _check_active(entry: LongTermEntry) -> None:
@@ -159,7 +175,7 @@ def entry_revert(*, entry: LongTermEntry, version: EntryVersion, actor: str, cau
     value = version.after
     vector = None if entry.kind == Kind.PROFILE else get_embedder().encode_one(value)
     with space_write(entry.space_id) as write:
-        entry.refresh_from_db()
+        _fresh(entry)
         if entry.value == value and entry.status == Status.ACTIVE:
             return entry
         rival = LongTermEntry.objects.filter(space=write.space, kind=Kind.PROFILE, key=entry.key, status=Status.ACTIVE)
@@ -192,7 +208,7 @@ def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY
     drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. Safe to
     repeat."""
     with space_write(entry.space_id) as write:
-        entry.refresh_from_db()
+        _fresh(entry)
         if entry.status == Status.DELETED:
             return entry
         entry.status = Status.DELETED
@@ -267,3 +283,36 @@ def versions(entry: LongTermEntry) -> QuerySet:
     """Every version of the entry, oldest first, with the ids of the turns each was drawn from."""
     only_ids = Page.objects.only("id")
     return entry.versions.prefetch_related(Prefetch("source_pages", queryset=only_ids)).order_by("at", "pk")
+
+
+# --- Erase: what it would take, then for good -------------------------------------------------------
+
+
+def erase_preview(*, page: Page | None = None, entry: LongTermEntry | None = None, sentence=None, index=None) -> dict:
+    """What erasing would take out of the memory, changing nothing (a dry run the page shows before asking to
+    confirm): of a turn, its every word or one whole sentence (as written, or by its index); or of an entry,
+    its values and the statements they were drawn from. The turn's sentences are listed, to choose from.
+    Raises InvalidParameter for a sentence that is not a whole sentence of the turn."""
+    if page is not None:
+        space, texts = page.space, turn_texts(page, sentence, index)
+        whole = sentence is None and index is None
+        plan = erasure_plan(space, texts, pages={page.pk} if whole else frozenset())
+        sentences = [{"index": s.index, "field": s.field, "text": s.text} for s in turn_sentences(page)]
+    else:
+        space, sentences = entry.space, []
+        plan = erasure_plan(space, entry_texts(entry), entries={entry.pk})
+    seqs = dict(Page.objects.filter(pk__in=plan.pages).values_list("pk", "seq"))
+    return {
+        "sentences": sentences,
+        "erasing": plan.texts,
+        "turns": [
+            {"id": pk, "seq": seqs[pk], **after} for pk, after in sorted(plan.pages.items(), key=lambda i: seqs[i[0]])
+        ],
+        "entries_deleted": [_entry_line(e) for e in plan.deleted],
+        "entries_changed": [{**_entry_line(e), "after": after} for e, after in plan.changed],
+        "forks": MemorySpace.objects.filter(experiment__source=space).count(),
+    }
+
+
+def _entry_line(entry: LongTermEntry) -> dict:
+    return {"id": entry.pk, "kind": entry.kind, "key": entry.key, "value": entry.value}

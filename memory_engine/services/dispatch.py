@@ -31,6 +31,7 @@ from memory_engine.services.background import (
     background_stalled,
     background_unsent,
     comparison_create,
+    erase_create,
     restore_create,
 )
 from memory_engine.services.comparison import Probe
@@ -240,6 +241,15 @@ def comparison_start(*, experiment: Experiment, probes: list[Probe], k: int) -> 
     """Have a worker compare the experiment with its source (inline: compared on return). Raises what
     services/comparison.probes_check raises, and TooMuchBulkWork as restore_start does."""
     job = comparison_create(experiment=experiment, probes=probes, k=k)
+    background_send(job)
+    return job
+
+
+def turn_erase_start(*, page, sentence: str | None = None, index: int | None = None) -> BackgroundJob:
+    """Have a worker erase the turn's every word, or one whole sentence of it (as written, or by its index),
+    wherever they are (inline: erased on return). Raises InvalidParameter, recording nothing, for a sentence
+    that is not a whole sentence of the turn."""
+    job = erase_create(page=page, sentence=sentence, index=index)
     background_send(job)
     return job
 

@@ -163,6 +163,13 @@ def test_a_bad_file_is_refused_saying_where_and_nothing_is_kept(alice, settings,
     assert not ImportUpload.objects.exists() and kept_files(settings) == []
 
 
+def test_a_file_name_too_long_is_bad_input_not_a_body_too_large(alice, settings):
+    """A 300-character ?name= answered 413, which says the body was too large."""
+    answer = upload(alice, "n" * 300, (DATA / "messages-one.json").read_bytes())
+    assert answer.status_code == 400 and "the file's name is 300 characters long" in answer.data["detail"]
+    assert not ImportUpload.objects.exists() and kept_files(settings) == []
+
+
 def test_a_body_with_no_length_is_cut_off_at_the_limit_as_it_streams(alice, alice_space, settings):
     from memory_engine.errors import InputTooLarge
     from memory_engine.services.uploads import upload_receive

@@ -139,12 +139,35 @@ def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser,
     assert Page.objects.filter(space__user__external_id="bob").count() == bobs
 
 
+def test_the_owner_erases_one_sentence_of_a_turn_after_seeing_what_it_would_take(
+    browser, live_server, ann, screenshots
+):
+    """Erase was reachable over REST only, took any fragment ("e" erased every "e") and ran in the request.
+    On the page: a turn's "Erase…" lists its sentences, shows what erasing one would take (a dry run), and
+    erases it once confirmed; the page says when it is done."""
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    open_chat(browser, f"{live_server.url}/chat/alice/helper/")
+    browser.locator(".bubble.user", has_text="nursing scrubs").locator("button.erase-link").click()
+    sentence = "Milo likes to sleep on my nursing scrubs."
+    browser.locator("#erase-choices label", has_text=f"You: “{sentence}”").click()
+    browser.locator("#erase-confirm:enabled").wait_for()  # disabled while the chosen sentence's dry run runs
+    assert browser.locator("#erase-preview .erase-words").inner_text().endswith(f"wherever they are: “{sentence}”")
+    assert browser.locator("#erase-preview li").first.inner_text().startswith("1 turn changes: #")
+    assert Page.objects.filter(user_input=sentence).exists()  # nothing erased yet
+    browser.screenshot(path=str(screenshots / "erase.png"))
+    browser.click("#erase-confirm")
+    browser.locator("#curation-status", has_text="Erased for good: 1 turn changed.").wait_for()
+    assert not Page.objects.filter(user_input__icontains="scrubs").exists()
+    assert "scrubs" not in browser.locator("#messages").inner_text()
+    assert "Cats love warm clothes" in browser.locator("#messages").inner_text()  # the reply stays
+
+
 def test_stored_html_is_shown_as_text_and_never_runs(browser, live_server, ann):
     sign_in(browser, live_server, "ann", "pw-ann-12345")
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     bubble = browser.locator(".bubble.user", has_text="is my")
     bubble.wait_for()
-    assert bubble.inner_text() == "<img src=x onerror=alert(1)> is my <b>bold</b> claim"
+    assert bubble.locator(".text").inner_text() == "<img src=x onerror=alert(1)> is my <b>bold</b> claim"
     assert browser.locator(".bubble img, .bubble b").count() == 0
     assert browser.dialogs == []
 

@@ -174,7 +174,7 @@
       // A turn some of whose words were forgotten or corrected is shown as it was said, those marked.
       const said = turn.said || turn;
       const marks = (field) => (turn.marks || []).filter((mark) => mark.field === field);
-      if (said.user_input) bubble("user", said.user_input, turn.id, marks("user_input"));
+      if (said.user_input) bubble("user", said.user_input, turn.id, marks("user_input")).append(chat.eraseLink(turn.id));
       if (said.agent_response) {
         // A quoted reply links to the turns it quotes, after a reload as when it was written.
         const quoted = (turn.reply && turn.reply.turns) || [];
@@ -228,6 +228,7 @@
     pending.scrollIntoView({ block: "end" });
     markTurn(asked, answer.page.id);
     markTurn(pending, answer.page.id);
+    asked.append(chat.eraseLink(answer.page.id));
     chat.refresh();
   }
 

@@ -124,13 +124,65 @@ class PageOut(serializers.ModelSerializer):
 
 class EraseIn(serializers.Serializer):
     sentence = EngineTextField(
-        required=False, allow_blank=True, help_text="Only this sentence of the turn; the whole turn when absent."
+        required=False,
+        allow_blank=True,
+        help_text="Only this sentence of the turn, whole and as written (a dry run lists them); the whole turn "
+        "when absent.",
+    )
+    sentence_index = serializers.IntegerField(
+        required=False, min_value=0, max_value=100_000, help_text="Only the turn's sentence of this index."
+    )
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Say what the erasure would take out of the memory, changing nothing."
+    )
+
+    def validate(self, attrs):
+        if attrs.get("sentence") and "sentence_index" in attrs:
+            raise serializers.ValidationError("give a sentence or its index, not both")
+        return attrs
+
+
+class EntryEraseIn(serializers.Serializer):
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Say what the erasure would take out of the memory, changing nothing."
     )
 
 
 class ErasedOut(serializers.Serializer):
     erased = serializers.BooleanField()
     turns_changed = serializers.IntegerField(help_text="Turns whose words changed (the space's and its forks').")
+
+
+class ErasedEntryOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    key = serializers.CharField()
+    value = serializers.CharField()
+    after = serializers.CharField(required=False, help_text="Its value once the words are taken out of it.")
+
+
+class ErasedTurnOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    user_input = serializers.CharField(help_text="What the person's words would be after.")
+    agent_response = serializers.CharField(help_text="What the reply would be after.")
+
+
+class TurnSentenceOut(serializers.Serializer):
+    index = serializers.IntegerField()
+    field = serializers.CharField(help_text="user_input or agent_response")
+    text = serializers.CharField()
+
+
+class ErasePreviewOut(serializers.Serializer):
+    """What an erasure would take out of the memory (a dry run: nothing changed)."""
+
+    sentences = TurnSentenceOut(many=True, help_text="The turn's sentences, to erase one of them.")
+    erasing = serializers.ListField(child=serializers.CharField(), help_text="The words taken out wherever they are.")
+    turns = ErasedTurnOut(many=True, help_text="The turns whose words would change, as they would be after.")
+    entries_deleted = ErasedEntryOut(many=True, help_text="Entries drawn from the words: deleted with their history.")
+    entries_changed = ErasedEntryOut(many=True, help_text="Entries that hold the words among others: those go.")
+    forks = serializers.IntegerField(help_text="The lab's forks of the space, whose copies lose the words too.")
 
 
 class PromptPartOut(serializers.Serializer):

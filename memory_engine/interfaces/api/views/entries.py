@@ -18,7 +18,7 @@ from memory_engine.interfaces.api.serializers.entries import (
     RevertIn,
 )
 from memory_engine.interfaces.api.serializers.fields import paginated
-from memory_engine.interfaces.api.serializers.turns import ErasedOut
+from memory_engine.interfaces.api.serializers.turns import EntryEraseIn, ErasedOut, ErasePreviewOut
 from memory_engine.interfaces.api.throttling import (
     CallerRateThrottle,
     HeavyRequestThrottle,
@@ -147,12 +147,16 @@ class EntryEraseView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # it rewrites turns and vacuums tables
 
     @extend_schema(
-        request=None,
-        responses=ErasedOut,
-        summary="Erase an entry, its history and the statements it was drawn from, for good: irreversible",
+        request=EntryEraseIn,
+        responses={200: ErasedOut},
+        summary="Erase an entry, its history and the statements it was drawn from, for good: irreversible (with "
+        "dry_run: what it would take, as ErasePreviewOut)",
     )
     def post(self, request, user_id, assistant_id, entry_id):
+        data = self.valid(EntryEraseIn)
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
+        if data["dry_run"]:
+            return Response(ErasePreviewOut(curation.erase_preview(entry=entry)).data)
         return Response({"erased": True, "turns_changed": curation.erase_entry(entry)})
 
 

@@ -18,12 +18,12 @@ from memory_engine.interfaces.api.reply_stream import ReplyStream
 from memory_engine.interfaces.api.serializers.fields import paginated
 from memory_engine.interfaces.api.serializers.imports import ImportJobOut
 from memory_engine.interfaces.api.serializers.sessions import ConsolidationRunOut
-from memory_engine.interfaces.api.serializers.spaces import SpaceOut
+from memory_engine.interfaces.api.serializers.spaces import BackgroundJobOut, SpaceOut
 from memory_engine.interfaces.api.serializers.turns import (
     ChatIn,
     ChatOut,
-    ErasedOut,
     EraseIn,
+    ErasePreviewOut,
     InspectIn,
     InspectionOut,
     PageOut,
@@ -43,6 +43,7 @@ from memory_engine.models import (
 )
 from memory_engine.services import consolidation, conversation, curation, imports, spaces, usage
 from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
+from memory_engine.services.dispatch import turn_erase_start
 from memory_engine.services.space_llm import (
     llm_for,
     weak_model,
@@ -87,15 +88,18 @@ class TurnEraseView(MemoryApiView):
 
     @extend_schema(
         request=EraseIn,
-        responses=ErasedOut,
-        summary="Erase a turn's words for good (or one sentence of it), wherever they are: irreversible",
+        responses={202: BackgroundJobOut, 200: ErasePreviewOut},
+        summary="Erase a turn's words for good (or one whole sentence of it), wherever they are: irreversible. "
+        "202: a worker erases them (poll .../jobs/<id>/); with dry_run, 200: what it would take",
     )
     def post(self, request, user_id, assistant_id, page_id):
         data = self.valid(EraseIn)
         page = row_in(space_for(request, user_id, assistant_id), Page, page_id)
-        sentence = data.get("sentence")
-        changed = curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)
-        return Response({"erased": True, "turns_changed": changed})
+        sentence, index = data.get("sentence") or None, data.get("sentence_index")
+        if data["dry_run"]:
+            return Response(ErasePreviewOut(curation.erase_preview(page=page, sentence=sentence, index=index)).data)
+        job = turn_erase_start(page=page, sentence=sentence, index=index)
+        return Response(BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class TurnUsedView(MemoryApiView):
