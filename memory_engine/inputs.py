@@ -48,6 +48,15 @@ def text(value: object, field: str, *, limit: int | None = None, error: type[Mem
     return value
 
 
+SOURCE_ID_CHARS = 200  # a conversation's, message's or memory's id in a file brought to import (a UUID: 36)
+
+
+def source_id(value: object) -> str:
+    """The id a file brought to import gives a conversation, a message or a memory: text as a turn's (no
+    NUL, no lone surrogate), at most SOURCE_ID_CHARS."""
+    return text(value, "its id", limit=SOURCE_ID_CHARS, error=InputTooLarge)
+
+
 def hint(value: object, field: str) -> str:
     """A short text a caller passes through a call and gets back (MCP's style_hint): text, as a turn's."""
     return text(value, field, limit=HINT_CHARS)

@@ -4,9 +4,10 @@ A file's format is recognised from its content (`recognise`): a ChatGPT export (
 the zip holding it), a Claude export, plain chat messages (a conversation a file, an array of them, or one a
 line), facts from a memory system such as mem0, or this project's own transcript. It is read as a stream
 (ijson, or a line at a time): a conversation of a ChatGPT or Claude export is held whole while it is read,
-a conversation that is the whole file a message at a time. `scan` reads it whole once to check it and list
-what it holds, before anything is stored, writing what an import will store to a working copy (`Record`s,
-a line each) that the import then reads from wherever it stopped. Errors say what was expected and where
+a conversation that is the whole file a message at a time (a UTF-8 byte-order mark that opens a file is read
+as if it were not there, as "utf-8-sig" does). `scan` reads it whole once to check it and list what it
+holds, before anything is stored, writing what an import will store to a working copy (`Record`s, a line
+each) that the import then reads from wherever it stopped. Errors say what was expected and where
 ("conversation 3 ('Trip to Lisbon'), message 'a1b2': ...").
 
 What a file may be is bounded before it is parsed (formats/shape.py): its nesting, its strings and numbers,
@@ -18,17 +19,17 @@ import hashlib
 import json
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import BinaryIO
 
 import ijson
 
 from memory_engine import inputs
-from memory_engine.errors import MemoryInputError
 from memory_engine.formats import chatgpt, claude, memories, messages
 from memory_engine.formats.common import (
     Conversation,
@@ -36,11 +37,13 @@ from memory_engine.formats.common import (
     FormatError,
     Message,
     Turn,
+    refused_at,
+    source_id,
     turns_in,
     turns_of,
     when,
 )
-from memory_engine.formats.shape import Bounds, Shape, ShapeMeter
+from memory_engine.formats.shape import BOM, Bounds, Shape, ShapeMeter
 
 CHATGPT, CLAUDE, MESSAGES, MEMORIES, TRANSCRIPT, LOCOMO = (
     "chatgpt",
@@ -65,6 +68,11 @@ EXPECTED = (
 )
 LINE_LIMIT = 1 << 20  # a line of JSON Lines; a longer first line is read as a whole JSON file
 READ_BUFFER = 1 << 20  # ijson's: a token spanning its buffers is read again at each, so larger is cheaper
+# yajl (ijson's C parser) writes a lone surrogate escaped in a string ("\\ud800") as "?", or pairs two high
+# ones into another character: the text would be changed where it must be refused. A file the meter saw one
+# in is read by ijson's Python parser, which keeps it as JSON says, for `inputs` to refuse where it is (about
+# ten times slower; such a file is rare).
+EXACT_PARSER = ijson.get_backend("python")
 
 MAX_DEPTH = 64  # arrays and objects within each other; a ChatGPT export nests about 10 deep
 MAX_STRING_BYTES = 8 << 20  # a message longer than MAX_TURN_CHARS is shortened anyway
@@ -75,9 +83,9 @@ MAX_VALUE_BYTES = 32 << 20
 MAX_ZIP_ENTRIES = 100_000  # a ChatGPT export's zip holds its conversations, and a file a picture
 ZIP_MAGIC = b"PK\x03\x04"  # what a zip starts with (a JSON file may end with what a zip ends with)
 # What a file's listing may hold (it is kept, and sent to the page to choose from): a heavy ChatGPT user has
-# a few thousand conversations, with ids of 36 characters.
+# a few thousand conversations, with ids of 36 characters (inputs.SOURCE_ID_CHARS at most).
 MAX_CONVERSATIONS = 50_000
-MAX_KEY = 200
+MAX_KEY = 200  # a title is cut to this, and a one-conversation file's id and title as they are read
 
 __all__ = [
     "Conversation",
@@ -152,8 +160,22 @@ def unzip(path: str | Path, into: str | Path, *, limit: int, measuring: ShapeMet
 
 @contextmanager
 def opened(path: str | Path) -> Iterator[BinaryIO]:
+    """The file, read from after its byte-order mark if it opens with one."""
     with open(path, "rb") as stream:
+        if stream.read(len(BOM)) != BOM:
+            stream.seek(0)
         yield stream
+
+
+@contextmanager
+def parsing() -> Iterator[None]:
+    """What the parsers raise for a file that is not JSON, or not UTF-8, as a FormatError."""
+    try:
+        yield
+    except ijson.JSONError as error:
+        raise FormatError(f"the JSON is broken ({str(error)[:200]}); {EXPECTED}") from None
+    except UnicodeDecodeError as error:
+        raise FormatError(f"the file cannot be read: {error}") from None
 
 
 def _layout(path: str | Path) -> str:
@@ -162,7 +184,7 @@ def _layout(path: str | Path) -> str:
         first = stream.readline(LINE_LIMIT)
         while first and not first.strip():
             first = stream.readline(LINE_LIMIT)
-        start = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        start = first.lstrip(b" \t\r\n")[:1]
         if start not in (b"[", b"{"):
             raise FormatError(f"the file is not JSON: {EXPECTED}")
         second = stream.readline(LINE_LIMIT)
@@ -181,12 +203,12 @@ def _layout(path: str | Path) -> str:
 LIST_FIELDS = (*memories.LIST_FIELDS, "messages")  # an object holding a list that is read an item at a time
 
 
-def _object_list(path: str | Path) -> tuple[str | None, dict]:
+def _object_list(path: str | Path, parser: ModuleType = ijson) -> tuple[str | None, dict]:
     """The key of a top-level object's list read an item at a time ("results", "memories": facts;
     "messages": one conversation) or None, and the object's "id" and "title" seen before it."""
     seen: dict = {}
-    with opened(path) as stream:
-        for prefix, event, value in ijson.parse(stream, buf_size=READ_BUFFER):
+    with opened(path) as stream, parsing():
+        for prefix, event, value in parser.parse(stream, buf_size=READ_BUFFER):
             if prefix == "" and event == "map_key" and value in LIST_FIELDS:
                 return value, seen
             if prefix in ("id", "title") and event in ("string", "number"):
@@ -196,30 +218,25 @@ def _object_list(path: str | Path) -> tuple[str | None, dict]:
     return None, seen
 
 
-def _raw(path: str | Path, layout: str, list_key: str | None) -> Iterator[object]:
+def _raw(path: str | Path, layout: str, list_key: str | None, parser: ModuleType = ijson) -> Iterator[object]:
     """The file's items, streamed: each line, each array item, each item of the object's list, or the
     object itself."""
-    try:
-        with opened(path) as stream:
-            if layout == "lines":
-                for number, line in enumerate(iter(lambda: stream.readline(LINE_LIMIT + 1), b""), start=1):
-                    if len(line) > LINE_LIMIT:
-                        raise FormatError(f"a line of JSON Lines is at most {LINE_LIMIT} bytes", f"line {number}")
-                    if line.strip():
-                        try:
-                            yield json.loads(line)
-                        except ValueError as error:
-                            raise FormatError(f"not JSON: {str(error)[:200]}", f"line {number}") from None
-            elif layout == "array":
-                yield from ijson.items(stream, "item", use_float=True, buf_size=READ_BUFFER)
-            elif list_key:
-                yield from ijson.items(stream, f"{list_key}.item", use_float=True, buf_size=READ_BUFFER)
-            else:
-                yield from ijson.items(stream, "", use_float=True, buf_size=READ_BUFFER)
-    except ijson.JSONError as error:
-        raise FormatError(f"the JSON is broken ({str(error)[:200]}); {EXPECTED}") from None
-    except UnicodeDecodeError as error:
-        raise FormatError(f"the file cannot be read: {error}") from None
+    with opened(path) as stream, parsing():
+        if layout == "lines":
+            for number, line in enumerate(iter(lambda: stream.readline(LINE_LIMIT + 1), b""), start=1):
+                if len(line) > LINE_LIMIT:
+                    raise FormatError(f"a line of JSON Lines is at most {LINE_LIMIT} bytes", f"line {number}")
+                if line.strip():
+                    try:
+                        yield json.loads(line)
+                    except ValueError as error:
+                        raise FormatError(f"not JSON: {str(error)[:200]}", f"line {number}") from None
+        elif layout == "array":
+            yield from parser.items(stream, "item", use_float=True, buf_size=READ_BUFFER)
+        elif list_key:
+            yield from parser.items(stream, f"{list_key}.item", use_float=True, buf_size=READ_BUFFER)
+        else:
+            yield from parser.items(stream, "", use_float=True, buf_size=READ_BUFFER)
 
 
 def _format_of(item: object, layout: str) -> str:
@@ -250,6 +267,7 @@ class Reading:
     list_key: str | None
     one_conversation: bool  # the file is one conversation, read a message at a time
     heading: dict = field(default_factory=dict)  # the object's id and title, when it is one conversation
+    parser: ModuleType = ijson  # EXACT_PARSER for a file holding a lone surrogate
 
 
 def _built_level(layout: str, list_key: str | None) -> int:
@@ -264,19 +282,20 @@ def recognise(path: str | Path, shape: Shape | None = None) -> Reading:
     """The file's format, from its content. Raises FormatError when it is none of them, or passes a bound
     (`shape`: the file's, when it was measured as it arrived)."""
     shape = shape or measure(path)
+    parser = EXACT_PARSER if shape.lone_surrogate else ijson
     layout = _layout(path)
-    list_key, heading = _object_list(path) if layout == "object" else (None, {})
+    list_key, heading = _object_list(path, parser) if layout == "object" else (None, {})
     if shape.largest[_built_level(layout, list_key)] > MAX_VALUE_BYTES:
         what = "a conversation" if layout == "array" else "what is read whole"
         raise FormatError(f"{what} is larger than {MAX_VALUE_BYTES:,} bytes; split the file")
-    first = next(iter(_raw(path, layout, list_key)), None)
+    first = next(iter(_raw(path, layout, list_key, parser)), None)
     if first is None:
         raise FormatError(f"the file holds nothing: {EXPECTED}")
     if list_key in memories.LIST_FIELDS:
-        return Reading(MEMORIES, layout, list_key, False)
+        return Reading(MEMORIES, layout, list_key, False, parser=parser)
     found = MESSAGES if list_key == "messages" else _format_of(first, layout)
     one = list_key == "messages" or (found == MESSAGES and layout == "array" and messages.is_message(first))
-    return Reading(found, layout, list_key, one, heading)
+    return Reading(found, layout, list_key, one, heading, parser)
 
 
 def _transcript(raw: object, number: int) -> Iterator[Message]:
@@ -297,7 +316,7 @@ def records(path: str | Path, reading: Reading | None = None) -> Iterator[Conver
     reading = reading or recognise(path)
     if reading.format == LOCOMO:
         raise FormatError("LoCoMo samples are imported by their sample id (the import's LoCoMo choice)")
-    items = _raw(path, reading.layout, reading.list_key)
+    items = _raw(path, reading.layout, reading.list_key, reading.parser)
     if reading.one_conversation:
         yield messages.streamed(items, key=reading.heading.get("id") or "1", title=reading.heading.get("title", ""))
         return
@@ -391,16 +410,6 @@ def record_read(line: bytes) -> Record:
     return Record("turn", conversation, tuple(keys), said, reply, datetime.fromisoformat(time) if time else None, cut)
 
 
-def _checked(where: str, check: Callable[[], object]):
-    """What `check` returns; a MemoryInputError it raises becomes a FormatError saying where."""
-    try:
-        return check()
-    except FormatError:
-        raise
-    except MemoryInputError as error:
-        raise FormatError(str(error), where) from None
-
-
 class _Counted:
     """A conversation's messages as they pass: how many, and the first and latest times."""
 
@@ -426,8 +435,8 @@ def scan(path: str | Path, *, shape: Shape | None = None, out: BinaryIO | None =
     keys: set[str] = set()
     for number, record in enumerate(records(path, reading), start=1):
         if isinstance(record, Fact):
-            where = f"memory {number}"
-            text = _checked(where, lambda record=record: inputs.entry_value(record.text, "its text"))
+            with refused_at(f"memory {number}"):
+                text = inputs.entry_value(record.text, "its text")
             if out is not None:
                 out.write(record_line(Record("fact", -1, (record.key,), text, "", record.time)))
             found.facts += 1
@@ -442,10 +451,9 @@ def _conversation_scanned(
     where = f"conversation {number}"
     if record.key in keys:
         raise FormatError(f"its id {record.key[:40]!r} is another conversation's too", where)
-    if len(record.key) > MAX_KEY:
-        raise FormatError(f"its id is longer than {MAX_KEY} characters", where)
-    _checked(where, lambda: inputs.text(record.key, "its id", limit=MAX_KEY))
-    title = _checked(where, lambda: inputs.text(record.title[:MAX_KEY], "its title", limit=MAX_KEY))
+    source_id(record.key, where)
+    with refused_at(where):
+        title = inputs.text(record.title[:MAX_KEY], "its title", limit=MAX_KEY)
     if len(keys) == MAX_CONVERSATIONS:
         raise FormatError(f"a file holds at most {MAX_CONVERSATIONS:,} conversations; split it")
     keys.add(record.key)
@@ -454,10 +462,8 @@ def _conversation_scanned(
     counted, turns = _Counted(record.messages), 0
     write = out.write if out is not None else None
     for turns, turn in enumerate(turns_in(counted), start=1):
-        try:
+        with refused_at(f"{where}, turn {turns}"):
             said, reply = inputs.turn_texts(turn.user_input, turn.agent_response)
-        except MemoryInputError as error:
-            raise FormatError(str(error), f"{where}, turn {turns}") from None
         if write is not None:
             write(record_line(Record("turn", place, turn.keys, said, reply, turn.time, turn.cut)))
         found.cut += turn.cut

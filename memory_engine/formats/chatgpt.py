@@ -8,7 +8,7 @@ said is kept: system, tool and hidden messages, and content that is not text (th
 and code output), are left out; an image or a file in a message is named in its text ("[image]").
 """
 
-from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, titled, when
+from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, source_id, titled, when
 
 KEYS = frozenset({"mapping"})  # what a conversation of this format has, and no other format's
 TEXT_CONTENT = frozenset({"text", "multimodal_text"})
@@ -115,7 +115,7 @@ def conversation(raw: object, number: int) -> Conversation:
                 role=role,
                 text=text,
                 time=when(message.get("create_time"), spot),
-                key=str(message.get("id") or node.get("id"))[:200],
+                key=source_id(message.get("id") or node.get("id"), spot),
             )
         )
     return found

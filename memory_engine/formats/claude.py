@@ -3,7 +3,7 @@
 its `text`, or the text blocks of its `content`; its attachments and files are named ("[file: notes.pdf]").
 """
 
-from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, titled, when
+from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, source_id, titled, when
 
 KEYS = frozenset({"chat_messages"})
 SENDERS = {"human": USER, "assistant": ASSISTANT}
@@ -47,7 +47,7 @@ def conversation(raw: object, number: int) -> Conversation:
                 role=role,
                 text=_text(message, spot),
                 time=when(message.get("created_at"), spot),
-                key=str(message.get("uuid") or place),
+                key=source_id(message.get("uuid") or place, spot),
             )
         )
     return found

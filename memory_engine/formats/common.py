@@ -2,9 +2,11 @@
 
 import math
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.errors import MemoryInputError
 
@@ -22,6 +24,24 @@ class FormatError(MemoryInputError):
     def __init__(self, message: str, where: str = "") -> None:
         self.where = where
         super().__init__(f"{where}: {message}" if where else message)
+
+
+@contextmanager
+def refused_at(where: str) -> Iterator[None]:
+    """An `inputs` check's refusal (a MemoryInputError) raised inside, as a FormatError saying where."""
+    try:
+        yield
+    except FormatError:
+        raise
+    except MemoryInputError as error:
+        raise FormatError(str(error), where) from None
+
+
+def source_id(value: object, where: str) -> str:
+    """The id a file gives a conversation, a message or a memory, as the import keeps it (in the working
+    copy, and hashed into what a re-import is recognised by): inputs.source_id, refused saying where."""
+    with refused_at(where):
+        return inputs.source_id(str(value))
 
 
 @dataclass(frozen=True)

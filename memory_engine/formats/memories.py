@@ -3,7 +3,7 @@
 knowledge entry of the person whose provenance names where it came from; none is a turn.
 """
 
-from memory_engine.formats.common import Fact, FormatError, when
+from memory_engine.formats.common import Fact, FormatError, source_id, when
 
 KEYS = frozenset({"memory"})
 LIST_FIELDS = ("results", "memories")  # an object holding the list under one of these
@@ -26,7 +26,7 @@ def fact(raw: object, number: int) -> Fact:
     time = when(raw.get("updated_at") or raw.get("created_at"), where)
     extra = {name: raw[name] for name in ("categories", "user_id", "agent_id") if raw.get(name) is not None}
     return Fact(
-        key=str(raw.get("id") or raw.get("hash") or number),
+        key=source_id(raw.get("id") or raw.get("hash") or number, where),
         text=text,
         time=time,
         metadata={**(metadata or {}), **extra},

@@ -9,7 +9,7 @@ file is read a message at a time (`streamed`): a file of millions of messages is
 
 from collections.abc import Iterable, Iterator
 
-from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, when
+from memory_engine.formats.common import ASSISTANT, USER, Conversation, FormatError, Message, source_id, when
 
 SKIPPED_ROLES = frozenset({"system", "developer", "tool", "function"})
 TIME_FIELDS = ("timestamp", "created_at", "time")
@@ -60,7 +60,7 @@ def _messages(raw: Iterable[object], where: str) -> Iterator[Message]:
             role=role,
             text=content if isinstance(content, str) else _text(content, f"{where}, message {place}"),
             time=time,
-            key=str(key) if isinstance(key, str | int) else str(place),
+            key=source_id(key, f"{where}, message {place}") if isinstance(key, str | int) else str(place),
         )
 
 

@@ -10,10 +10,15 @@ that no file the parser is given can cost it more than linear time, or more memo
 - ijson names each value by its path from the top, so a file of nested brackets fills memory with names;
 - a value the reader builds whole (a conversation of a ChatGPT export) takes several times its bytes.
 
+It also notes whether a string holds a lone UTF-16 surrogate, escaped ("\\ud800": not valid unicode), which
+yajl would not keep as JSON says (formats.EXACT_PARSER). A UTF-8 byte-order mark that opens the file is not
+part of its JSON, and is not measured.
+
 The measure is exact for valid JSON. A file that is not (a backslash outside a string, a bracket closed
 twice) may be measured wrongly past that point, but the parser stops there with an error.
 """
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +34,14 @@ KIND[ord("\\")] = BACKSLASH
 KIND[[ord("["), ord("{")]] = OPEN
 KIND[[ord("]"), ord("}")]] = CLOSE
 KIND[[ord(","), ord(":"), ord(" "), ord("\t"), ord("\n"), ord("\r")]] = SEPARATOR
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which some editors write first ("utf-8-sig")
+# A \u escape of a UTF-16 surrogate is unicode only in a pair: a high one (D800-DBFF), then a low one.
+SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+SURROGATE_PAIR = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+# What may follow a high surrogate at the end of a chunk and still begin its low one.
+LOW_BEGUN = re.compile(rb"\\?|\\u|\\u[dD]|\\u[dD][c-fC-F][0-9a-fA-F]?")
+PENDING_BYTES = 11  # a surrogate's escape and the start of a low one's: the most a chunk leaves undecided
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,7 @@ class Shape:
     string: int = 0
     token: int = 0
     largest: list[int] = field(default_factory=lambda: [0] * LEVELS)
+    lone_surrogate: bool = False
 
 
 class ShapeMeter:
@@ -66,8 +80,19 @@ class ShapeMeter:
         self.depth = 0
         self.open_at: list[int | None] = [None] * LEVELS  # where the open container of each level began
         self.broken = False  # a bracket closed that was never opened: not JSON, and the parser will say so
+        self.head: bytes | None = b""  # the first bytes, until there are enough to tell a byte-order mark
+        self.escapes = b""  # the last chunk's end, escaped backslashes and surrogate pairs blanked
 
     def feed(self, chunk: bytes) -> None:
+        if self.head is not None:
+            self.head += chunk
+            if len(self.head) < len(BOM) and BOM.startswith(self.head):
+                return
+            chunk, self.head = self.head, None
+            if chunk.startswith(BOM):
+                chunk, self.offset = chunk[len(BOM) :], len(BOM)
+        if not self.shape.lone_surrogate:
+            self._surrogates(chunk)
         if chunk and not self.broken:
             kinds = KIND[np.frombuffer(chunk, dtype=np.uint8)]
             quotes = self._unescaped_quotes(kinds)
@@ -100,6 +125,16 @@ class ShapeMeter:
         else:
             self.backslashes = 0
         return quotes[run % 2 == 0]
+
+    def _surrogates(self, chunk: bytes) -> None:
+        """Whether a string holds a surrogate escaped outside a pair. Escaped backslashes and pairs are
+        blanked first, so a backslash left starts an escape; a surrogate at the chunk's end that a low one may
+        yet follow waits for the next chunk."""
+        text = SURROGATE_PAIR.sub(b"_", (self.escapes + chunk).replace(b"\\\\", b"_"))
+        found = SURROGATE.search(text)
+        if found and not LOW_BEGUN.fullmatch(text, found.end()):
+            self.shape.lone_surrogate = True
+        self.escapes = text[-PENDING_BYTES:]
 
     def _strings(self, quotes: np.ndarray, size: int) -> None:
         opening = (np.arange(len(quotes)) % 2 == 0) != self.in_string

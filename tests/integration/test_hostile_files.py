@@ -30,6 +30,10 @@ from tests.memory_helpers import nothing_extracted
 from tests.processes import ROOT, wait_until
 
 SPACE = "/api/v1/users/alice/spaces/helper/"
+CHATGPT_MESSAGE = (
+    b'[{"title": "Trip", "mapping": {"a": {"id": "a", "parent": null, "message": {"id": "ID", "author": {"role": '
+    b'"user"}, "content": {"content_type": "text", "parts": ["I keep bees"]}}}}, "current_node": "a"}]'
+)
 LOOP = b'[{"title":"loop","mapping":{"a":{"parent":null,"children":["b"]},"b":{"parent":"a","children":["a"]}}}]'
 
 
@@ -183,11 +187,15 @@ def test_a_zip_is_told_by_its_first_bytes_and_unpacked_within_the_limit(alice, s
         (b'[{"id": "a\\u0000", "messages": [{"role": "user", "content": "hi"}]}]', "its id contains a NUL"),
         (b'[{"title": "t\\u0000", "messages": [{"role": "user", "content": "hi"}]}]', "its title contains a NUL"),
         (b'{"results": [{"memory": "keeps bees"}, {"memory": "x\\u0000"}]}', "memory 2: its text contains a NUL"),
+        (CHATGPT_MESSAGE.replace(b"ID", b"m\\u0000"), "conversation 1 ('Trip'), message 'a': its id contains a NUL"),
+        (CHATGPT_MESSAGE.replace(b"ID", b"m\\ud800"), "message 'a': its id is not valid unicode (it holds a lone"),
+        (b'[{"role": "user", "content": "hi \\ud800"}]', "conversation 1, turn 1: user_input is not valid unicode"),
     ],
 )
 def test_what_the_import_would_refuse_is_refused_when_the_file_arrives(alice, alice_space, settings, content, expected):
     """A NUL in a message passed the upload's check and failed the import at its turn, the turns before it
-    stored; a NUL in a title or id was a 500. Every text is checked as the import checks it."""
+    stored; a NUL in a title or id was a 500; a NUL in a message's id, and a lone surrogate anywhere (which the
+    C parser read as "?"), were kept. Every text and id is checked as the import keeps it."""
     answer = upload(alice, content)
     assert answer.status_code == 400 and expected in answer.data["detail"], answer.data
     assert not ImportUpload.objects.exists() and kept(settings) == [] and not Page.objects.exists()

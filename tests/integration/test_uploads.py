@@ -2,7 +2,9 @@
 turn with their own times, facts stored as knowledge with where they came from, nothing stored twice, and a
 bad file refused with where it differs, nothing kept."""
 
+import io
 import json
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -88,6 +90,23 @@ def test_claude_and_plain_messages_are_imported_whole(alice, alice_space):
         assert (job.data["status"], job.data["done"]) == ("succeeded", turns)
     said = list(Page.objects.filter(space=alice_space).order_by("seq").values_list("user_input", flat=True))
     assert said[0] == "My tomatoes are a variety called Sungold" and "I play the cello" in said
+
+
+def test_a_file_opening_with_a_byte_order_mark_is_imported_as_if_it_were_not_there(alice, alice_space):
+    """Windows editors write UTF-8 with a byte-order mark first ("utf-8-sig"): such a file, or a zip holding
+    one, was refused as broken JSON."""
+    marked = b"\xef\xbb\xbf" + (DATA / "chatgpt-conversations.json").read_bytes()
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("export/conversations.json", marked)
+    for name, body in (("conversations.json", marked), ("export.zip", zipped.getvalue())):
+        listed = upload(alice, name, body)
+        assert listed.status_code == 201, listed.data
+        assert (listed.data["format"], listed.data["turns"]) == ("chatgpt", 5)
+    job = alice.post(f"{SPACE}imports/", {"upload": listed.data["id"], "conversations": ["c-pets"]}, format="json")
+    assert (job.data["status"], job.data["done"]) == ("succeeded", 3)
+    pages = Page.objects.filter(space=alice_space).order_by("seq")
+    assert pages.first().user_input == "I have a cat called Pepper, she is three"
 
 
 def test_memories_become_knowledge_that_says_where_it_came_from(alice, alice_space):

@@ -1,6 +1,7 @@
 """Reading other assistants' exports and memory systems' facts (memory_engine/formats): each format
 recognised from its content, read as a stream, checked whole, and refused with where it differs."""
 
+import io
 import json
 import zipfile
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from memory_engine.formats import FormatError, recognise, records, scan, turns_o
 from memory_engine.formats.common import CUT_MARK
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, as Windows editors write it first
 
 
 def conversations(path) -> list:
@@ -141,7 +143,7 @@ def test_a_long_message_is_shortened_and_counted(tmp_path, settings):
         (b'{"results": [{"memory": "a"}, {"memory": ""}]}', "memory 2: a memory's text is empty"),
         (b'[{"mapping": {}}, ', "the JSON is broken"),
         (b'[{"mapping": {}, "id": "x"}, {"mapping": {}, "id": "x"}]', "conversation 2: its id 'x'"),
-        (b'[{"mapping": {}, "id": "' + b"x" * 201 + b'"}]', "conversation 1: its id is longer than 200 characters"),
+        (b'[{"mapping": {}, "id": "' + b"x" * 201 + b'"}]', "conversation 1: its id is 201 characters long"),
     ],
 )
 def test_a_file_that_is_not_what_it_seems_is_refused_saying_where(tmp_path, content, expected):
@@ -191,3 +193,138 @@ def test_a_large_export_is_read_as_a_stream_one_conversation_at_a_time(tmp_path)
         assert stream.tell() < path.stat().st_size / 10  # read a buffer, not the file
     listed = scan(path)
     assert len(listed.conversations) == 400 and listed.turns == 1200
+
+
+# --- What the import keeps, checked as it is kept -------------------------------------------------------
+
+
+def chatgpt(*, conversation="c-1", title="Trip", message="m-1", text="I keep bees", system="Be brief") -> bytes:
+    """A ChatGPT export of one conversation: a system message (node "n-s"), then the person's ("n-1")."""
+
+    def node(key: str, parent: str | None, said: str, role: str, words: str) -> dict:
+        content = {"content_type": "text", "parts": [words]}
+        return {"id": key, "parent": parent, "message": {"id": said, "author": {"role": role}, "content": content}}
+
+    mapping = {"n-s": node("n-s", None, "m-s", "system", system), "n-1": node("n-1", "n-s", message, "user", text)}
+    return json.dumps([{"id": conversation, "title": title, "mapping": mapping, "current_node": "n-1"}]).encode()
+
+
+def one_line(value: object) -> bytes:
+    return json.dumps(value).encode()  # a str's NUL and lone surrogates written as JSON escapes them
+
+
+NUL, LONE = "its id contains a NUL character", "its id is not valid unicode (it holds a lone surrogate)"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (chatgpt(message="m\x00"), f"conversation 1 ('Trip'), message 'n-1': {NUL}"),
+        (chatgpt(message="m\ud800"), f"conversation 1 ('Trip'), message 'n-1': {LONE}"),
+        (chatgpt(conversation="c\x00"), f"conversation 1: {NUL}"),
+        (chatgpt(conversation="c\ud800"), f"conversation 1: {LONE}"),  # yajl read it as "c?"
+        (chatgpt(title="Trip \udc00"), "conversation 1: its title is not valid unicode"),
+        (chatgpt(text="two highs \ud800\ud800"), "conversation 1, turn 1: user_input is not valid unicode"),
+        (chatgpt(message="m" * 201), "conversation 1 ('Trip'), message 'n-1': its id is 201 characters long"),
+        (
+            one_line(
+                [{"uuid": "k", "name": "Garden", "chat_messages": [{"uuid": "k\x00", "sender": "human", "text": "hi"}]}]
+            ),
+            f"conversation 1 ('Garden'), message 1: {NUL}",
+        ),
+        (one_line([{"role": "user", "content": "hi", "id": "m\ud800"}]), f"conversation 1, message 1: {LONE}"),
+        (one_line({"id": "c\ud800", "messages": [{"role": "user", "content": "hi"}]}), f"conversation 1: {LONE}"),
+        (
+            one_line([{"role": "user", "content": "hi"}])
+            + b"\n"
+            + one_line([{"role": "user", "content": "x", "id": "\x00"}]),
+            f"conversation 2, message 1: {NUL}",
+        ),
+        (one_line({"results": [{"id": "f\x00", "memory": "keeps bees"}]}), f"memory 1: {NUL}"),
+        (one_line({"results": [{"id": "f\udfff", "memory": "keeps bees"}]}), f"memory 1: {LONE}"),
+    ],
+)
+def test_every_id_and_text_the_import_keeps_is_checked_as_it_is_kept(tmp_path, content, expected):
+    """A NUL in a message's id, or a lone surrogate (yajl read "\\ud800" as "?"), passed the check of a file
+    and reached the working copy (a lone one crashed the scan writing it). Each is refused with the words of
+    inputs, saying where."""
+    path = tmp_path / "upload.json"
+    path.write_bytes(content)
+    with pytest.raises(FormatError) as refused:
+        scan(path, out=io.BytesIO())
+    assert expected in str(refused.value)
+
+
+def test_a_surrogate_pair_is_its_character_and_a_lone_one_the_import_leaves_out_is_no_matter(tmp_path):
+    path = tmp_path / "upload.json"
+    path.write_bytes(chatgpt(text="I keep bees \U0001f41d and \\ud800", system="broken \ud800"))
+    assert b"\\ud83d\\udc1d" in path.read_bytes()  # the bee, escaped as a pair
+    (conversation,) = records(path)
+    assert said(conversation) == [("I keep bees \U0001f41d and \\ud800", "")]
+
+
+@pytest.mark.parametrize(
+    ("string", "lone"),
+    [
+        (rb"\ud83d\ude00", False),
+        (rb"\uD83D\uDE00", False),
+        (rb"\\ud800", False),  # an escaped backslash, then text
+        (rb"\\\\\ud83d\ude00", False),
+        (rb"a\u0041\n\"", False),
+        (rb"\ud800", True),
+        (rb"\udc00", True),
+        (rb"\ud800\ud800", True),
+        (rb"\ud800\\udc00", True),
+        (rb"\\\ud800", True),
+        (rb"\ud83d\ude00\udc00", True),
+        (rb"\ud800\ud83d\ude00\udc00", True),
+    ],
+)
+def test_the_meter_tells_a_lone_surrogate_from_a_pair_wherever_the_chunks_are_cut(string, lone):
+    body = b'["x", "' + string + b'"]'
+    assert lone == any(0xD800 <= ord(c) <= 0xDFFF for c in json.loads(body)[1])  # as Python reads it
+    for cut in range(len(body) + 1):
+        meter = formats.meter()
+        meter.feed(body[:cut])
+        meter.feed(body[cut:])
+        assert meter.shape.lone_surrogate is lone, body[:cut]
+    meter = formats.meter()
+    for byte in body:
+        meter.feed(bytes([byte]))
+    assert meter.shape.lone_surrogate is lone
+
+
+ONE_CONVERSATION = one_line({"id": "c-1", "title": "Bees", "messages": [{"role": "user", "content": "I keep bees"}]})
+SAMPLES = sorted(path.name for path in DATA.iterdir())
+
+
+@pytest.mark.parametrize(
+    "content",
+    [*((DATA / name).read_bytes() for name in SAMPLES), ONE_CONVERSATION],
+    ids=[*SAMPLES, "one-conversation-object"],
+)
+def test_a_file_opening_with_a_byte_order_mark_is_read_as_if_it_were_not_there(tmp_path, content):
+    """Windows editors write UTF-8 with a byte-order mark first ("utf-8-sig"): such a file was refused as
+    broken JSON (and an object holding "messages" or "results" crashed the scan)."""
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_bytes(content)
+    marked.write_bytes(BOM + content)
+    expected, found = io.BytesIO(), io.BytesIO()
+    assert scan(marked, out=found) == scan(plain, out=expected)
+    assert found.getvalue() == expected.getvalue()  # the working copy
+    assert formats.measure(marked) == formats.measure(plain)
+    for cut in range(len(BOM) + 2):  # the mark cut between chunks, as a file arrives
+        meter = formats.meter()
+        meter.feed(marked.read_bytes()[:cut])
+        meter.feed(marked.read_bytes()[cut:])
+        assert meter.shape == formats.measure(plain)
+
+
+def test_a_chatgpt_zips_conversations_json_opening_with_a_byte_order_mark_is_read_as_without_it(tmp_path):
+    archive, unpacked = tmp_path / "export.zip", tmp_path / "conversations.json"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("conversations.json", BOM + (DATA / "chatgpt-conversations.json").read_bytes())
+    measuring = formats.meter()
+    formats.unzip(archive, unpacked, limit=10**6, measuring=measuring)
+    assert measuring.shape == formats.measure(DATA / "chatgpt-conversations.json")
+    assert scan(unpacked, shape=measuring.shape) == scan(DATA / "chatgpt-conversations.json")
