@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.errors import InvalidParameter, MemoryInputError
+from memory_engine.interfaces.rates import API, HEAVY, admit, caller_key
 from memory_engine.interfaces.signin import AdminSignInForm
 from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import (
@@ -412,6 +413,8 @@ class LongTermEntryAdmin(admin.ModelAdmin):
                 request, "admin/memory_engine/longtermentry/erase_selected_confirmation.html", context
             )
         ids = list(queryset.values_list("pk", flat=True))
+        if not _within_heavy_rate(request, len(ids), "erasing an entry"):
+            return
         for entry in LongTermEntry.objects.filter(pk__in=ids):
             curation.erase_entry(entry)
         self.message_user(request, f"Erased {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}, their history and words.")
@@ -501,6 +504,20 @@ def _deleted_by_the_engine(found):
     return deleted, model_count, set(), protected
 
 
+def _within_heavy_rate(request, count: int, each: str) -> bool:
+    """Counts `count` heavy requests (one for each entry erased or space consolidated, as REST and MCP count
+    one such request) against the staff account's rates (interfaces/rates.py). When they do not fit,
+    counts nothing, says so in an error message and answers False: the action then does nothing."""
+    wait = admit(caller_key(account_id=request.user.pk), API, HEAVY, cost=count)
+    if wait:
+        messages.error(
+            request,
+            f"Nothing was done: {each} counts as one heavy request, and {count} more are over your account's "
+            f"rate (MEMORYOS_API_CHAT_RATE). Try again in {wait} seconds, or select fewer.",
+        )
+    return not wait
+
+
 def _actor(request) -> str:
     return f"admin {request.user.get_username()}"
 
@@ -550,6 +567,8 @@ class ConsolidationRunAdmin(RecordAdmin):
         """Consolidate each failed run's space again, without waiting out the failure cooldown: in a
         worker (or here, when consolidation is inline)."""
         spaces = {run.space for run in queryset.filter(status=ConsolidationRun.Status.FAILED).select_related("space")}
+        if not _within_heavy_rate(request, len(spaces), "consolidating a space"):
+            return
         for space in spaces:
             request_retry(space)
         messages.info(request, f"Consolidation asked again for {len(spaces)} space(s).")

@@ -2,15 +2,15 @@
 
 - A body over MEMORYOS_API_MAX_BODY_BYTES answers 413 (the SDK checks it, given the API's limit).
 - `/healthz` answers as the web server's does (interfaces/health.py), for load balancers and compose.
-- Each caller (an API token, or else the client address) counts against the API's MEMORYOS_API_RATE,
-  in the same cache entries as the REST API (api/throttling.py): over it, 429 with Retry-After. One
-  count for both doors, so a token does not get twice the rate by using both.
+- Each request counts for its caller (the account owning its token's memory user, that memory user when
+  no account holds it, or else the client address: interfaces/rates.py) against MEMORYOS_API_RATE, in the
+  count the REST API keeps for the same caller: over it, 429 with Retry-After. A heavy tool counts against
+  MEMORYOS_API_CHAT_RATE too (mcp_server.py). One count for every door and every token of an account.
 """
 
 import json
 
 from mcp.server.mcpserver import MCPServer
-from rest_framework.throttling import SimpleRateThrottle
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory_engine.config import memory_settings
@@ -18,39 +18,22 @@ from memory_engine.interfaces.api.tokens import secret_from_header
 from memory_engine.interfaces.health import PATH as HEALTH_PATH
 from memory_engine.interfaces.health import health_report
 from memory_engine.interfaces.mcp_server import run_orm
+from memory_engine.interfaces.rates import API, admit, caller_key
 from memory_engine.services.tokens import token_for_secret
 
 
-class CallerThrottle(SimpleRateThrottle):
-    """The REST API's `api` rate, for a caller named as api/throttling.CallerRateThrottle names it."""
-
-    scope = "api"
-
-    def __init__(self, caller: str) -> None:
-        super().__init__()
-        self.caller = caller
-
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.caller}
-
-
 def caller_of(scope: Scope) -> str:
-    """Who sends a request: its live API token, or else its client address."""
+    """Who sends a request (rates.caller_key): its live API token's account or memory user, or else its
+    client address."""
     header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
     secret = secret_from_header(header)
-    token = token_for_secret(secret) if secret else None
-    if token is not None:
-        return f"token-{token.pk}"
     client = scope.get("client") or ("unknown",)
-    return f"address-{client[0]}"
+    return caller_key(token=token_for_secret(secret) if secret else None, address=client[0])
 
 
-def allowed(scope: Scope) -> tuple[bool, int]:
-    """Whether the request is within its caller's rate, and else how many seconds until it is."""
-    throttle = CallerThrottle(caller_of(scope))
-    if throttle.allow_request(None, None):
-        return True, 0
-    return False, max(1, round(throttle.wait() or 1))
+def rate_wait(scope: Scope) -> int:
+    """Counts the request against its caller's general rate: 0 when it fits, else the seconds to wait."""
+    return admit(caller_of(scope), API)
 
 
 class RateLimited:
@@ -66,8 +49,8 @@ class RateLimited:
             await _answer(send, 200 if healthy else 503, body)
             return
         if scope["type"] == "http":
-            ok, wait = await run_orm(allowed, scope)
-            if not ok:
+            wait = await run_orm(rate_wait, scope)
+            if wait:
                 body = json.dumps({"detail": f"Request was throttled. Expected available in {wait} seconds."})
                 await _answer(send, 429, body, [(b"retry-after", str(wait).encode())])
                 return

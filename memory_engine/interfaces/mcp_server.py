@@ -8,7 +8,8 @@ Whose memory a call touches:
 - over stdio (a desktop client starts `manage.py mcp_server`), the user fixed by `--user`
   (MEMORYOS_MCP_USER_ID), which the command requires;
 - over streamable HTTP, the memory user of the API token the client sends as `Authorization: Bearer`,
-  with the REST API's body limit and rate (mcp_http.py).
+  with the REST API's body limit and rates (mcp_http.py): a heavy tool (erase_entry, as REST's erase)
+  counts against the caller's MEMORYOS_API_CHAT_RATE as well (interfaces/rates.py).
 A call that names another user is refused.
 The assistant is the server's (`--assistant`, MEMORYOS_MCP_ASSISTANT_ID) unless a call names one.
 
@@ -29,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from memory_engine import inputs
 from memory_engine.documents import RetrievalDoc
 from memory_engine.errors import MemoryInputError
+from memory_engine.interfaces.rates import HEAVY, admit, caller_key
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
 from memory_engine.services import conversation, curation
 from memory_engine.services.conversation import retrieve, turn_add
@@ -66,7 +68,11 @@ class ApiTokenVerifier:
         if found is None:
             return None
         return AccessToken(
-            token=token, client_id=f"api-token-{found.pk}", scopes=[], subject=found.memory_user.external_id
+            token=token,
+            client_id=f"api-token-{found.pk}",
+            scopes=[],
+            subject=found.memory_user.external_id,
+            claims={"caller": caller_key(token=found)},  # whose rates a heavy tool counts against
         )
 
 
@@ -86,6 +92,21 @@ async def run_orm(fn, *args, **kwargs):
             raise ToolError(str(exc)) from None
 
     return await sync_to_async(call)()
+
+
+async def held_to_heavy_rate() -> None:
+    """Counts this tool call against its caller's heavy rate (MEMORYOS_API_CHAT_RATE), in the count REST's
+    heavy requests add to; over it, raises ToolError and the tool does nothing. Over stdio there is no
+    caller to count: the operator runs that process for one user."""
+    token = get_access_token()
+    if token is None:
+        return
+    wait = await run_orm(admit, token.claims["caller"], HEAVY)
+    if wait:
+        raise ToolError(
+            "Request was throttled: this heavy call is over your MEMORYOS_API_CHAT_RATE. "
+            f"Expected available in {wait} seconds."
+        )
 
 
 def _space(user_id: str, assistant_id: str, *, create: bool) -> MemorySpace:
@@ -314,6 +335,7 @@ def build_server(*, user_id: str | None, assistant_id: str, http_url: str | None
     async def erase_entry(entry_id: int, user_id: str | None = None, assistant_id: str | None = None) -> dict:
         """Erase an entry for good, for privacy: it, its history and the statements it was drawn from leave
         every turn, reply, entry, summary and index file. Irreversible."""
+        await held_to_heavy_rate()  # it rewrites turns and vacuums tables, as REST's erase
         found = await space(user_id, assistant_id)
         return await run_orm(_erase_entry, found, entry_id)
 

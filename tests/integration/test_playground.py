@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
+from rest_framework.throttling import SimpleRateThrottle
 
 from bench.fake_llm_server import status
 from memory_engine.interfaces.word_diff import word_diff
@@ -252,20 +253,39 @@ def test_the_admin_exports_a_users_memory_as_json(admin_client, filled):
     assert document["users"][0]["spaces"][0]["entries"][0]["history"]
 
 
-def test_a_failed_consolidation_run_is_retried_from_the_admin(admin_client, memory, alice_space, fake_llm):
+@pytest.fixture
+def failed_run(memory, alice_space, fake_llm) -> ConsolidationRun:
+    """alice's consolidation run that failed (the LLM refused), with an LLM that extracts her occupation."""
     alice_space.stm_capacity = 1
     alice_space.heat_threshold = 1.5
     alice_space.save()
     fake_llm.responder = lambda request: status(400)  # refused: a permanent failure
     add_turns(memory, CAT_TALK[:2])
-    failed = ConsolidationRun.objects.filter(space=alice_space, status="failed")
-    assert failed.exists()
+    failed = ConsolidationRun.objects.get(space=alice_space, status="failed")
     fake_llm.responder = lambda request: extraction(profile=[("occupation", "nurse", 1)])
+    return failed
+
+
+def test_a_failed_consolidation_run_is_retried_from_the_admin(admin_client, alice_space, failed_run):
     changelist = reverse("admin:memory_engine_consolidationrun_changelist")
-    admin_client.post(changelist, {"action": "retry", "_selected_action": [failed.first().pk]})
+    admin_client.post(changelist, {"action": "retry", "_selected_action": [failed_run.pk]})
     latest = ConsolidationRun.objects.filter(space=alice_space).order_by("-started_at", "-pk").first()
     assert latest.status == "succeeded" and latest.sessions_promoted >= 1
     assert LongTermEntry.objects.filter(space=alice_space, key="occupation", status="active").exists()
+
+
+def test_a_retry_counts_against_the_staff_accounts_heavy_rate_with_its_erases(
+    admin_client, alice_space, failed_run, monkeypatch
+):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"api": "100/min", "chat": "1/min"})
+    entry = curation.profile_entry_add(space=alice_space, attribute="city", value="Porto", actor="test")
+    erase = {"action": "erase_selected", "_selected_action": [entry.pk], "post": "yes"}
+    erased = admin_client.post(reverse("admin:memory_engine_longtermentry_changelist"), erase, follow=True)
+    assert "Erased 1 entry" in erased.content.decode()
+    retry = {"action": "retry", "_selected_action": [failed_run.pk]}
+    retried = admin_client.post(reverse("admin:memory_engine_consolidationrun_changelist"), retry, follow=True)
+    assert retried.status_code == 200 and "Nothing was done" in retried.content.decode()
+    assert list(ConsolidationRun.objects.filter(space=alice_space)) == [failed_run]
 
 
 def test_the_admin_shows_each_users_tiers_at_a_glance_with_sizes(admin_client, memory, filled):

@@ -29,6 +29,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
 
 from bench.fake_llm_server import held, reply
 from memory_engine.errors import EntryNotActive, MemoryInputError, UserHeldByAccount
@@ -56,7 +57,7 @@ from memory_engine.store.embeddings import from_bytes
 from tests.api_helpers import SPACE, client_for
 from tests.integration.test_mcp import http_session
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
-from tests.processes import ROOT, mcp_http_server, wait_for, wait_until
+from tests.processes import ROOT, RedisServer, mcp_http_server, wait_for, wait_until
 
 
 @pytest.fixture
@@ -218,7 +219,7 @@ def test_over_http_a_connection_that_sends_no_request_is_closed(memory, server_e
 
 
 @pytest.mark.django_db(transaction=True)
-def test_over_http_the_api_rate_limit_applies_per_token(memory, server_env, tmp_path):
+def test_over_http_the_api_rate_limit_applies_per_caller(memory, server_env, tmp_path):
     _, alice = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
     _, bob = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
     with mcp_http_server({**server_env, "MEMORYOS_API_RATE": "3/min"}, tmp_path / "mcp.log") as url:
@@ -226,6 +227,114 @@ def test_over_http_the_api_rate_limit_applies_per_token(memory, server_env, tmp_
         assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
         assert int(answers[-1].headers["Retry-After"]) > 0
         assert _initialize(url, bob).status_code == 200  # another caller has its own count
+
+
+# --- Rates: one count per account, at every door -------------------------------------------------------
+
+
+@pytest.fixture
+def account(memory):
+    """dora's account, holding alice's and bob's memory (as if it had made them); charlie has no account."""
+    dora = get_user_model().objects.create_user("dora", password="pw-dora-12345")
+    MemoryUser.objects.filter(external_id__in=["alice", "bob"]).update(owner=dora)
+    return dora
+
+
+@pytest.fixture
+def shared_counts(tmp_path, settings):
+    """A Redis of the test's own for the rate counts, shared by this process (REST, the admin) and an MCP
+    server's (its CACHE_URL), as in production."""
+    server = RedisServer(tmp_path)
+    server.start()
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": server.url}}
+    yield server.url
+    server.stop()
+
+
+def _profile(space, **values: str) -> list[int]:
+    """Profile entries of these values (distinct words: an erase takes its words from every entry)."""
+    return [
+        curation.profile_entry_add(space=space, attribute=attribute, value=value, actor="test").pk
+        for attribute, value in values.items()
+    ]
+
+
+def _rates(monkeypatch, general: str, heavy: str) -> dict:
+    """These rates for this process's doors; the environment that gives them to an MCP server's."""
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"api": general, "chat": heavy})
+    return {"MEMORYOS_API_RATE": general, "MEMORYOS_API_CHAT_RATE": heavy}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_the_tokens_of_one_account_share_its_count(account, server_env, tmp_path):
+    """An account with two tokens had each token's rate; with fifty, fifty times it."""
+    _, alices = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    _, bobs = token_create(memory_user=MemoryUser.objects.get(external_id="bob"))
+    _, another_of_alices = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    _, charlies = token_create(memory_user=MemoryUser.objects.get(external_id="charlie"))
+    with mcp_http_server({**server_env, "MEMORYOS_API_RATE": "3/min"}, tmp_path / "mcp.log") as url:
+        codes = [_initialize(url, secret).status_code for secret in (alices, bobs, another_of_alices, bobs, alices)]
+        assert codes == [200, 200, 200, 429, 429]
+        assert _initialize(url, charlies).status_code == 200  # no account: a count of his own
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_accounts_mcp_and_rest_calls_share_one_count(account, server_env, shared_counts, tmp_path, monkeypatch):
+    env = {**server_env, **_rates(monkeypatch, "4/min", "4/min"), "CACHE_URL": shared_counts}
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    rest = client_for("bob")
+    with mcp_http_server(env, tmp_path / "mcp.log") as url:
+        assert [rest.get("/api/v1/users/bob/").status_code for _ in range(2)] == [200, 200]
+        assert [_initialize(url, secret).status_code for _ in range(3)] == [200, 200, 429]
+        assert rest.get("/api/v1/users/bob/").status_code == 429
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_erase_entry_counts_against_the_heavy_rate_shared_with_rest(
+    account, alice_space, server_env, shared_counts, tmp_path, monkeypatch
+):
+    """MCP's erase_entry (turns rewritten, tables vacuumed) was held only to the general rate, where REST's
+    erase is held to the chat rate."""
+    env = {**server_env, **_rates(monkeypatch, "100/min", "2/min"), "CACHE_URL": shared_counts}
+    entries = _profile(alice_space, city="Porto", pet="a cat", job="nurse", sport="rowing")
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    rest = client_for("alice")
+
+    async def erase(session, entry):
+        return await session.call_tool("erase_entry", {"entry_id": entry})
+
+    async def erase_then_list(session):
+        return await erase(session, entries[2]), await session.call_tool("list_profile_entries", {})
+
+    with mcp_http_server(env, tmp_path / "mcp.log") as url:
+        assert not asyncio.run(http_session(url, secret, lambda session: erase(session, entries[0]))).is_error
+        assert rest.post(SPACE.format(user="alice") + f"profile/{entries[1]}/erase/").status_code == 200
+        refused, listed = asyncio.run(http_session(url, secret, erase_then_list))
+        assert refused.is_error and "throttled" in refused.content[0].text
+        assert not listed.is_error and "sport" in str(listed.content)  # a light call still passes
+        assert rest.post(SPACE.format(user="alice") + f"profile/{entries[3]}/erase/").status_code == 429
+    assert sorted(LongTermEntry.objects.filter(space=alice_space).values_list("pk", flat=True)) == entries[2:]
+
+
+@pytest.mark.django_db
+def test_an_admin_erase_over_the_staff_accounts_heavy_rate_is_refused_with_a_message(
+    alice_space, admin_client, monkeypatch
+):
+    _rates(monkeypatch, "100/min", "2/min")
+    entries = _profile(alice_space, city="Porto", pet="a cat", job="nurse")
+    changelist = "/admin/memory_engine/longtermentry/"
+
+    def erase(chosen):
+        form = {"action": "erase_selected", "_selected_action": chosen, "post": "yes"}
+        return admin_client.post(changelist, form, follow=True)
+
+    refused = erase(entries)  # three erases: one over the rate
+    assert refused.status_code == 200 and "Nothing was done" in refused.content.decode()
+    assert LongTermEntry.objects.filter(pk__in=entries).count() == 3
+    assert "Erased 2 entries" in erase(entries[:2]).content.decode()
+    again = erase(entries[2:])
+    assert again.status_code == 200 and "Nothing was done" in again.content.decode()
+    assert list(LongTermEntry.objects.filter(pk__in=entries).values_list("pk", flat=True)) == entries[2:]
 
 
 # --- Imports: each turn stored once, never stuck ----------------------------------------------------

@@ -1,40 +1,38 @@
-"""Rate limits per caller: the account a request acts for (signed in, or through any of the tokens of its
-memory users: an account's tokens share its rates, however many it makes), a token's memory user when no
-account holds it, or else the client address. Over the limit, a request gets 429 with Retry-After.
-Rates: MEMORYOS_API_RATE for everything, MEMORYOS_API_CHAT_RATE for chat (each reply runs the LLM) and for
-the other heavy requests: a fork, a comparison, a restore, a file brought to import (HeavyRequestThrottle:
-their POSTs only, so a page may poll their results). Counts live in Django's cache (CACHE_URL: Redis for
-several processes)."""
+"""The REST API's rate limits, as DRF throttles over the counts every door shares (interfaces/rates.py):
+each request counts for its caller against MEMORYOS_API_RATE; chat (each reply runs the LLM) and the other
+heavy requests (ChatRateThrottle, HeavyRequestThrottle) against MEMORYOS_API_CHAT_RATE too. Over a limit,
+a request gets 429 with Retry-After."""
 
 from rest_framework.throttling import SimpleRateThrottle
 
+from memory_engine.interfaces import rates
 
-def caller_key(request, address: str | None = None) -> str:
-    """Who a request counts as: its account, a token's memory user when no account holds it, or else its
-    address."""
-    token = getattr(request.user, "token", None)
-    if token is not None:
-        owner = token.memory_user.owner_id
-        return f"account-{owner}" if owner is not None else f"memory-user-{token.memory_user_id}"
-    if request.user.is_authenticated:
-        return f"account-{request.user.pk}"
-    return f"address-{address or request.META.get('REMOTE_ADDR', '')}"
+
+def request_caller(request, address: str | None = None) -> str:
+    """Who a request counts as (rates.caller_key): its token's account or memory user, its signed-in
+    account, or else its address."""
+    return rates.caller_key(
+        token=getattr(request.user, "token", None),
+        account_id=request.user.pk if request.user.is_authenticated else None,
+        address=address or request.META.get("REMOTE_ADDR", ""),
+    )
 
 
 class CallerRateThrottle(SimpleRateThrottle):
-    scope = "api"
+    scope = rates.API
 
     def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": caller_key(request, self.get_ident(request))}
+        return rates.count_key(self.scope, request_caller(request, self.get_ident(request)))
 
 
 class ChatRateThrottle(CallerRateThrottle):
-    scope = "chat"
+    scope = rates.HEAVY
 
 
 class HeavyRequestThrottle(ChatRateThrottle):
-    """The chat rate for a view's POSTs (a fork replays a conversation, a comparison runs two retrievals
-    a question, a restore embeds a whole space); its reads count against the general rate only."""
+    """The heavy rate for a view's POSTs (a fork replays a conversation, a comparison runs two retrievals
+    a question, a restore embeds a whole space, an erase rewrites turns and vacuums tables); its reads count
+    against the general rate only."""
 
     def allow_request(self, request, view):
         return request.method != "POST" or super().allow_request(request, view)

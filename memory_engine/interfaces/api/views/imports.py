@@ -18,7 +18,7 @@ from memory_engine.interfaces.api.serializers.imports import (
 from memory_engine.interfaces.api.throttling import (
     CallerRateThrottle,
     HeavyRequestThrottle,
-    caller_key,
+    request_caller,
 )
 from memory_engine.interfaces.api.views.base import PAGING, MemoryApiView, row_in
 from memory_engine.interfaces.api.work import one_at_a_time, work_wait
@@ -88,7 +88,7 @@ class UploadsView(MemoryApiView):
             length = 0
         upload_room_check(space=space, size=length)
         upload_checks_room(space)
-        with one_at_a_time(f"upload:{caller_key(request)}", "a file of yours is still arriving"):
+        with one_at_a_time(f"upload:{request_caller(request)}", "a file of yours is still arriving"):
             body = request._request  # Django's request, read as it arrives (DRF would read a chunked body as empty)
             upload = upload_start(
                 space=space,
