@@ -1,7 +1,8 @@
-"""One account sends the worst files it can while another chats: the production stack's fair share.
+"""Hostile accounts and clients do their worst while another account chats: the production stack's fair share.
 
     manage.py bench_hostile                              # 120 s alone, then 120 s beside the attack
     manage.py bench_hostile --seconds 30 --scale 0.1     # files a tenth the size, for a quick look
+    manage.py bench_hostile --attacks idle checks        # 2,000 silent connections, six accounts' largest files
 
 The stack is the production one, through its entrypoint (`scripts/serve`): gunicorn with uvicorn workers
 (--web-workers), one Celery worker (one pool process), a private Redis as broker and shared cache, an
@@ -15,7 +16,10 @@ production limits as shipped (rates, sizes, quotas).
    a zip of gigabytes of whitespace, a zip holding one 400 MB string, a 200 MB file of one conversation in
    millions of tiny messages (accepted, then imported: millions of turns), a 50 MB ChatGPT export
    imported whole, an 8 MB export restored into one empty space after another, numbers of 100,000 digits,
-   and unauthenticated 300 MB POSTs.
+   and unauthenticated 300 MB POSTs ("files", "imports", "restores", "bodies"); and, from no account, 2,000
+   TCP connections to the web port that send nothing, each opened again as soon as the server closes it
+   ("idle"); and six more accounts each bringing the 200 MB file of tiny messages, waiting for its check,
+   deleting it and bringing it again ("checks").
 
 For each phase: the victim's reply latency (Locust's p50/p95/max), its consolidation delay (from each
 turn's storing to the end of the first consolidation job that started after it, from the database), the
@@ -27,6 +31,7 @@ p95 and consolidation delay p95 within 2x of alone, no process past 1 GiB.
 import contextlib
 import json
 import os
+import selectors
 import shutil
 import socket
 import subprocess
@@ -54,7 +59,7 @@ GIB = 1 << 30
 LOOP = b'[{"title":"loop","mapping":{"a":{"parent":null,"children":["b"]},"b":{"parent":"a","children":["a"]}}}]'
 
 
-ATTACKS = ("files", "imports", "restores", "bodies")
+ATTACKS = ("files", "imports", "restores", "bodies", "idle", "checks")
 
 
 @dataclass
@@ -67,6 +72,8 @@ class HostileOptions:
     string_mb: int = 400
     export_pages: int = 4900  # an export holds at most 5,000 pages (export_format.MAX_PAGES)
     chatgpt_mb: int = 50
+    idle_connections: int = 2000
+    filers: int = 6  # accounts bringing the largest file, each one at a time ("checks")
     work_dir: str = str(DEFAULT_WORK_DIR)
     postgres_url: str = DEFAULT_POSTGRES_URL
     attacks: tuple[str, ...] = ATTACKS  # the parts of the attack that run (an import alone: ("imports",))
@@ -167,7 +174,7 @@ def prepare(options: HostileOptions, progress) -> dict:
         export.write_text(json.dumps(space_export(space=source)))
         space_delete(space=source)
     accounts = {}
-    for name in ("victim", "attacker"):
+    for name in ("victim", "attacker", *(f"filer{n}" for n in range(1, options.filers + 1))):
         account = get_user_model().objects.create_user(name, password=f"pw-{name}-bench-1")
         users = [owned_user_create(owner=account, user_id="me")]
         if name == "attacker":  # empty spaces to restore into, one after another: each a memory user of its own
@@ -233,18 +240,29 @@ class Attack(threading.Thread):
                 self.stop.wait(2)
 
 
+def _brought(client: httpx2.Client, space: str, path: Path) -> tuple[str, dict | None]:
+    """Bring the file and wait for its check (polled as the page does): what the upload got, and the upload."""
+    with path.open("rb") as body:
+        answer = client.post(f"{space}imports/files/?name={path.name}", content=iter(lambda: body.read(1 << 20), b""))
+    if answer.status_code not in (201, 202):
+        return str(answer.status_code), None
+    upload = answer.json()
+    while upload["status"] == "checking":
+        time.sleep(2)
+        with contextlib.suppress(httpx2.TransportError):  # a connection the server closed: ask again
+            upload = client.get(f"{space}imports/files/{upload['id']}/").json()
+    refusal = f" ({upload['refusal']})" if upload["refusal"] else ""
+    return f"{answer.status_code} then {upload['status']}{refusal}", upload
+
+
 def _files_step(files: dict[str, Path], space: str):
     names = ["loop", "whitespace", "string", "digits"]
     turn = iter(range(10**9))
 
     def step(client: httpx2.Client) -> str:
         name = names[next(turn) % len(names)]
-        path = files[name]
-        with path.open("rb") as body:
-            answer = client.post(
-                f"{space}imports/files/?name={path.name}", content=iter(lambda: body.read(1 << 20), b"")
-            )
-        return f"{answer.status_code} {name}"
+        got, _ = _brought(client, space, files[name])
+        return f"{got} {name}"
 
     return step
 
@@ -257,13 +275,10 @@ def _import_step(files: dict[str, Path], space: str):
     def step(client: httpx2.Client) -> str:
         if not uploads:
             for name in ("chatgpt", "tiny"):
-                with files[name].open("rb") as body:
-                    answer = client.post(
-                        f"{space}imports/files/?name={name}.json", content=iter(lambda: body.read(1 << 20), b"")
-                    )
-                if answer.status_code != 201:
-                    return f"{answer.status_code} upload of {name}"
-                uploads.append(answer.json()["id"])
+                got, upload = _brought(client, space, files[name])
+                if upload is None or upload["status"] != "ready":
+                    return f"{got} upload of {name}"
+                uploads.append(upload["id"])
         answer = client.post(f"{space}imports/", json={"upload": uploads[len(uploads) - 1 - int(time.time()) % 2]})
         return f"{answer.status_code} import"
 
@@ -292,6 +307,52 @@ def _restore_step(export: Path, empty: list[dict]):
                 job = client.get(f"{space}jobs/{job['id']}/", headers=headers).json()
         targets.pop(0)
         return f"202 restore, {job['status']}"
+
+    return step
+
+
+class IdleConnections(Attack):
+    """`count` TCP connections to the web port that never send a byte, each opened again as soon as the
+    server closes it (counted as cut), until told to stop."""
+
+    def __init__(self, base: str, count: int, stop: threading.Event) -> None:
+        super().__init__("idle", None, None, stop)
+        self.address = tuple(base.removeprefix("http://").split(":"))
+        self.count = count
+
+    def open(self, watching: selectors.BaseSelector) -> None:
+        try:
+            connection = socket.create_connection((self.address[0], int(self.address[1])), timeout=10)
+        except OSError as exc:
+            self.outcomes[f"not opened ({type(exc).__name__})"] += 1
+            return
+        connection.setblocking(False)
+        watching.register(connection, selectors.EVENT_READ)
+        self.outcomes["opened"] += 1
+
+    def run(self) -> None:
+        with selectors.DefaultSelector() as watching:
+            for _ in range(self.count):
+                self.open(watching)
+            while not self.stop.is_set():
+                for key, _ in watching.select(timeout=0.5):
+                    watching.unregister(key.fileobj)
+                    key.fileobj.close()  # the server closed it (or answered it): a silent one again
+                    self.outcomes["cut by the server"] += 1
+                    self.open(watching)
+            for key in list(watching.get_map().values()):
+                key.fileobj.close()
+        self.seconds.append(0.0)
+
+
+def _checks_step(files: dict[str, Path], space: str):
+    """The file of tiny messages brought, its check waited for, the upload deleted, and again."""
+
+    def step(client: httpx2.Client) -> str:
+        got, upload = _brought(client, space, files["tiny"])
+        if upload is not None:
+            client.delete(f"{space}imports/files/{upload['id']}/")
+        return got
 
     return step
 
@@ -410,8 +471,23 @@ def run_benchmark(options: HostileOptions, progress) -> dict:
                 }
                 # A client each: a request refused before its body was read closes its connection.
                 attacks = [
-                    Attack(name, _client(base, attacker["token"]), steps[name](), stop) for name in options.attacks
+                    Attack(name, _client(base, attacker["token"]), steps[name](), stop)
+                    for name in options.attacks
+                    if name in steps
                 ]
+                if "idle" in options.attacks:
+                    attacks.append(IdleConnections(base, options.idle_connections, stop))
+                if "checks" in options.attacks:
+                    filers = [plan["accounts"][f"filer{n}"] for n in range(1, options.filers + 1)]
+                    attacks += [
+                        Attack(
+                            f"checks {f['user']}",
+                            _client(base, f["token"]),
+                            _checks_step(files, f"/api/v1/users/{f['user']}/spaces/helper/"),
+                            stop,
+                        )
+                        for f in filers
+                    ]
                 for attack in attacks:  # the imports under way first: the worker has millions of turns to store
                     if attack.name == "imports":
                         attack.step(attack.client)

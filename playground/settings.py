@@ -85,7 +85,7 @@ WEB_QUEUE_TIMEOUT_SECONDS = envfloat("WEB_QUEUE_TIMEOUT_SECONDS", 60.0)
 WEB_STUCK_SECONDS = envfloat("WEB_STUCK_SECONDS", 600.0)
 # What a connection may hold of a web or MCP process (memory_engine/interfaces/connections.py): its request
 # line and headers within WEB_HEADER_TIMEOUT_SECONDS, else it is closed; at most WEB_MAX_CONNECTIONS open (the
-# oldest idle one makes room for a new one); at most WEB_MAX_REQUESTS requests in progress (one more: 503).
+# one idle longest makes room for a new one); at most WEB_MAX_REQUESTS requests in progress (one more: 503).
 WEB_HEADER_TIMEOUT_SECONDS = envfloat("WEB_HEADER_TIMEOUT_SECONDS", 10.0)
 WEB_MAX_CONNECTIONS = envint("WEB_MAX_CONNECTIONS", 1000)
 WEB_MAX_REQUESTS = envint("WEB_MAX_REQUESTS", 1000)

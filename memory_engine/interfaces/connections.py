@@ -8,8 +8,9 @@ work, against its one limit (`limit_concurrency`), past which every request, /he
 - a connection must send its request line and headers within WEB_HEADER_TIMEOUT_SECONDS of opening (or, on
   a connection kept alive, of its next request's first byte); one that does not is closed;
 - a process keeps at most WEB_MAX_CONNECTIONS connections: past it, the one idle longest (no request in
-  progress: silent, sending headers slowly, or kept alive between requests) is closed to make room, so new
-  clients are served however many connections others hold open;
+  progress: silent, sending headers slowly, or kept alive between requests; by the last time it sent
+  something or was answered) is closed to make room, so new clients are served however many connections
+  others hold open;
 - requests in progress are counted apart, against WEB_MAX_REQUESTS: one more is answered 503 at once, before
   Django sees it. A connection with no request in progress never counts against it.
 
@@ -54,7 +55,7 @@ class GuardedProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.opened = time.monotonic()
+        self.active_at = time.monotonic()  # when it last sent something or was answered
         self.header_deadline: asyncio.TimerHandle | None = None
         self._arm_header_deadline()
         stats.open = len(self.connections)
@@ -68,6 +69,7 @@ class GuardedProtocol(H11Protocol):
         stats.open = len(self.connections)
 
     def data_received(self, data: bytes) -> None:
+        self.active_at = time.monotonic()
         if self.idle() and self.header_deadline is None:  # a kept-alive connection's next request begins
             self._arm_header_deadline()
         # uvicorn answers 503 itself when `limit_concurrency` is reached; set per request, so that only
@@ -82,6 +84,7 @@ class GuardedProtocol(H11Protocol):
         stats.working = len(self.tasks)
 
     def on_response_complete(self) -> None:
+        self.active_at = time.monotonic()
         super().on_response_complete()
         stats.working = len(self.tasks)
 
@@ -106,6 +109,6 @@ class GuardedProtocol(H11Protocol):
     def _make_room(self) -> None:
         """Close the connection idle longest (this one, when every other has a request in progress)."""
         idle = [c for c in self.connections if c is not self and isinstance(c, GuardedProtocol) and c.idle()]
-        oldest = min(idle, key=lambda c: c.opened, default=self)
+        longest = min(idle, key=lambda c: c.active_at, default=self)
         stats.cut_for_room += 1
-        oldest.transport.close()
+        longest.transport.close()

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from bench.hostile import HostileOptions, make_files
 from memory_engine.formats.common import FormatError
 from memory_engine.models import ImportUpload
-from memory_engine.services.uploads import upload_save
+from memory_engine.services.dispatch import upload_start
 from tests.processes import database_url
 
 
@@ -20,7 +20,7 @@ def test_its_files_written_small_are_refused_by_the_upload_check_or_read_whole(a
 
     def upload(name: str) -> ImportUpload:
         with files[name].open("rb") as body:
-            return upload_save(space=alice_space, chunks=iter(lambda: body.read(1 << 20), b""), name=name)
+            return upload_start(space=alice_space, chunks=iter(lambda: body.read(1 << 20), b""), name=name)
 
     with pytest.raises(FormatError, match="cycle"):
         upload("loop")
@@ -44,6 +44,7 @@ def test_a_small_run_prints_both_phases_and_what_each_attack_got(tmp_path, capsy
         "bench_hostile",
         "--seconds", "6", "--warmup-seconds", "3", "--scale", "0.01",
         "--work-dir", str(tmp_path), "--postgres-url", url, "--json", str(out),
+        "--idle-connections", "300", "--filers", "2",
     )  # fmt: skip
     printed = capsys.readouterr().out
     figures = json.loads(out.read_text())
@@ -55,6 +56,9 @@ def test_a_small_run_prints_both_phases_and_what_each_attack_got(tmp_path, capsy
     assert not [o for got in outcomes.values() for o in got if o.startswith("5")], outcomes  # no server error
     assert set(outcomes["bodies"]) == {"413 unauthenticated 300 MB"}, outcomes["bodies"]
     assert any(o.startswith("202 import") for o in outcomes["imports"]), outcomes["imports"]
-    assert "400 loop" in outcomes["files"], outcomes["files"]  # the looping file refused, quickly
+    assert "202 then refused (format) loop" in outcomes["files"], outcomes["files"]  # the looping file refused
+    assert outcomes["idle"]["opened"] >= 300 and outcomes["idle"]["cut by the server"] > 0, outcomes["idle"]
+    checks = [got for name, got in outcomes.items() if name.startswith("checks ")]
+    assert len(checks) == 2 and all("202 then ready" in got for got in checks), checks
     assert figures["largest_process"] < 1 << 30
     assert "beside the attack / alone: reply p95 x" in printed and "What the attack got" in printed

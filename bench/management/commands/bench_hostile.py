@@ -1,4 +1,5 @@
-"""One account's worst files beside another account's chat, on the production stack (see bench/hostile.py).
+"""Hostile accounts' worst files and a client's silent connections beside another account's chat, on the
+production stack (see bench/hostile.py).
 
     manage.py bench_hostile                                    # 120 s alone, 120 s beside the attack
     manage.py bench_hostile --seconds 30 --scale 0.1 --json var/bench-hostile/figures.json
@@ -36,6 +37,10 @@ class Command(BaseCommand):
             default=list(hostile.ATTACKS),
             help="the parts of the attack to run (imports alone: another account's import beside the chat)",
         )
+        parser.add_argument(
+            "--idle-connections", type=int, default=defaults.idle_connections, help="silent connections held (idle)"
+        )
+        parser.add_argument("--filers", type=int, default=defaults.filers, help="accounts bringing files (checks)")
         parser.add_argument("--json", dest="json_path", default=None, help="also write every figure to this file")
         # Internal: the steps run in a child process on the benchmark database.
         parser.add_argument("--role", choices=("prepare", "delays"), default=None, help=argparse.SUPPRESS)
@@ -63,6 +68,8 @@ class Command(BaseCommand):
             work_dir=str(Path(opts["work_dir"]).resolve()),
             postgres_url=opts["postgres_url"],
             attacks=tuple(opts["attacks"]),
+            idle_connections=opts["idle_connections"],
+            filers=opts["filers"],
         )
         if not 0 < opts["scale"] <= 1:
             raise CommandError("--scale is a share of the files' size, above 0 and at most 1")
