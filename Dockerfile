@@ -1,6 +1,8 @@
 FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 HF_HUB_OFFLINE=1 STATIC_ROOT=/app/staticfiles
 WORKDIR /app
+# nginx for the proxy role (scripts/serve proxy); it runs as the unprivileged user below, its files in var/.
+RUN apt-get update && apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*
 COPY requirements.txt requirements-models.txt ./
 # CPU build of torch: the default index would pull a multi-GB CUDA build.
 RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \

@@ -33,7 +33,8 @@ def start(production_env, tmp_path):
     started: list[Role] = []
 
     def start_role(role: str, **env: str) -> Role:
-        process = Role(role, {**production_env, **env}, tmp_path / f"{role}.log")
+        # A log a process: a test may start a role twice (two web processes, two proxies).
+        process = Role(role, {**production_env, **env}, tmp_path / f"{role}-{len(started) + 1}.log")
         started.append(process)
         return process
 

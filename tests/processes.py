@@ -10,6 +10,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx2
 from django.db import connection
 
 from bench.processes import ROOT, RedisServer, Role, free_port, healthy, redis_server_binary, wait_until  # noqa: F401 (shared)
@@ -125,6 +126,13 @@ class CeleryWorker:
 def port_open(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def client_at(address: str, base: str) -> httpx2.Client:
+    """A client connecting from `address` (a loopback address of its own: another machine, to the server;
+    Linux routes all of 127/8 to the loopback)."""
+    transport = httpx2.HTTPTransport(local_address=address)
+    return httpx2.Client(base_url=base, transport=transport, timeout=120, trust_env=False)
 
 
 @contextmanager

@@ -24,8 +24,8 @@ from tests.processes import ROOT, free_port, healthy, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# The roles the tests below start; the compose file may run no other.
-ROLES = ("migrate", "web", "worker", "beat", "mcp")
+# The roles the tests below (and tests/system/test_proxy.py, the proxy) start; the compose file may run no other.
+ROLES = ("migrate", "web", "worker", "beat", "mcp", "proxy")
 
 
 def assets_of(html: str) -> set[str]:
@@ -97,13 +97,14 @@ def test_the_compose_file_runs_only_the_entrypoint_these_tests_ran():
     assert "runserver" not in dockerfile + (ROOT / "docker-compose.yml").read_text()
     services = compose["services"]
     app = {name: s for name, s in services.items() if "build" in s}
-    assert set(app) == {"migrate", "web", "worker", "beat", "mcp"}
+    assert set(app) == set(ROLES)
     for name, service in app.items():
-        assert service["command"] in ROLES, name
+        assert service["command"] == name
         assert service["environment"]["DEBUG"] == "false"
         assert service["environment"]["SECRET_KEY"].startswith("${SECRET_KEY:?"), name  # no default key
         if name != "migrate":
             assert "healthcheck" in service, name
+        if name not in ("migrate", "proxy"):  # the proxy waits for web and mcp (test_proxy.py)
             assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
     for name in ("redis", "db"):
         assert "healthcheck" in services[name], name
@@ -156,15 +157,20 @@ def test_the_test_command_says_in_one_line_what_to_install_without_postgresql(tm
 
 
 def test_the_settings_docs_name_every_variable_the_settings_and_the_entrypoint_read():
-    """Each environment variable read by playground/settings.py, memory_engine/config.py or scripts/serve has
-    its own row in the tables of docs/settings.md or docs/deploying.md (linked from the README), written out
-    in full."""
-    settings_source = (ROOT / "playground" / "settings.py").read_text()
-    read = set(re.findall(r'\benv(?:str|int|float|bool|choice)\(\s*"([A-Z0-9_]+)"', settings_source))
-    read |= set(re.findall(r'os\.environ(?:\.get)?[\[(]\s*"([A-Z0-9_]+)"', settings_source))
+    """Each environment variable read by playground/settings.py, playground/proxy.py, memory_engine/config.py
+    or scripts/serve, or set by docker-compose.yml for the application, has its own row in the tables of
+    docs/settings.md or docs/deploying.md (linked from the README), written out in full."""
+    read = set()
+    for module in ("settings.py", "proxy.py"):
+        source = (ROOT / "playground" / module).read_text()
+        read |= set(re.findall(r'\b(?:env(?:str|int|float|bool|choice)|count|matching)\(\s*"([A-Z0-9_]+)"', source))
+        read |= set(re.findall(r'os\.environ(?:\.get)?[\[(]\s*"([A-Z0-9_]+)"', source))
     read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):-", (ROOT / "scripts" / "serve").read_text()))
     read |= {env_name(spec.name) for spec in SETTINGS}  # the engine's (memory_engine/config.py)
-    assert {"DATABASE_URL", "SECRET_KEY", "MEMORYOS_HEAT_BETA", "BIND", "WEB_WORKERS"} <= read  # the parsing works
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    read |= {name for service in compose["services"].values() if "build" in service for name in service["environment"]}
+    assert {"DATABASE_URL", "SECRET_KEY", "MEMORYOS_HEAT_BETA", "BIND", "WEB_WORKERS", "PROXY_RATE"} <= read
+    assert "FORWARDED_ALLOW_IPS" in read and "MEMORYOS_WARM_UP" in read  # the parsing works
     tables = (ROOT / "docs" / "settings.md").read_text() + (ROOT / "docs" / "deploying.md").read_text()
     named = {
         name

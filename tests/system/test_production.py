@@ -22,7 +22,7 @@ from memory_engine.services.spaces import assistant_create, space_get, space_par
 from memory_engine.services.tokens import token_create
 from tests.forwarding_proxy import ForwardingProxy
 from tests.memory_helpers import extraction
-from tests.processes import free_port, healthy, wait_until
+from tests.processes import client_at, free_port, healthy, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -457,12 +457,6 @@ def test_memory_feeds_hold_no_database_connection_and_an_account_may_open_only_a
     assert web.running()
 
 
-def _client_at(address: str, base: str) -> httpx2.Client:
-    """A client connecting from `address` (a loopback address of its own: another machine, to the server)."""
-    transport = httpx2.HTTPTransport(local_address=address)
-    return httpx2.Client(base_url=base, transport=transport, timeout=120, trust_env=False)
-
-
 def _sign_in(client: httpx2.Client, username: str, password: str, **headers: str) -> httpx2.Response:
     form = client.get("/accounts/login/", headers=headers)
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
@@ -486,7 +480,7 @@ def test_behind_a_trusted_proxy_a_guesser_slows_only_itself_and_a_direct_client_
         MEMORYOS_SIGNIN_FIRST_DELAY_SECONDS="600",  # no wait ends while the test runs, however slow
     )
     with ForwardingProxy(base) as proxy:
-        guesser, victim = _client_at("127.0.0.2", proxy.url), _client_at("127.0.0.3", proxy.url)
+        guesser, victim = client_at("127.0.0.2", proxy.url), client_at("127.0.0.3", proxy.url)
         for _ in range(3):
             assert "_auth_user_id" not in _sign_in(guesser, "vic", "guess").text
         refused = _sign_in(guesser, "vic", "pw-vic-right-1")
@@ -495,7 +489,7 @@ def test_behind_a_trusted_proxy_a_guesser_slows_only_itself_and_a_direct_client_
         assert signed_in.status_code == 302 and "sessionid" in signed_in.cookies, signed_in.text[:500]
 
         # The guesser, straight to the server, claiming to be someone else: it is what it connects from.
-        direct = _client_at("127.0.0.2", base)
+        direct = client_at("127.0.0.2", base)
         for _ in range(3):
             _sign_in(direct, "vic", "guess", **{"X-Forwarded-For": "198.51.100.7"})
         pretending = _sign_in(direct, "vic", "pw-vic-right-1", **{"X-Forwarded-For": "198.51.100.8"})
