@@ -164,7 +164,7 @@ def prepare(options: HostileOptions, progress) -> dict:
     call_command("migrate", verbosity=0, interactive=False)
     assistant_create(assistant_id="helper", name="Helper")
     export = Path(options.work_dir) / "files" / f"export-{options.export_pages}.json"
-    if not export.exists():
+    if not export.exists() and "restores" in options.attacks:
         progress(f"growing a space of {options.export_pages:,} pages to export")
         user_create(user_id="export-source")
         source = space_get(user_id="export-source", assistant_id="helper")
@@ -522,7 +522,7 @@ def run_benchmark(options: HostileOptions, progress) -> dict:
         "machine": machine_description(),
         "options": {**asdict(options), "postgres_url": redact(url)},
         "files": {name: path.stat().st_size for name, path in files.items()}
-        | {"export": Path(plan["export"]).stat().st_size},
+        | ({"export": Path(plan["export"]).stat().st_size} if Path(plan["export"]).exists() else {}),
         "phases": phases,
         "attacks": {a.name: {"outcomes": dict(a.outcomes), "tries": len(a.seconds)} for a in attacks},
         "peak_rss": _peaks(sampler.samples),
