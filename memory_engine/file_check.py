@@ -6,14 +6,15 @@ requests and the workers' consolidation go first), in memory that goes back to t
 a parser that crashed on it takes only this process down.
 
 ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "alive", "limit", "limits",
-"cpu_seconds", "wall_seconds"}; `limits` are the bounds and settings the check applies, given by the process
+"cpu_seconds", "wall_seconds", "deadline"}; `limits` are the bounds and settings the check applies, given by the process
 that started it (formats' MAX_* and MAX_TURN_CHARS), so that what it checks is what that process was told.
 The result file gets {"scan": ...} or {"error": ..., "refusal": "format" | "too_large" | "busy"}, written
 whole at once (renamed into place). The check bounds itself: it may use `cpu_seconds` of processor time once
 it is set up (RLIMIT_CPU: SIGXCPU past them, so what bounds a file's cost is the work it takes, not how busy
-the machine is), and `wall_seconds` in all (SIGALRM: a machine too busy to give it its time refuses the file
-for now); each writes its refusal before the process ends. While it runs it touches `alive` every
-HEARTBEAT_SECONDS, so that a check that died without a word (a crash) is known for one.
+the machine is), and `wall_seconds` in all, until `deadline` (a Unix time: SIGALRM; a machine too busy to give
+it its time refuses the file for now); each writes its refusal before the process ends. While it runs it touches `alive` every
+HEARTBEAT_SECONDS, so that a check that died without a word (a crash) is known for one, and it ends once its
+ORDER file is gone (the upload was deleted).
 """
 
 import json
@@ -23,6 +24,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -101,8 +103,11 @@ def main() -> None:
     result = Path(order["result"])
     signal.signal(signal.SIGALRM, lambda *_: refuse(result, order, "busy"))
     signal.signal(signal.SIGXCPU, lambda *_: refuse(result, order, "too_large"))
-    signal.alarm(max(1, math.ceil(order["wall_seconds"])))
-    threading.Thread(target=beat, args=(Path(order["alive"]),), daemon=True).start()
+    left = order["deadline"] - time.time()  # the wall clock runs from when the check was started
+    if left <= 0:
+        refuse(result, order, "busy")
+    signal.alarm(math.ceil(left))
+    threading.Thread(target=beat, args=(Path(sys.argv[1]), order), daemon=True).start()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
     import django
 
@@ -133,11 +138,17 @@ def write_whole(path: Path, outcome: dict) -> None:
     partial.replace(path)
 
 
-def beat(alive: Path) -> None:
-    """Touch `alive` every HEARTBEAT_SECONDS while the process lives."""
-    while True:
+def beat(order_path: Path, order: dict) -> None:
+    """Touch `alive` every HEARTBEAT_SECONDS while the process lives; once its order is gone (the upload was
+    deleted: services/uploads.upload_delete removes its check's files, wherever that was done), remove what
+    it wrote and end the process."""
+    alive = Path(order["alive"])
+    while order_path.exists():
         alive.touch()
         threading.Event().wait(HEARTBEAT_SECONDS)
+    for written in (alive, order["copy"], order["unzipped"], order["result"]):
+        Path(written).unlink(missing_ok=True)
+    os._exit(4)
 
 
 def lowest_priority() -> None:

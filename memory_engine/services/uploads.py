@@ -222,6 +222,7 @@ def _checker_start(upload: ImportUpload, files: CheckFiles, *, zipped: bool) -> 
         "limits": file_check.limits_now(),
         "cpu_seconds": memory_settings().upload_check_seconds,
         "wall_seconds": memory_settings().upload_wait_seconds,
+        "deadline": time.time() + memory_settings().upload_wait_seconds,
     }
     files.order.write_text(json.dumps(order))
     _checkers[upload.pk] = subprocess.Popen(

@@ -423,13 +423,15 @@ def test_an_upload_whose_client_leaves_before_its_file_arrived_keeps_nothing(ali
     assert not ImportUpload.objects.exists() and kept(settings) == []
 
 
-def _a_check_running() -> int | None:
-    """A process this test's request started to check its file (memory_engine/file_check.py). Only this
-    process's children: the suite runs on every core, and a check another test started is not this test's
-    (stopping one made this test see its own file taken, ten times, and that test wait 30 s)."""
+def _a_check_running(folder: Path) -> int | None:
+    """A process this test's request started to check its file (memory_engine/file_check.py), its order in
+    this test's `folder`. Only this process's children: the suite runs on every core, and a check another
+    test started is not this test's (stopping one made this test see its own file taken, ten times, and
+    that test wait 30 s); nor is the last test's, which may still be ending."""
     for process in Path("/proc").iterdir():
         try:
-            if not process.name.isdigit() or b"memory_engine.file_check" not in (process / "cmdline").read_bytes():
+            command = (process / "cmdline").read_bytes() if process.name.isdigit() else b""
+            if b"memory_engine.file_check" not in command or str(folder).encode() not in command:
                 continue
             parent = int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except OSError:  # it ended meanwhile
@@ -448,26 +450,33 @@ def _stopped_or_ended(pid: int) -> str | None:
     return "T" if state == "T" else "ended" if state in {"Z", "X"} else None
 
 
-def _stop_a_check(seconds: float, stopped: list[bool]) -> None:
-    """Stop the first check found for `seconds`; whether it was at work when stopped goes in `stopped`."""
-    pid = wait_until(_a_check_running, timeout=300, interval=0.01, what="a check")
+def _stop_a_check(folder: Path, seconds: float, stopped: list[bool]) -> None:
+    """Stop the first check found for `seconds`; whether it was at work when stopped (stopped, its result not
+    written yet: a check stopped as it ends has done its work) goes in `stopped`."""
+    pid = wait_until(lambda: _a_check_running(folder), timeout=300, interval=0.01, what="a check")
+    try:
+        order = Path(Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[3].decode())  # python -m module ORDER
+    except (OSError, IndexError):  # it ended meanwhile
+        stopped.append(False)
+        return
     os.kill(pid, signal.SIGSTOP)
     # A signal takes effect when its process next runs, which on a busy machine can be a while.
     state = wait_until(lambda: _stopped_or_ended(pid), timeout=300, interval=0.01, what="the stop to take effect")
-    stopped.append(state == "T")
+    stopped.append(state == "T" and not order.with_suffix(".result").exists())
     time.sleep(seconds)
     with contextlib.suppress(ProcessLookupError):  # the request gave up on it and ended it
         os.kill(pid, signal.SIGCONT)
 
 
-def _upload_with_the_check_stopped(client, seconds: float):
+def _upload_with_the_check_stopped(client, settings, seconds: float):
     """Upload a small file while its check is stopped for `seconds`, as a busy machine leaves a process
     waiting; the answer, once the check was stopped while it was still at work. A check can end between
     being found and being stopped (on a busy machine the finding thread may wait for its turn): such a try
     tested nothing, so its file is deleted and the upload tried again."""
     for _ in range(10):
         stopped: list[bool] = []
-        pausing = threading.Thread(target=_stop_a_check, args=(seconds, stopped))
+        folder = Path(settings.MEMORYOS["IMPORT_DIR"])
+        pausing = threading.Thread(target=_stop_a_check, args=(folder, seconds, stopped))
         pausing.start()
         answer = upload(client, json.dumps([{"role": "user", "content": "I play the cello."}]).encode())
         pausing.join()
@@ -482,13 +491,13 @@ def test_a_check_the_machine_leaves_waiting_is_slower_never_refused(alice, setti
     # A file's check is bounded by the processor time it uses, not by the clock: on a busy machine, which
     # gives the check little of its time (here it is stopped for three seconds), the file is still taken.
     settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_CHECK_SECONDS": 1}
-    answer = _upload_with_the_check_stopped(alice, 3)
+    answer = _upload_with_the_check_stopped(alice, settings, 3)
     assert answer.status_code == 201, answer.data
 
 
 def test_a_check_the_machine_gives_no_time_within_its_limit_is_refused_saying_to_try_again(alice, settings):
     settings.MEMORYOS = {**settings.MEMORYOS, "UPLOAD_WAIT_SECONDS": 1}
-    answer = _upload_with_the_check_stopped(alice, 3)
+    answer = _upload_with_the_check_stopped(alice, settings, 3)
     assert answer.status_code == 503 and "try again later" in answer.data["detail"], answer.data
     assert int(answer["Retry-After"]) > 0
     assert kept(settings) == [] and not ImportUpload.objects.exists()

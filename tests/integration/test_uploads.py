@@ -2,6 +2,7 @@
 turn with their own times, facts stored as knowledge with where they came from, nothing stored twice, and a
 bad file refused with where it differs, nothing kept."""
 
+import contextlib
 import io
 import json
 import zipfile
@@ -320,6 +321,31 @@ def test_a_file_is_checked_in_the_background_one_at_a_time_for_an_account(alice,
     path = f"{SPACE}imports/files/{first.data['id']}/"
     over = wait_until(lambda: (now := alice.get(path).data)["status"] != "checking" and now, timeout=600, what="it")
     assert (over["status"], over["turns"], over["format"]) == ("ready", 400_001, "messages"), over
+    assert upload(alice, "messages-one.json").data["status"] == "ready"
+
+
+def checks_running(stem: str) -> list[int]:
+    """The processes checking the upload whose files are named `stem` (file_check.py), wherever started."""
+    found = []
+    for process in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if process.name.isdigit() and stem.encode() in (process / "cmdline").read_bytes():
+                found.append(int(process.name))
+    return found
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_deleted_while_it_is_checked_stops_its_check_and_frees_the_accounts_place(alice, settings, start_worker):
+    """Deleting a file being checked left its check running on, and freed the account's place for another:
+    bringing and deleting files one after another ran as many checks at once as the account liked."""
+    start_worker(MEMORYOS_IMPORT_DIR=str(settings.MEMORYOS["IMPORT_DIR"]))
+    first = alice.post(f"{SPACE}imports/files/?name=long.json", LONG, content_type="application/octet-stream")
+    assert first.status_code == 202, first.data
+    stem = Path(ImportUpload.objects.get(pk=first.data["id"]).path).stem
+    wait_until(lambda: checks_running(stem), timeout=300, interval=0.05, what="its check to start")
+    assert alice.delete(f"{SPACE}imports/files/{first.data['id']}/").status_code == 204
+    wait_until(lambda: not checks_running(stem), timeout=300, what="its check to end")
+    assert not [p for p in kept_files(settings) if p.stem == stem]
     assert upload(alice, "messages-one.json").data["status"] == "ready"
 
 
