@@ -6,15 +6,15 @@ requests and the workers' consolidation go first), in memory that goes back to t
 a parser that crashed on it takes only this process down.
 
 ORDER is a JSON file: {"path", "zipped", "unzipped", "copy", "result", "alive", "limit", "limits",
-"cpu_seconds", "wall_seconds", "deadline"}; `limits` are the bounds and settings the check applies, given by the process
-that started it (formats' MAX_* and MAX_TURN_CHARS), so that what it checks is what that process was told.
-The result file gets {"scan": ...} or {"error": ..., "refusal": "format" | "too_large" | "busy"}, written
-whole at once (renamed into place). The check bounds itself: it may use `cpu_seconds` of processor time once
-it is set up (RLIMIT_CPU: SIGXCPU past them, so what bounds a file's cost is the work it takes, not how busy
-the machine is), and `wall_seconds` in all, until `deadline` (a Unix time: SIGALRM; a machine too busy to give
-it its time refuses the file for now); each writes its refusal before the process ends. While it runs it touches `alive` every
-HEARTBEAT_SECONDS, so that a check that died without a word (a crash) is known for one, and it ends once its
-ORDER file is gone (the upload was deleted).
+"cpu_seconds", "wall_seconds", "deadline"}; `limits` are the bounds and settings the check applies, given by
+the process that started it (formats' MAX_* and MAX_TURN_CHARS), so that what it checks is what that process
+was told. The result file gets {"scan": ...} or {"error": ..., "refusal": "format" | "too_large" | "busy"},
+written whole at once (renamed into place). The check bounds itself: it may use `cpu_seconds` of processor
+time once it is set up (RLIMIT_CPU: SIGXCPU past them, so what bounds a file's cost is the work it takes, not
+how busy the machine is), and `wall_seconds` in all, until `deadline` (a Unix time: SIGALRM; a machine too
+busy to give it its time refuses the file for now); each writes its refusal before the process ends. While it
+runs it touches `alive` every HEARTBEAT_SECONDS, so that a check that died without a word (a crash) is known
+for one, and it ends once its ORDER file is gone (the upload was deleted).
 """
 
 import json
