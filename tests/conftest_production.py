@@ -4,10 +4,14 @@ process here (DEBUG off, a secret key of its own, the test database, a Redis of 
 
 import os
 import secrets
+from pathlib import Path
 
 import pytest
 
-from tests.processes import Role, database_url
+from memory_engine.models import MemoryUser
+from memory_engine.services.spaces import assistant_create, space_get, user_create
+from memory_engine.services.tokens import token_create
+from tests.processes import Role, database_url, free_port, healthy, wait_until
 
 
 @pytest.fixture
@@ -41,3 +45,25 @@ def start(production_env, tmp_path):
     yield start_role
     for process in started:
         process.stop()
+
+
+def serve(start, tmp_path: Path, **env: str) -> tuple[object, str, str]:
+    """Migrate, then one web process with a TMPDIR of its own; the role, its URL and alice's token."""
+    assert start("migrate").process.wait(300) == 0
+    user_create(user_id="alice")
+    assistant_create(assistant_id="helper")
+    space_get(user_id="alice", assistant_id="helper")
+    _, secret = token_create(memory_user=MemoryUser.objects.get(external_id="alice"))
+    port = free_port()
+    (tmp_path / "tmp").mkdir()
+    web = start(
+        "web",
+        BIND=f"127.0.0.1:{port}",
+        TMPDIR=str(tmp_path / "tmp"),
+        MEMORYOS_IMPORT_DIR=str(tmp_path / "imports"),
+        **env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(f"{base}/healthz") or not web.running(), timeout=300, what="the web server")
+    assert web.running(), web.output()[-3000:]
+    return web, base, secret

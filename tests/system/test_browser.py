@@ -96,7 +96,7 @@ def test_what_it_used_links_to_the_turns_it_came_from(browser, live_server, ann,
     turn = browser.locator(f'#messages .bubble[data-page="{page_id}"]')
     assert turn.count() == 2
     assert "flash" in turn.first.get_attribute("class") and "flash" in turn.last.get_attribute("class")
-    assert turn.first.inner_text() == Page.objects.get(pk=page_id).user_input
+    assert turn.first.locator(".text").inner_text() == Page.objects.get(pk=page_id).user_input
     browser.wait_for_function(
         """id => { const list = document.querySelector('#messages').getBoundingClientRect();
         const turn = document.getElementById('turn-' + id).getBoundingClientRect();
