@@ -235,6 +235,11 @@ class MemorySettings:
     upload_checks_at_once: int = setting(
         1, "files one account may have being checked at once (one more is answered 429 before its body is read)"
     )
+    upload_checks_running: int = setting(
+        1,
+        "files checked at once on the whole site, each in a process of its own at idle priority; the others wait "
+        "their turn, still checking (six at once tripled another account's reply time: docs/benchmarks.md)",
+    )
     import_keep_seconds: float = setting(
         86400.0,
         "a file brought to import is deleted this long after it arrived (by the workers' sweep), unless an "

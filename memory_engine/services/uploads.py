@@ -12,7 +12,7 @@ The file itself is then deleted; the working copy is kept. An account has at mos
 MEMORYOS_UPLOAD_CHECKS_AT_ONCE files being checked. Each turn and fact has an identity (its format, its
 conversation's id and its messages' ids, hashed) that the space records with what it stored
 (ImportedKey): the same file imported again stores nothing twice, and the same file brought twice to a space
-is kept once.
+is kept once. The site checks MEMORYOS_UPLOAD_CHECKS_RUNNING files at once; the others wait their turn.
 """
 
 import hashlib
@@ -177,6 +177,7 @@ class CheckFiles:
 
 
 CHECK_POLL_SECONDS = 0.1
+TURN_POLL_SECONDS = 0.5
 SILENT_CHECK_SECONDS = 120  # a check whose heartbeat stopped this long ago died (file_check.HEARTBEAT_SECONDS)
 _checkers: dict[int, subprocess.Popen] = {}  # upload id -> the check this process started
 
@@ -192,6 +193,10 @@ def upload_check_part(job: BackgroundJob, part) -> dict | None:
     files = CheckFiles.of(upload)
     try:
         if not files.order.exists():
+            while not _turn_to_check(job):  # it waits its turn, a part at a time
+                if part.over():
+                    return None
+                time.sleep(TURN_POLL_SECONDS)
             _checker_start(upload, files, zipped=job.request["zipped"])
         while True:
             if files.result.exists():
@@ -208,6 +213,18 @@ def upload_check_part(job: BackgroundJob, part) -> dict | None:
         raise
     _checkers.pop(upload.pk, None)
     return {"upload": upload.pk, "status": _check_recorded(upload, files, outcome)}
+
+
+def _turn_to_check(job: BackgroundJob) -> bool:
+    """Whether the job may start its check: fewer than MEMORYOS_UPLOAD_CHECKS_RUNNING are running on the site
+    (a check's job records when it started it). Two workers asking at the same moment may both start one."""
+    running = BackgroundJob.objects.filter(
+        kind=BackgroundJob.Kind.CHECK, status__in=[JobStatus.QUEUED, JobStatus.RUNNING], result__has_key="started"
+    )
+    if running.exclude(pk=job.pk).count() >= memory_settings().upload_checks_running:
+        return False
+    BackgroundJob.objects.filter(pk=job.pk).update(result={"started": timezone.now().isoformat()})
+    return True
 
 
 def _checker_start(upload: ImportUpload, files: CheckFiles, *, zipped: bool) -> None:

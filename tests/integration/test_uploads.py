@@ -309,7 +309,8 @@ def test_a_file_is_checked_in_the_background_one_at_a_time_for_an_account(alice,
     """A file's check held a web request, and one of its process's few places, for its whole run (387-467 s
     under load): other accounts' requests waited and got 503. The request now answers 202 once the file has
     arrived, a worker has it checked, and the upload is polled; an account has one check at once (the next
-    refused before its body is read), another account's goes on beside it."""
+    refused before its body is read), and the site one check running (another account's file is taken and
+    waits its turn: six at once tripled a chatting account's reply time)."""
     start_worker(MEMORYOS_IMPORT_DIR=str(settings.MEMORYOS["IMPORT_DIR"]))
     bob = client_for("bob")
     first = alice.post(f"{SPACE}imports/files/?name=long.json", LONG, content_type="application/octet-stream")
@@ -319,6 +320,7 @@ def test_a_file_is_checked_in_the_background_one_at_a_time_for_an_account(alice,
     beside = upload(bob, "messages-one.json", space="/api/v1/users/bob/spaces/helper/")
     assert beside.data["status"] == "ready", beside.data
     path = f"{SPACE}imports/files/{first.data['id']}/"
+    assert alice.get(path).data["status"] == "ready"  # bob's small file was checked after it, in its turn
     over = wait_until(lambda: (now := alice.get(path).data)["status"] != "checking" and now, timeout=600, what="it")
     assert (over["status"], over["turns"], over["format"]) == ("ready", 400_001, "messages"), over
     assert upload(alice, "messages-one.json").data["status"] == "ready"
