@@ -548,7 +548,8 @@ def render_report(results: dict) -> str:
     options, machine, phases = results["options"], results["machine"], results["phases"]
     alone, beside = phases["alone"], phases["beside the attack"]
     lines = [
-        f"MemoryOS under one account's worst files: {machine['cores']} cores; {options['web_workers']} web processes "
+        f"MemoryOS beside hostile accounts and clients ({', '.join(options['attacks'])}): {machine['cores']} cores; "
+        f"{options['web_workers']} web processes "
         f"(gunicorn + uvicorn), 1 Celery worker, PostgreSQL; the production limits; {options['seconds']} s a phase",
         "files: " + ", ".join(f"{name} {size / 2**20:,.1f} MB" for name, size in results["files"].items()),
         "",
