@@ -199,15 +199,31 @@ class MemoryOS:
         Returns how many turns changed."""
         return curation.erase_entry(self._entry(user_id, assistant_id, entry_id))
 
-    def erase_turn(self, *, user_id: str, assistant_id: str, page_id: int, sentence: str | None = None) -> int:
-        """Erase a turn's every word (it stays as "(erased)"), or only `sentence` of it, wherever the words
-        are (engine/erasure.py). Irreversible. Raises UnknownEntry for a turn not in this memory, ValueError
-        for a sentence the turn does not hold."""
-        space = self.space(user_id=user_id, assistant_id=assistant_id)
-        page = spaces.row_of(space, Page, page_id)
+    def erase_turn(
+        self, *, user_id: str, assistant_id: str, page_id: int, sentence: str | None = None, index: int | None = None
+    ) -> int:
+        """Erase a turn's every word (it stays as "(erased)"), or one whole sentence of it (as written, or by
+        its index), wherever the words are (engine/erasure.py), here and now. Irreversible. Raises
+        UnknownEntry for a turn not in this memory, ValueError for a sentence that is not a whole sentence of
+        the turn. `erase_preview` says first what it would take."""
+        page = self._page(user_id, assistant_id, page_id)
+        if sentence is None and index is None:
+            return curation.erase_turn(page)
+        return curation.erase_statement(page, sentence, index)
+
+    def erase_preview(
+        self, *, user_id: str, assistant_id: str, page_id: int, sentence: str | None = None, index: int | None = None
+    ) -> dict:
+        """What erase_turn with the same arguments would take out of the memory, changing nothing: the turn's
+        sentences, the words erased, the turns and entries it changes."""
+        page = self._page(user_id, assistant_id, page_id)
+        return curation.erase_preview(page=page, sentence=sentence, index=index)
+
+    def _page(self, user_id: str, assistant_id: str, page_id: int) -> Page:
+        page = spaces.row_of(self.space(user_id=user_id, assistant_id=assistant_id), Page, page_id)
         if page is None:
             raise UnknownEntry(f"no turn {page_id} in this memory")
-        return curation.erase_statement(page, sentence) if sentence else curation.erase_turn(page)
+        return page
 
     def entry_coverage(self, *, user_id: str, assistant_id: str, entry_id: int) -> dict:
         """What the entry's delete or edit holds out of the turns: {"statements", "turns", "entries"}."""

@@ -97,7 +97,7 @@ def upload_receive(
     *, space: MemorySpace, chunks: Iterable[bytes], name: str, check: Callable[[], None] = _nothing_to_check
 ) -> tuple[ImportUpload, BackgroundJob | None]:
     """Keep the file the chunks make and record it as being checked, with the job that checks it (dispatch's
-    `upload_check_send` has it run: services/background.py, upload_check_part). `check` is called as the file
+    `upload_start` has it run: services/background.py, upload_check_part). `check` is called as the file
     arrives, and what it raises ends the upload (a deadline passed, the client gone). Raises InputTooLarge
     past MEMORYOS_MAX_IMPORT_BYTES or past what the account may keep, MemoryInputError for an empty file;
     then nothing is kept. A file the space has already been brought (and not refused) is kept once: its
@@ -111,6 +111,7 @@ def upload_receive(
             for chunk in chunks:
                 received.write(out, chunk)
                 check()
+        received.close()
         if not received.size:
             raise MemoryInputError("the file is empty")
         sha256 = received.digest.hexdigest()

@@ -294,3 +294,16 @@ def test_an_entry_erased_while_another_request_changes_it_is_a_conflict_not_a_se
     for change, stale in zip(changes, read_before, strict=True):
         with pytest.raises(EntryNotActive, match="erased"):
             change(stale)
+
+
+@pytest.mark.django_db
+def test_the_python_class_previews_and_erases_one_sentence_by_its_index(memory, alice_space, settings):
+    weak = _weak_memory(alice_space, settings)
+    turn = Page.objects.get(seq=3)
+    where = {"user_id": "alice", "assistant_id": "helper", "page_id": turn.pk}
+    with pytest.raises(ValueError, match="whole sentence"):
+        weak.erase_turn(**where, sentence="radiology")
+    preview = weak.erase_preview(**where, index=0)
+    assert preview["erasing"] == [TOLD[2][0]] and _rows_holding(("radiology",))
+    assert weak.erase_turn(**where, index=0) >= 1
+    assert _rows_holding(("radiology",)) == [] and Page.objects.get(seq=3).agent_response == "Lovely."
