@@ -120,11 +120,12 @@ def erase_statement(page: Page, sentence: str | None = None, index: int | None =
 
 @dataclass
 class Plan:
-    """What an erasure of `texts` takes out of one space: its turns' words after, the entries it deletes and
-    those it changes (their value after)."""
+    """What an erasure of `texts` takes out of one space: its turns' words after (`emptied`: the turns erased
+    whole), the entries it deletes and those it changes (their value after)."""
 
     texts: list[str]
     pages: dict[int, dict[str, str]] = field(default_factory=dict)
+    emptied: set[int] = field(default_factory=set)
     deleted: list[LongTermEntry] = field(default_factory=list)
     changed: list[tuple[LongTermEntry, str]] = field(default_factory=list)
 
@@ -139,10 +140,11 @@ def erasure_plan(space: MemorySpace, texts: list[str], *, entries=frozenset(), p
         after = {name: without(before[name], removed) for name in FIELDS}
         if page.pk in pages:
             after = {"user_input": ERASED, "agent_response": ""}
+            plan.emptied.add(page.pk)
         if before["user_input"] and not after["user_input"] or not any(after.values()):
             after["user_input"] = ERASED  # the turn says its words were erased
         plan.pages[page.pk] = after
-    for entry in LongTermEntry.objects.filter(space=space).defer("embedding"):
+    for entry in LongTermEntry.objects.filter(space=space).defer("embedding").prefetch_related("versions"):
         if entry.pk in entries or any(states(entry.value, t) for t in plan.texts):
             plan.deleted.append(entry)
         elif any(span(t, v) for t in plan.texts for v in _entry_words(entry)):
@@ -182,8 +184,7 @@ def _erase_in(write, plan: Plan) -> int:
     for mark in StatementMark.objects.filter(space=space):
         if holds(mark.sentence) or holds(mark.replacement) or any(span(mark.sentence, t) for t in texts):
             mark.delete()
-    emptied = [pk for pk, after in plan.pages.items() if after == {"user_input": ERASED, "agent_response": ""}]
-    Page.objects.filter(pk__in=emptied).update(meta={})
+    Page.objects.filter(pk__in=plan.emptied).update(meta={})
     curate(set(plan.pages), write=write, said=plan.pages)
     for page in Page.objects.filter(space=space).exclude(thread_summary="").only("thread_summary"):
         if holds(page.thread_summary):

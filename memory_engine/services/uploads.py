@@ -171,10 +171,9 @@ class CheckFiles:
         return [self.arriving, self.unzipped, self.copy, self.order, self.result, self.alive]
 
     def remove(self, *, keep_copy: bool) -> None:
-        for path in (self.arriving, self.unzipped, self.order, self.result, self.alive):
-            path.unlink(missing_ok=True)
-        if not keep_copy:
-            self.copy.unlink(missing_ok=True)
+        for path in self.all():
+            if not (keep_copy and path == self.copy):
+                path.unlink(missing_ok=True)
 
 
 CHECK_POLL_SECONDS = 0.1
