@@ -50,10 +50,11 @@ class BM25Turns(TurnRanker):
 class DenseTurns(TurnRanker):
     name = "dense MiniLM turns"
 
-    def __init__(self, turns: list[Turn]) -> None:
+    def __init__(self, turns: list[Turn], vectors: np.ndarray | None = None) -> None:
+        """`vectors`: the turns' own, embedded before (one a turn, in order); by default embedded here."""
         super().__init__(turns)
         self.embedder = get_embedder()
-        self.vectors = self.embedder.encode([turn_document(turn) for turn in turns])
+        self.vectors = self.embedder.encode([turn_document(turn) for turn in turns]) if vectors is None else vectors
 
     def rank(self, question: str, depth: int) -> list[str]:
         scores = self.vectors @ self.embedder.encode_one(question)

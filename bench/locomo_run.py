@@ -21,6 +21,7 @@ result does not depend on the order of the questions.
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import CommandError
@@ -173,10 +174,12 @@ def ingest_for_evaluation(
     )
 
 
-def memory_ranking(space: MemorySpace, question: str, turn_ids: TurnIds, depth: int) -> list[str]:
-    """The turns the memory places in the context for `question`, best first (see the module doc);
-    `turn_ids` is comparison.dialogue_ids(space)."""
-    return distinct_turns(ranked_items(space, question, depth), turn_ids)
+def memory_ranking(
+    space: MemorySpace, question: str, turn_ids: TurnIds, depth: int, *, now: datetime | None = None
+) -> list[str]:
+    """The turns the memory places in the context for `question` (asked at `now`), best first (see the module
+    doc); `turn_ids` is comparison.dialogue_ids(space)."""
+    return distinct_turns(ranked_items(space, question, depth, now=now), turn_ids)
 
 
 def context_turns(retrieval: Retrieval, turn_ids: TurnIds) -> list[str]:

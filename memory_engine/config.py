@@ -144,6 +144,20 @@ class MemorySettings:
     fill_pages: int = setting(
         20, "pages ranked after the top ones that fill what the budget leaves after the knowledge (0: none)"
     )
+    conversation_gap_minutes: int = setting(
+        30,
+        "a pause this long (minutes) ends a conversation: the turns since the last such pause are the conversation "
+        "in progress, shown in a prompt as recent turns; earlier short-term pages enter only by their match",
+    )
+    recent_share: float = setting(
+        0.4, "share of a prompt's memory budget the conversation in progress may take (newest turns first)"
+    )
+    profile_share: float = setting(0.25, "share of a prompt's memory budget the profile may take")
+    page_tokens: int = setting(
+        150,
+        "tokens a page may take in a prompt: a longer one is shown by the person's words and the sentences of "
+        "the reply that match the query (engine/excerpt.py; 0: pages whole)",
+    )
     retrieval_lexical_weight: float = setting(
         0.5,
         "share of BM25 (scaled to the best page) against the cosine in a page's match (a new space's; then its "

@@ -161,13 +161,14 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         known.append(said if speaks_of_self(item.text) else item.text)
         seen.add(" ".join(item.text.lower().split()))
     for item in retrieval.pages:
-        page = pages.get(item.id)
-        said = " ".join(page.user_input.split()) if page else ""
+        # What the page shows within the budget: an excerpt of a long one (engine/excerpt.py).
+        said_shown, replied_shown = _shown(item, pages.get(item.id))
+        said = " ".join(said_shown.split())
         if said and said.lower() not in seen:
             seen.add(said.lower())
             line = f"On {_when(item)} {user} said: {_quote(said)}"
-            if page.memory_reply and not compact:
-                line += f" and you replied: {_quote(page.memory_reply)}"
+            if replied_shown and not compact:
+                line += f" and you replied: {_quote(replied_shown)}"
             known.append(line)
     about_user = USER_SECTION.format(user=user)
     name = assistant.name or assistant.external_id
@@ -194,13 +195,16 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
     asked = " ".join(retrieval.query.lower().split())
     for item in retrieval.short_term:
         page = pages[item.id]
+        said_shown, replied_shown = _shown(item, page)
         if page.user_input:
             statements.append(page.user_input)
             if not compact:
-                _append(messages, "user", page.user_input)
+                _append(messages, "user", said_shown)
         if page.agent_response and not page.reply_withheld:
             if not compact:
-                _append(messages, "assistant", page.agent_response)
+                # A weak model's reply is no memory but was said: the conversation shows it, cut as the page is.
+                excerpted = "excerpt_of_tokens" in item.provenance
+                _append(messages, "assistant", replied_shown if excerpted and replied_shown else page.agent_response)
             if " ".join(page.user_input.lower().split()) != asked:
                 earlier_replies.append(page.agent_response)
     _append(messages, "user", retrieval.query)
@@ -244,6 +248,14 @@ def _most_like(query: str, lines: list[str], keep: int) -> list[str]:
     closeness = vectors[1:] @ vectors[0]
     chosen = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:keep])
     return [lines[i] for i in chosen]
+
+
+def _shown(item: Item, page: Page | None) -> tuple[str, str]:
+    """What a page item shows of the person's words and of the reply as memory: its parts (an excerpt of a
+    long page), else the page's own."""
+    if item.parts is not None:
+        return item.parts
+    return (page.user_input, page.memory_reply) if page is not None else ("", "")
 
 
 def _append(messages: list[dict], role: str, content: str) -> None:

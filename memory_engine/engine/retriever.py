@@ -21,8 +21,8 @@ neighbours' share each added recall.
 
 import math
 import re
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 import numpy as np
 from django.db import connection, transaction
@@ -32,17 +32,21 @@ from django.utils import timezone
 from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc
+from memory_engine.engine.excerpt import excerpt
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.short_term import short_term_pages
 from memory_engine.engine.timing import stage
-from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
+from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.store.embeddings import get_embedder
 from memory_engine.store.index import (
+    page_document,
     page_neighbourhood,
+    page_vectors,
     pinned_versions,
     read_version,
     score_dense,
+    score_lexical_texts,
     search_dense,
     search_lexical,
 )
@@ -88,6 +92,9 @@ class Item:
     score: float
     scores: dict[str, float] = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    # A page's: what it shows of the person's words and of the reply (`text` is made of them), an excerpt
+    # when the page was longer than the space's page limit (engine/excerpt.py).
+    parts: tuple[str, str] | None = None
 
     @property
     def tokens(self) -> int:
@@ -170,8 +177,36 @@ def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
             "timestamp": page.timestamp.isoformat(),
             "session_id": page.session_id,
             "thread_summary": page.thread_summary,
+            "tier": page.tier,
         },
+        parts=(page.user_input, page.memory_reply),
     )
+
+
+def shown_by_excerpt(item: Item, query: str, limit_chars: int) -> Item:
+    """The page item as a prompt shows it within `limit_chars` (engine/excerpt.py): its text made of the
+    person's words and the reply's sentences that match `query`, its provenance saying how much was left
+    out. Unchanged when it fits or has no parts (not a page), or when `limit_chars` is 0. Changes `item`."""
+    if not limit_chars or item.parts is None or len(item.text) <= limit_chars:
+        return item
+    whole = item.tokens
+    said, replied = excerpt(query, item.parts[0], item.parts[1], limit_chars)
+    item.parts = (said, replied)
+    item.text = page_text(said, replied)
+    item.provenance["excerpt_of_tokens"] = whole
+    return item
+
+
+def in_progress(pages: list[Page], now: datetime, gap: timedelta) -> list[Page]:
+    """The conversation in progress: the last of `pages` (oldest first) back to the first pause longer than
+    `gap` between two of them, if the last was said within `gap` of `now`; none otherwise (a new
+    conversation). Pure."""
+    if not pages or now - pages[-1].timestamp > gap:
+        return []
+    start = len(pages) - 1
+    while start > 0 and pages[start].timestamp - pages[start - 1].timestamp <= gap:
+        start -= 1
+    return pages[start:]
 
 
 def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], top: int) -> list[Item]:
@@ -218,19 +253,31 @@ def _scored(space: MemorySpace, name: str, query: str, query_vector, ids: set[in
     return dense, lexical
 
 
-def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> list[Item]:
-    """The best mid-term pages: their match with the query (match_scores) lifted by their neighbours'."""
+def _search_pages(space: MemorySpace, query: str, query_vector, top: int, earlier: list[Page]) -> list[Item]:
+    """The best pages: their match with the query (match_scores) lifted by their neighbours'. The mid-term
+    pages are searched in the indexes; `earlier` (short-term pages said before the conversation in
+    progress, outside the indexes) are scored alongside, with the pages index's BM25 statistics and their
+    own vectors (store/index.py: page_vectors)."""
     with stage("dense"):
         dense_hits = search_dense(space, "pages", query_vector, CANDIDATES)
     with stage("lexical"):
         lexical_hits = search_lexical(space, "pages", query, CANDIDATES)
     candidates = {i for i, _ in dense_hits} | {i for i, _ in lexical_hits}
-    if not candidates:
+    if not candidates and not earlier:
         return []
     with stage("scoring"):
         pool = page_neighbourhood(space, candidates)  # id -> seq of the candidates and their neighbours
     dense, lexical = _scored(space, "pages", query, query_vector, set(pool), dict(dense_hits), dict(lexical_hits))
     best_lexical = lexical_hits[0][1] if lexical_hits else 0.0
+    if earlier:
+        with stage("embed"):
+            vectors = page_vectors(earlier)
+        with stage("lexical"):
+            own = score_lexical_texts(space, "pages", query, {page.pk: page_document(page) for page in earlier})
+        dense = dense | {page.pk: float(vectors[page.pk] @ query_vector) for page in earlier}
+        lexical = lexical | {pid: score for pid, score in own.items() if score > 0}
+        best_lexical = max(best_lexical, *own.values())
+        pool = pool | {page.pk: page.seq for page in earlier}
     with stage("scoring"):
         match = match_scores(
             {i: dense[i] for i in pool if i in dense},
@@ -242,10 +289,11 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int) -> lis
         best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
     with stage("rows"):
         pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
+    short = {page.pk for page in earlier}
     items = []
     for pid in best:
         page = pages.get(pid)
-        if page is None or page.tier != Page.Tier.MID:
+        if page is None or (page.tier != Page.Tier.MID and pid not in short):
             continue
         scores = {
             "match": match.get(pid, 0.0),
@@ -381,22 +429,35 @@ def _fit(items: list[Item], budget_left: int) -> tuple[list[Item], int, list[Ite
     return kept, used, cut
 
 
-def within_budget(found: Retrieval, budget: int) -> Retrieval:
-    """What of `found` a prompt of `budget` tokens shows, as a new Retrieval. Pure.
+def within_budget(
+    found: Retrieval, budget: int, *, recent_share: float | None = None, profile_share: float | None = None
+) -> Retrieval:
+    """What of `found` a prompt of `budget` tokens shows, as a new Retrieval. Pure but for the settings'
+    defaults of the shares (MEMORYOS_RECENT_SHARE, MEMORYOS_PROFILE_SHARE).
 
-    The budget is spent in this order: short-term (newest first), profile, mid-term pages, user
-    knowledge, assistant knowledge; an item that does not fit is left out (in `cut`) and a later, shorter
-    one may still fit. What is left is filled with `found.filler`'s pages, in their order, after the
-    pages: they never take the place of knowledge. `retrieve` assembles its context with it, and the
-    LoCoMo curve reads one deep retrieval at several budgets with it."""
+    The budget is spent in this order: the conversation in progress (`short_term`, newest first) within
+    `recent_share` of the budget, the profile within `profile_share`, the pages by rank, user knowledge,
+    assistant knowledge; an item that does not fit is left out (in `cut`) and a later, shorter one may still
+    fit, and what a share does not use is left to the rest. What is left is filled with `found.filler`'s
+    pages, in their order, after the pages: they never take the place of knowledge. `retrieve` assembles its
+    context with it, and the evaluation's curves read one deep retrieval at several budgets with it."""
+    cfg = memory_settings()
+    recent_share = cfg.recent_share if recent_share is None else recent_share
+    profile_share = cfg.profile_share if profile_share is None else profile_share
     result = Retrieval(query=found.query, sessions=found.sessions, token_budget=budget)
     left = budget
-    newest_first, used, cut = _fit(found.short_term[::-1], left)
+    newest_first, used = [], 0
+    for place, item in enumerate(found.short_term[::-1]):  # the newest turns that fit, none skipped
+        if used + item.tokens > int(budget * recent_share):
+            result.cut += found.short_term[::-1][place:]
+            break
+        newest_first.append(item)
+        used += item.tokens
     result.short_term = newest_first[::-1]
     left -= used
-    result.cut += cut
     for name in ("profile", "pages", "user_knowledge", "assistant_knowledge"):
-        kept, used, cut = _fit(getattr(found, name), left)
+        room = min(left, int(budget * profile_share)) if name == "profile" else left
+        kept, used, cut = _fit(getattr(found, name), room)
         setattr(result, name, kept)
         left -= used
         result.cut += cut
@@ -404,7 +465,28 @@ def within_budget(found: Retrieval, budget: int) -> Retrieval:
     result.pages, result.filled = [*result.pages, *filled], len(filled)
     left -= used
     result.tokens_used = budget - left
+    for name in ("short_term", "profile", "user_knowledge", "assistant_knowledge"):
+        setattr(result, name, [_because(item, name) for item in getattr(result, name)])
+    matched = len(result.pages) - result.filled
+    result.pages = [_because(item, "pages" if place < matched else "filler") for place, item in enumerate(result.pages)]
+    result.cut = [_because(item, "") for item in result.cut]
     return result
+
+
+WHY = {
+    "short_term": "the conversation in progress",
+    "profile": "the profile",
+    "pages": "matches the question",
+    "user_knowledge": "matches the question",
+    "assistant_knowledge": "matches the question",
+    "filler": "ranked next, shown for the room left",
+    "": "left out: no room in the budget",
+}
+
+
+def _because(item: Item, section: str) -> Item:
+    """A copy of the item saying why it is in the context (or left out), in its provenance's "why"."""
+    return replace(item, provenance={**item.provenance, "why": WHY[section]})
 
 
 def narrowed(deep: Retrieval, *, top_pages: int, top_knowledge: int, fill_pages: int, budget: int) -> Retrieval:
@@ -460,6 +542,10 @@ def retrieve(
     budget = space.context_token_budget if token_budget is None else token_budget
     fill_pages = cfg.fill_pages if fill_pages is None else fill_pages
     now = now or timezone.now()
+    with stage("rows"):
+        short_term = list(short_term_pages(space).defer("embedding"))
+    recent = in_progress(short_term, now, timedelta(minutes=cfg.conversation_gap_minutes))
+    earlier = short_term[: len(short_term) - len(recent)]
 
     names = [space.user.display_name, space.assistant.name] if cfg.retrieval_ignore_names else []
     topic = topic_query(query, names)
@@ -472,7 +558,7 @@ def retrieve(
             read_version(space)
         result.sessions = _search_sessions(space, query_vector, query_words, top_sessions)
         page_query = dated_query(topic) if cfg.retrieval_dates else topic
-        ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages)
+        ranked_pages = _search_pages(space, page_query, query_vector, top_pages + fill_pages, earlier)
         if space.reranker_weight and (reranker := get_reranker()) is not None:
             with stage("reranker"):
                 ranked_pages = reranked_pages(query, ranked_pages, reranker, space.reranker_weight)
@@ -480,7 +566,9 @@ def retrieve(
         assistant_ranking = _rank_knowledge(space, "assistant_knowledge", topic, query_vector, top_knowledge)
     with stage("rows"):
         profile, user_knowledge, assistant_knowledge = _long_term_items(space, user_ranking, assistant_ranking)
-        short = [_page_item(p, "short_term", 1.0, {}) for p in short_term_pages(space).defer("embedding")]
+    limit = cfg.page_tokens * 4  # estimate_tokens' four characters a token
+    short = [shown_by_excerpt(_page_item(p, "short_term", 1.0, {}), query, limit) for p in recent]
+    ranked_pages = [shown_by_excerpt(item, query, limit) for item in ranked_pages]
 
     result.short_term, result.profile = short, profile
     result.pages, result.filler = ranked_pages[:top_pages], ranked_pages[top_pages:]
@@ -502,7 +590,8 @@ def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = No
     write-ahead log to reach the disk: a hit only warms a session, so a crash may lose the last few
     (the database stays consistent), and a retrieval, which is on the request path, does not wait for
     an fsync."""
-    session_ids = sorted({item.provenance["session_id"] for item in result.matched_pages})  # a filler is no hit
+    # A filler is no hit; a short-term page has no session yet.
+    session_ids = sorted({p.provenance["session_id"] for p in result.matched_pages if p.provenance["session_id"]})
     entry_ids = [item.id for item in (*result.user_knowledge, *result.assistant_knowledge)]
     if not session_ids and not entry_ids:
         return

@@ -12,6 +12,7 @@ curve of the evidence a side's prompt context shows against its tokens (evidence
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Max, Sum
 
@@ -86,17 +87,30 @@ def distinct_turns(items: Sequence[Item], turn_ids: TurnIds) -> list[str]:
     return turns
 
 
-def ranked_items(space: MemorySpace, question: str, depth: int) -> list[Item]:
-    """The pages and knowledge the space ranks for `question`, `depth` of each, best first, with no
-    budget and no hit counted."""
+def ranked_items(space: MemorySpace, question: str, depth: int, *, now: datetime | None = None) -> list[Item]:
+    """The pages and knowledge the space ranks for `question` (asked at `now`), `depth` of each, best first,
+    with no budget and no hit counted."""
     found = retrieve(
-        space, question, top_pages=depth, top_knowledge=depth, token_budget=10**9, fill_pages=0, count_hits=False
+        space,
+        question,
+        top_pages=depth,
+        top_knowledge=depth,
+        token_budget=10**9,
+        fill_pages=0,
+        count_hits=False,
+        now=now,
     )
     return sorted([*found.pages, *found.user_knowledge, *found.assistant_knowledge], key=lambda i: -i.score)
 
 
 def evidence_curve(
-    space: MemorySpace, question: str, evidence: Sequence[str], turn_ids: TurnIds, budgets=CURVE_BUDGETS
+    space: MemorySpace,
+    question: str,
+    evidence: Sequence[str],
+    turn_ids: TurnIds,
+    budgets=CURVE_BUDGETS,
+    *,
+    now: datetime | None = None,
 ) -> dict[int, list[int]]:
     """budget -> [the tokens the space's prompt context for `question` takes, how many of `evidence`'s
     turns it shows]: the context packed as a chat's is (short-term, profile, pages, knowledge;
@@ -109,6 +123,7 @@ def evidence_curve(
         token_budget=max(budgets),
         fill_pages=0,
         count_hits=False,
+        now=now,
     )
     wanted = set(evidence)
     curve = {}

@@ -31,6 +31,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -615,6 +616,45 @@ def search_lexical(
 ) -> list[tuple[int, float]]:
     with _cache.lock(space.pk):
         return lexical_index(space, name).search(query, k, allowed)
+
+
+def score_lexical_texts(space: MemorySpace, name: str, query: str, texts: dict[int, str]) -> dict[int, float]:
+    """BM25 scores of texts kept apart from the index `name` (short-term pages), with its statistics."""
+    with _cache.lock(space.pk):
+        return lexical_index(space, name).score_texts(query, texts)
+
+
+def page_document(page: Page) -> str:
+    """The lexical document of a page, as the pages index makes it (its words and the days it names)."""
+    fields = SPECS["pages"].text_fields
+    return SPECS["pages"].text_of({name: getattr(page, name) for name in fields})
+
+
+PAGE_VECTORS_KEPT = 2048  # vectors of pages outside the indexes (short-term) this process keeps
+_page_vectors: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+_page_vectors_lock = threading.Lock()
+
+
+def page_vectors(pages: list[Page]) -> dict[int, np.ndarray]:
+    """page id -> the vector of each page (its `text`, as the updater will embed it when the page moves to
+    mid-term): for the few pages outside the indexes (short-term memory), embedded in one batch when not
+    already, and kept in this process by page and text (the PAGE_VECTORS_KEPT used last; an edited page is
+    embedded again, and the vector of its old words is dropped in time)."""
+    keys = {page.pk: (page.pk, hashlib.sha256(page.text.encode()).hexdigest()) for page in pages}
+    with _page_vectors_lock:
+        found = {pk: _page_vectors[key] for pk, key in keys.items() if key in _page_vectors}
+        for pk in found:
+            _page_vectors.move_to_end(keys[pk])
+    missing = [page for page in pages if page.pk not in found]
+    if missing:
+        vectors = get_embedder().encode([page.text for page in missing])
+        with _page_vectors_lock:
+            for page, vector in zip(missing, vectors, strict=True):
+                found[page.pk] = vector
+                _page_vectors[keys[page.pk]] = vector
+            while len(_page_vectors) > PAGE_VECTORS_KEPT:
+                _page_vectors.popitem(last=False)
+    return found
 
 
 def page_neighbourhood(space: MemorySpace, page_ids: set[int]) -> dict[int, int]:

@@ -218,6 +218,28 @@ class BM25Index:
                 scores[doc_id] = get(doc_id, 0.0) + boost * tf / (tf + length_free + per_length * doc_len[doc_id])
         return heapq.nlargest(k, scores.items(), key=lambda item: (item[1], -item[0]))
 
+    def score_texts(self, query: str, texts: dict[int, str]) -> dict[int, float]:
+        """The BM25 score of each of `texts` (id -> text, documents not in the index) for ``query``, with this
+        index's statistics (document frequencies, mean length) as if each were one more document: for a few
+        documents kept apart from the index (short-term pages), comparable with ``search``'s scores. Zero
+        for a text sharing no content word with the query. Read-only."""
+        terms = dict.fromkeys(content_tokens(query))
+        count = len(self._doc_len) + 1
+        avgdl = (self._total_len / len(self._doc_len)) if self._doc_len else 1.0
+        scores = {}
+        for doc_id, text in texts.items():
+            tokens = Counter(content_tokens(text))
+            length = sum(tokens.values())
+            score = 0.0
+            for term in terms:
+                tf = tokens.get(term, 0)
+                if tf:
+                    df = len(self._postings.get(term, ())) + 1
+                    idf = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+                    score += idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / avgdl))
+            scores[doc_id] = score
+        return scores
+
     def _search_arrays(
         self, plan: list[tuple[float, dict[int, int], str]], k: int, allowed: set[int] | None, length_free, per_length
     ) -> list[tuple[int, float]]:

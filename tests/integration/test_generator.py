@@ -1,6 +1,10 @@
 """get_response: a prompt from every tier, one LLM call, the exchange written back."""
 
+import json
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from bench.fake_llm_server import reply, slow, status
 from memory_engine.engine.generator import FALLBACK_REPLY
@@ -47,9 +51,8 @@ def test_the_reply_is_built_from_every_tier_and_the_exchange_is_stored(memory, r
     assert "occupation: nurse" in about_user
     assert "The user has a cat named Milo" in about_user
     assert 'the user said: "I\'m a nurse and I have a cat named Milo."' in about_user
-    # Short-term memory as real chat turns, then the query last.
-    assert messages[1] == {"role": "user", "content": COOKING_TALK[1][0]}
-    assert messages[-1] == {"role": "user", "content": "What is my cat called?"}
+    # Yesterday's cooking talk is over: it is no conversation in progress, so no chat turns; the query last.
+    assert messages[1:] == [{"role": "user", "content": "What is my cat called?"}]
     assert "response_format" not in fake_llm.requests[0]
 
 
@@ -214,3 +217,52 @@ def test_a_weak_models_prompt_is_small_talk_with_no_memory_to_recite_and_its_gua
     # marine biologist", answered to "Hola, I'm Tomás").
     introduced = build_prompt(remembered, retrieve(remembered, "Hola, I'm Tomás, doing my PhD in Puerto Madryn."))
     assert introduced.guard.problem("Hola! My name is Tomás and I'm a marine biologist.") is not None
+
+
+def _reply_request(fake_llm, query: str) -> dict:
+    """The request that asked for the reply to `query` (a promotion after the turn asks the server too)."""
+    return next(r for r in fake_llm.requests if r["messages"][-1] == {"role": "user", "content": query})
+
+
+def test_the_conversation_in_progress_is_given_as_chat_turns(memory, remembered, fake_llm):
+    add_turns(memory, [("I'm making the curry now.", "Enjoy it!")], start=timezone.now() - timedelta(minutes=3))
+    fake_llm.script(reply("Basmati rice."))
+    memory.get_response(user_id="alice", assistant_id="helper", query="Remind me, rice or naan?")
+    messages = _reply_request(fake_llm, "Remind me, rice or naan?")["messages"]
+    assert messages[1:] == [
+        {"role": "user", "content": "I'm making the curry now."},
+        {"role": "assistant", "content": "Enjoy it!"},
+        {"role": "user", "content": "Remind me, rice or naan?"},
+    ]
+
+
+def test_a_capable_models_prompt_holds_the_turn_that_answers_not_the_last_sessions_long_replies(
+    memory, alice_space, fake_llm
+):
+    # Weeks ago the person said where their sister lives; two days ago they planned a garden with long replies,
+    # which are still in short-term memory. Asked about the sister, the prompt holds the answering turn and
+    # none of the garden's replies.
+    alice_space.stm_capacity = 6
+    alice_space.save()
+    fake_llm.responder = nothing_extracted
+    said = [("My sister Ines lives in Porto and works as an architect.", "Porto is a beautiful city.")]
+    said += [(f"I watched film number {n} last night.", "Nice, I hope you liked it.") for n in range(8)]
+    add_turns(memory, said, start=days_ago(20))
+    garden = [
+        (
+            f"Help me plan bed {n} of my vegetable garden.",
+            " ".join(f"For bed {n}, step {k}: water the tomato seedlings and add compost." for k in range(60)),
+        )
+        for n in range(6)
+    ]
+    add_turns(memory, garden, start=days_ago(2))
+    assert alice_space.pages.filter(tier="short").count() == 6
+    fake_llm.requests.clear()
+    fake_llm.script(reply("Your sister Ines lives in Porto."))
+    memory.get_response(user_id="alice", assistant_id="helper", query="Where does my sister live?")
+    messages = _reply_request(fake_llm, "Where does my sister live?")["messages"]
+    assert [m["role"] for m in messages] == ["system", "user"]  # no garden turns as the conversation
+    prompt = json.dumps(messages)
+    assert "My sister Ines lives in Porto" in prompt
+    assert all(reply_text not in prompt for _, reply_text in garden)
+    assert prompt.count("tomato seedlings") <= len(garden)  # a sentence of a page shown for the room left, at most

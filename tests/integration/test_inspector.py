@@ -1,6 +1,10 @@
 """The inspector (services/conversation.py) through the Python class: the prompt it shows is the one the
 generator would send, for a capable model and for a weak one. The REST door is tested in test_api.py."""
 
+from datetime import timedelta
+
+from django.utils import timezone
+
 from memory_engine.engine.generator import build_prompt
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.llm.offline import OfflineLLM
@@ -10,7 +14,7 @@ from tests.memory_helpers import CAT_TALK, add_turns, nothing_extracted
 
 def test_the_prompt_shown_is_the_generators_and_a_weak_model_is_shown_its_compact_prompt(memory, alice_space, fake_llm):
     fake_llm.responder = nothing_extracted
-    add_turns(memory, CAT_TALK)
+    add_turns(memory, CAT_TALK, start=timezone.now() - timedelta(minutes=10))  # the conversation in progress
     pages = Page.objects.count()
     query = "What is my cat called?"
 

@@ -287,7 +287,7 @@ def test_a_quoted_reply_warms_every_session_its_retrieval_found_as_any_reply_doe
     )
     question = "What's my cat called?"
     found = retrieve(alice_space, question, count_hits=False)
-    matched = {item.provenance["session_id"] for item in found.matched_pages}
+    matched = {item.provenance["session_id"] for item in found.matched_pages} - {None}  # None: short-term
     visits = dict(MidTermSession.objects.filter(space=alice_space).values_list("pk", "total_visits"))
     response = weak_memory.get_response(user_id="alice", assistant_id="helper", query=question)
     assert response.source == Page.ReplySource.QUOTED

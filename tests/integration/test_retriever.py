@@ -2,11 +2,13 @@
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
 from django.db import connection
 from django.db.models import F
+from django.utils import timezone
 
 from memory_engine.engine.retriever import chain_scores, match_scores, narrowed, retrieve, topic_query
 from memory_engine.engine.timing import STAGES, timed
@@ -49,10 +51,7 @@ def filled(memory, alice_space, fake_llm):
 
 def test_one_call_returns_every_tier_with_scores_and_provenance(memory, filled):
     result = memory.retrieve(user_id="alice", assistant_id="helper", query="Which district is my hotel near?")
-    assert [i.text.split("\n")[0] for i in result.short_term] == [
-        "User: I want the curry spicy, with lots of chili.",
-        "User: Should I serve the curry with rice or naan?",
-    ]
+    assert result.short_term == []  # the cooking talk of yesterday is over: it enters by its match only
     assert "Alfama" in result.pages[0].text
     top = result.pages[0]
     assert {"match", "chain", "dense", "bm25"} <= set(top.scores)
@@ -345,3 +344,53 @@ def test_the_reranker_reorders_the_best_pages_by_its_likelihood_and_leaves_the_r
     assert [item.id for item in ranked] == [2, 0, 1, 3] and reranker.read == ["page 0", "page 1", "page 2"]
     assert ranked[0].score == pytest.approx(0.7 + 0.5 * 0.4) and ranked[0].scores["reranker"] == 0.9
     assert "reranker" not in ranked[3].scores  # not read
+
+
+def test_the_conversation_in_progress_is_shown_whole_and_an_earlier_one_enters_only_by_its_match(memory, filled):
+    # Yesterday's cooking talk is still in short-term memory (capacity 2): asked within half an hour of it,
+    # it is the conversation in progress; asked today, it is an earlier conversation, ranked like any page.
+    said_at = [page.timestamp for page in filled.pages.filter(tier="short").order_by("seq")]
+    during = retrieve(filled, "Which district is my hotel near?", now=said_at[-1] + timedelta(minutes=5))
+    assert [i.kind for i in during.short_term] == ["short_term", "short_term"]
+    assert "Alfama" in during.pages[0].text
+    # Each item says why it is in (the inspector shows it).
+    assert {i.provenance["why"] for i in during.short_term} == {"the conversation in progress"}
+    assert during.pages[0].provenance["why"] == "matches the question"
+    assert during.profile[0].provenance["why"] == "the profile"
+
+    today = retrieve(filled, "Which district is my hotel near?", count_hits=False)
+    assert today.short_term == []
+    assert "Alfama" in today.pages[0].text and "Lisbon" in today.pages[1].text  # the curry ranks below them
+    asked = retrieve(filled, "Should the curry come with rice or naan?", count_hits=False)
+    first = asked.pages[0]
+    assert "rice or naan" in first.text and first.kind == "page" and first.provenance["tier"] == "short"
+    assert first.provenance["session_id"] is None and first.scores["bm25"] > 0 and first.scores["dense"] > 0
+
+
+def test_the_conversation_in_progress_takes_at_most_its_share_of_the_budget_newest_turns_first(memory, alice_space):
+    alice_space.stm_capacity = 20
+    alice_space.save()
+    add_turns(memory, CAT_TALK, start=days_ago(9))
+    chatter = [(f"Tell me more about topic number {n}, please, in some detail.", "Sure. " * 40) for n in range(12)]
+    pages = add_turns(memory, chatter, start=timezone.now() - timedelta(minutes=30))
+    found = retrieve(alice_space, "What is my cat called?", token_budget=400, count_hits=False)
+    recent = sum(item.tokens for item in found.short_term)
+    assert found.short_term and recent <= 400 * settings.MEMORYOS["RECENT_SHARE"]
+    assert found.short_term[-1].id == pages[-1].pk  # the newest turns, none skipped
+    assert [i.id for i in found.short_term] == [p.pk for p in pages[-len(found.short_term) :]]
+    assert {i.provenance["why"] for i in found.cut if i.kind == "short_term"} == {"left out: no room in the budget"}
+    assert any("Milo" in item.text for item in found.pages)  # the budget left room for what was asked
+
+
+def test_a_long_page_is_shown_by_the_persons_words_and_the_sentences_of_the_reply_that_match(memory, alice_space):
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    padding = " ".join(f"Here is general advice number {n} about staying healthy." for n in range(40))
+    reply = f"{padding} Your dentist appointment is on Friday at nine. {padding}"
+    add_turns(memory, [("Can you remind me of my dentist appointment?", reply), ("Thanks!", "You're welcome.")])
+    found = retrieve(alice_space, "When is my dentist appointment?", count_hits=False)
+    page = next(item for item in found.pages if "dentist" in item.text)
+    assert page.text.startswith("User: Can you remind me of my dentist appointment?")
+    assert "Friday at nine" in page.text and "…" in page.text
+    assert page.tokens <= settings.MEMORYOS["PAGE_TOKENS"] + 5
+    assert page.provenance["excerpt_of_tokens"] > 4 * page.tokens

@@ -652,7 +652,7 @@ def test_an_index_folder_left_from_another_database_is_never_served(memory, alic
     index.forget_all()  # a fresh process
     found = memory.retrieve(user_id="bob", assistant_id="helper", query="Milo the cat", count_hits=False)
     bobs = set(Page.objects.filter(space=bob_space, tier="mid").values_list("pk", flat=True))
-    assert found.pages and {item.id for item in found.pages} <= bobs
+    assert found.pages and {item.id for item in found.pages} <= set(bob_space.pages.values_list("pk", flat=True))
     held = index.dense_index(bob_space, "pages")
     assert {i for i, _ in held.search(held.faiss.reconstruct(max(bobs)), 100)} == bobs  # all of his, none of hers
 

@@ -31,7 +31,10 @@
       if (value !== undefined) parts.append(el("div", null, `${label} ${value.toFixed(3)}`));
     }
     const heat = item.provenance && heatOf.get(item.provenance.session_id);
-    row.append(el("td", null, item.kind.replace("_", " ")), el("td", `where ${where}`, where), el("td", "text", item.text),
+    const why = item.provenance && item.provenance.why;  // why the item is in the prompt, or was cut
+    const place = el("td", `where ${where}`, where);
+    if (why && where !== "not sent") place.append(el("div", "muted why", why));
+    row.append(el("td", null, item.kind.replace("_", " ")), place, el("td", "text", item.text),
       el("td", "num", score), parts, el("td", "num", heat === undefined ? "" : heat.toFixed(2)), el("td", "num", item.tokens));
     return row;
   }
