@@ -134,16 +134,21 @@ def _dense_turns(question_id: str, turns: list, *, reuse: bool) -> DenseTurns:
     return ranker
 
 
-def evaluate_question(question: dict[str, Any], *, reuse: bool = False, progress: Progress | None = None):
+def evaluate_question(
+    question: dict[str, Any], *, reuse: bool = False, dense: bool = True, progress: Progress | None = None
+):
     """Ingest one question's history into its own space (replacing an earlier one unless `reuse`) and rank
-    its turns with the memory and the plain retrievers. Changes the database."""
+    its turns with the memory and the plain retrievers (the dense one only with `dense`: embedding every
+    turn is most of a question's time once its history is in). Changes the database."""
     sample = as_sample(question)
     space, page_count = lme_space(sample, reuse=reuse, progress=progress)
     qa = sample["qa"][0]
     turns = list(iter_turns(sample))
     now = datetime.fromisoformat(sample["question_date"])
     tokens_of = {t.dia_id: estimate_tokens(turn_document(t)) for t in turns}
-    rankers: list[TurnRanker] = [BM25Turns(turns), _dense_turns(sample["sample_id"], turns, reuse=reuse)]
+    rankers: list[TurnRanker] = [BM25Turns(turns)]
+    if dense:
+        rankers.append(_dense_turns(sample["sample_id"], turns, reuse=reuse))
     turn_ids = dialogue_ids(space)
     result = QuestionResult(
         question_id=sample["sample_id"],

@@ -36,8 +36,11 @@ class Command(BaseCommand):
         parser.add_argument("--questions", nargs="*", default=None, help="question ids (default: all in the file)")
         parser.add_argument("--out", default="var/eval", help="folder for longmemeval.json and longmemeval.md")
         parser.add_argument("--reuse", action="store_true", help="keep a question's history ingested before")
+        parser.add_argument(
+            "--no-dense", action="store_true", help="leave the dense baseline out (it embeds every turn: slow)"
+        )
 
-    def handle(self, *args, file, questions, out, reuse, **options):
+    def handle(self, *args, file, questions, out, reuse, no_dense, **options):
         try:
             found = load_questions(file)
         except (OSError, ValueError) as error:
@@ -52,7 +55,7 @@ class Command(BaseCommand):
         results = []
         for number, question in enumerate(found, start=1):
             began = time.perf_counter()
-            result = longmemeval_run.evaluate_question(question, reuse=reuse, progress=progress)
+            result = longmemeval_run.evaluate_question(question, reuse=reuse, dense=not no_dense, progress=progress)
             result.seconds = round(time.perf_counter() - began, 1)
             results.append(result)
             self.stderr.write(f"{number}/{len(found)} {result.question_id}: {result.seconds:.0f} s")
