@@ -1,5 +1,6 @@
 """The LoCoMo evaluation: LoCoMo's metrics, the plain baselines and the evaluate_locomo command."""
 
+import io
 import json
 
 import pytest
@@ -296,3 +297,35 @@ def test_a_file_that_is_not_locomo_is_a_clear_error(tmp_path):
         call_command("evaluate_locomo", "--file", str(broken))
     with pytest.raises(CommandError, match="no sample"):
         call_command("evaluate_locomo", "--samples", "conv-999")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_longmemeval_is_read_in_its_published_format_and_ranked_as_the_paper_reports(tmp_path):
+    talk = [{"role": "user", "content": f"I planted {n} tulips today."} for n in range(3)]
+    question = {
+        "question_id": "lme1",
+        "question_type": "single-session-user",
+        "question": "Where does my sister live?",
+        "answer": "Porto",
+        "question_date": "2023/05/30 (Tue) 10:18",
+        "haystack_dates": ["2023/05/20 (Sat) 16:31", "2023/05/02 (Tue) 09:05"],
+        "haystack_session_ids": ["garden", "family"],
+        "haystack_sessions": [
+            [message for said in talk for message in (said, {"role": "assistant", "content": "Lovely. " * 200})],
+            [
+                {"role": "user", "content": "My sister lives in Porto.", "has_answer": True},
+                {"role": "assistant", "content": "Porto is lovely. " * 600},  # over 8,000 characters: cut
+            ],
+        ],
+        "answer_session_ids": ["family"],
+    }
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([question]))
+    out = tmp_path / "out"
+    call_command("evaluate_longmemeval", "--file", str(path), "--no-dense", "--out", str(out), stdout=io.StringIO())
+    found = json.loads((out / "longmemeval.json").read_text())
+    result = found["questions"][0]
+    assert result["evidence"] == ["D1:1"] and result["answer_sessions"] == [1]
+    assert result["ranked"]["MemoryOS"][0] == "D1:1"
+    assert found["summary"]["MemoryOS"]["all"]["turn_all@10"] == 1.0
+    assert found["summary"]["MemoryOS"]["all"]["curve"]["250"] == 1.0  # the page shown first, cut to fit
