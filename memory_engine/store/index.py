@@ -631,27 +631,31 @@ def page_document(page: Page) -> str:
 
 
 PAGE_VECTORS_KEPT = 2048  # vectors of pages outside the indexes (short-term) this process keeps
-_page_vectors: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+_page_vectors: OrderedDict[int, tuple[str, np.ndarray]] = OrderedDict()  # page id -> (its text's digest, vector)
 _page_vectors_lock = threading.Lock()
 
 
 def page_vectors(pages: list[Page]) -> dict[int, np.ndarray]:
     """page id -> the vector of each page (its `text`, as the updater will embed it when the page moves to
     mid-term): for the few pages outside the indexes (short-term memory), embedded in one batch when not
-    already, and kept in this process by page and text (the PAGE_VECTORS_KEPT used last; an edited page is
-    embedded again, and the vector of its old words is dropped in time)."""
-    keys = {page.pk: (page.pk, hashlib.sha256(page.text.encode()).hexdigest()) for page in pages}
+    already, and kept in this process (the PAGE_VECTORS_KEPT used last). A page whose words changed (edited,
+    erased) is embedded again, and its old vector replaced at once."""
+    digests = {page.pk: hashlib.sha256(page.text.encode()).hexdigest() for page in pages}
+    found = {}
     with _page_vectors_lock:
-        found = {pk: _page_vectors[key] for pk, key in keys.items() if key in _page_vectors}
-        for pk in found:
-            _page_vectors.move_to_end(keys[pk])
+        for pk, digest in digests.items():
+            kept = _page_vectors.get(pk)
+            if kept is not None and kept[0] == digest:
+                found[pk] = kept[1]
+                _page_vectors.move_to_end(pk)
     missing = [page for page in pages if page.pk not in found]
     if missing:
         vectors = get_embedder().encode([page.text for page in missing])
         with _page_vectors_lock:
             for page, vector in zip(missing, vectors, strict=True):
                 found[page.pk] = vector
-                _page_vectors[keys[page.pk]] = vector
+                _page_vectors[page.pk] = (digests[page.pk], vector)
+                _page_vectors.move_to_end(page.pk)
             while len(_page_vectors) > PAGE_VECTORS_KEPT:
                 _page_vectors.popitem(last=False)
     return found

@@ -37,6 +37,11 @@ POSTING_BYTES = 70
 DOCUMENT_BYTES = 250
 
 
+def _idf(count: int, df: int) -> float:
+    """The non-negative idf of a term in `df` of `count` documents (see BM25Index)."""
+    return math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+
+
 class BM25Index:
     """Okapi BM25 over documents keyed by int id, updated incrementally.
 
@@ -175,7 +180,7 @@ class BM25Index:
             bucket = self._postings.get(term)
             if bucket:
                 df = len(bucket)
-                idf = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+                idf = _idf(count, df)
                 # idf * (k1 + 1) bounds the term's contribution to any document (tf / (tf + K) < 1).
                 plan.append((idf * (k1 + 1), bucket, term))
         # Rarest terms first, so that the common ones (long postings) come when the top k is mostly known.
@@ -235,7 +240,7 @@ class BM25Index:
                 tf = tokens.get(term, 0)
                 if tf:
                     df = len(self._postings.get(term, ())) + 1
-                    idf = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+                    idf = _idf(count, df)
                     score += idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / avgdl))
             scores[doc_id] = score
         return scores

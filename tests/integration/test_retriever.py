@@ -12,7 +12,9 @@ from django.utils import timezone
 
 from memory_engine.engine.retriever import chain_scores, match_scores, narrowed, retrieve, topic_query
 from memory_engine.engine.timing import STAGES, timed
-from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession
+from memory_engine.models import HeatEvent, LongTermEntry, MemoryUser, MidTermSession, Page
+from memory_engine.store import index
+from memory_engine.store.index import page_vectors
 from memory_engine.store.writes import space_write
 from tests.memory_helpers import (
     CAT_TALK,
@@ -394,3 +396,13 @@ def test_a_long_page_is_shown_by_the_persons_words_and_the_sentences_of_the_repl
     assert "Friday at nine" in page.text and "…" in page.text
     assert page.tokens <= settings.MEMORYOS["PAGE_TOKENS"] + 5
     assert page.provenance["excerpt_of_tokens"] > 4 * page.tokens
+
+
+def test_a_short_term_pages_vector_follows_its_words_and_the_old_one_is_dropped_at_once():
+    page = Page(pk=10**12, user_input="My cat is called Milo.", agent_response="")
+    before = page_vectors([page])[page.pk]
+    assert page_vectors([page])[page.pk] is before  # kept, not embedded again
+    page.user_input = "My cat is called (erased)."
+    after = page_vectors([page])[page.pk]
+    assert float(before @ after) < 0.999
+    assert index._page_vectors[page.pk][1] is after  # the vector of the erased words is gone
