@@ -121,3 +121,36 @@ def test_the_papers_figures_count_turns_and_sessions_as_it_does():
     assert ndcg(["D3:1"], ranked, 5) == 1.0
     assert ndcg(["D1:1"], ranked, 5) == pytest.approx(1 / 1.5849625, rel=1e-6)
     assert ndcg([], ranked, 5) == 0.0
+
+
+def test_a_context_setting_is_scored_per_locomo_conversation_and_longmemeval_question_type():
+    from bench.management.commands.choose_context import unit_scores
+
+    curve = {"250": [240, 0], "1500": [1490, 2]}  # half the evidence on average over the two budgets
+    locomo = {
+        "samples": [
+            {
+                "sample_id": "conv-1",
+                "questions": [
+                    {"category": 1, "evidence": ["D1:1", "D1:2"], "curve": {"MemoryOS": curve}},
+                    {"category": 5, "evidence": ["D1:1"], "curve": {"MemoryOS": curve}},  # adversarial: left out
+                ],
+            }
+        ]
+    }
+    longmemeval = {
+        "questions": [
+            {
+                "question_type": "multi-session",
+                "abstention": False,
+                "evidence": ["D1:1", "D2:1"],
+                "curve": {"MemoryOS": curve},
+            },
+            {"question_type": "multi-session", "abstention": True, "evidence": ["D1:1"], "curve": {"MemoryOS": curve}},
+        ]
+    }
+    units = unit_scores(locomo, longmemeval)
+    assert {name: (score.n, score.mean) for name, score in units.items()} == {
+        "locomo conv-1": (1, 0.5),
+        "longmemeval multi-session": (1, 0.5),
+    }
