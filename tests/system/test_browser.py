@@ -5,9 +5,11 @@ Screenshots go to the test's temporary folder; to refresh the ones in the README
 `SCREENSHOTS_DIR=docs/screenshots scripts/test tests/system/test_browser.py`."""
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from bench import chat_quality
 from bench.fake_llm_server import extraction, reply
@@ -63,7 +65,9 @@ def test_a_chat_round_trip_shows_the_reply_what_it_used_and_the_memory(
 
 def test_what_it_used_links_to_the_turns_it_came_from(browser, live_server, ann, alice_space, memory, fake_llm):
     MemorySpace.objects.filter(pk=alice_space.pk).update(stm_capacity=40)  # no consolidation of the small talk
-    add_turns(memory, [(f"Small talk number {i}.", "Mm-hm.") for i in range(32)], start=days_ago(1))
+    # The small talk is the conversation in progress (two minutes apart, the last a few minutes ago).
+    small_talk = [(f"Small talk number {i}.", "Mm-hm.") for i in range(32)]
+    add_turns(memory, small_talk, start=timezone.now() - timedelta(minutes=70))
     fake_llm.responder = lambda request: (
         nothing_extracted() if "response_format" in request else reply("Your cat is called Milo.")
     )
