@@ -103,13 +103,16 @@ def ingest_conversation(
     limit: int | None = None,
     chunk_turns: int | None = None,
     progress: Progress | None = None,
+    reuse: bool = False,
 ) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
     """Ingest the sample's conversation (services.ingest, as an import does, in chunks of `chunk_turns`; 1 is
     turn by turn, as a chat) into a fresh space: an existing
     one of that user and assistant is deleted first, with its index files. A failed promotion is tried
     again at the next page rather than after the cooldown, so the figures do not depend on the speed of
     the machine. Returns the space, the pages in order (page seq i is pages[i - 1]) and the counters.
-    Safe to repeat: each run starts over.
+    Safe to repeat: each run starts over. With `reuse`, an existing space already holding every page is
+    taken as it is, with empty counters (for trying what retrieval alone changes: the storing settings
+    must be the same).
     """
     conversation = sample["conversation"]
     memory = MemoryOS(consolidate=False)
@@ -118,12 +121,14 @@ def ingest_conversation(
         assistant_id, name=conversation["speaker_b"], persona=f"You are {conversation['speaker_b']}."
     )
     space = memory.space(user_id=user_id, assistant_id=assistant_id)
+    pages = list(iter_pages(sample))[:limit]
+    if reuse and space.last_seq == len(pages):
+        return space, pages, IngestCounters()
     if space.last_seq:
         index.forget_space(space.pk, delete_files=True)
         space.delete()
         space = memory.space(user_id=user_id, assistant_id=assistant_id)
 
-    pages = list(iter_pages(sample))[:limit]
     turns = (TurnIn(p.user_input, p.agent_response, p.timestamp, {"dia_ids": p.dia_ids}) for p in pages)
     label = f"{sample['sample_id']} ingest pages"
     counters = ingest(
@@ -161,6 +166,7 @@ def ingest_for_evaluation(
     promote: bool = True,
     limit: int | None = None,
     progress: Progress | None = None,
+    reuse: bool = False,
 ) -> tuple[MemorySpace, list[LocomoPage], IngestCounters]:
     """ingest_conversation into the evaluation's own space for this sample (user "locomo-eval-<id>")."""
     return ingest_conversation(
@@ -171,6 +177,7 @@ def ingest_for_evaluation(
         promote=promote,
         limit=limit,
         progress=progress,
+        reuse=reuse,
     )
 
 
@@ -290,16 +297,20 @@ def evaluate_sample(
     limit_pages: int | None = None,
     limit_questions: int | None = None,
     progress: Progress | None = None,
+    reuse: bool = False,
 ) -> SampleResult:
     """Ingest one LoCoMo sample into a fresh space and ask all its questions with every method.
 
     Changes the database: the space of user "locomo-eval-<sample_id>" and assistant "locomo-eval" is
-    replaced. `answer` needs `llm`; `answer_limit` answers only N questions spread over the sample (all
-    still get recall). The full-conversation baseline keeps the newest turns that fit `full_context_tokens`.
+    replaced (with `reuse`, kept when it holds every page: ingest_conversation). `answer` needs `llm`;
+    `answer_limit` answers only N questions spread over the sample (all still get recall). The
+    full-conversation baseline keeps the newest turns that fit `full_context_tokens`.
     """
     conversation = sample["conversation"]
     a, b = conversation["speaker_a"], conversation["speaker_b"]
-    space, pages, stats = ingest_for_evaluation(sample, llm=llm, promote=promote, limit=limit_pages, progress=progress)
+    space, pages, stats = ingest_for_evaluation(
+        sample, llm=llm, promote=promote, limit=limit_pages, progress=progress, reuse=reuse
+    )
     ingested = {turn for page in pages for turn in page.dia_ids}
     turns = [t for t in iter_turns(sample) if t.dia_id in ingested]
     text_of = {t.dia_id: _turn_line(t) for t in turns}

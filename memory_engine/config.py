@@ -159,6 +159,12 @@ class MemorySettings:
         "the reply that match the query (engine/excerpt.py; 0: pages whole); chosen by leave-one-out over "
         "LoCoMo and LongMemEval",
     )
+    said_weight: float = setting(
+        0.15,
+        "weight of the person's own words matched alone (BM25 of the page's user side, scaled to the best of "
+        "the first pages) added to the score of a page whose reply is longer than PAGE_TOKENS (engine/"
+        "retriever.py: _said_scores; 0: none); chosen by leave-one-out over LoCoMo and LongMemEval",
+    )
     retrieval_lexical_weight: float = setting(
         0.5,
         "share of BM25 (scaled to the best page) against the cosine in a page's match (a new space's; then its "

@@ -4,7 +4,8 @@
 - mid-term: the top-m sessions by summary similarity plus keyword overlap (the paper's session search,
   shown with the context and used for heat), and the best pages. A page's score is its match with the
   query (BM25 scaled to the best page, weighed against the MiniLM cosine: match_scores) plus a share of
-  the match of the pages just before and after it (chain_scores). The pages' BM25 also matches the dates
+  the match of the pages just before and after it (chain_scores); the first pages also gain the match of the
+  person's words alone (_said_scores), which a long reply would otherwise dilute. The pages' BM25 also matches the dates
   a query names against the days a page was said and speaks of (dated_query, store/temporal.py);
 - long-term: the profile, and the top user and assistant knowledge, by the same match.
 
@@ -27,6 +28,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.db.models.functions import Length
 from django.utils import timezone
 
 from memory_engine import inputs
@@ -55,6 +57,7 @@ from memory_engine.store.temporal import named_tokens
 from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
+SAID_PAGES = 50  # the first pages of a ranking whose user side is matched alone (_said_scores)
 RERANK_PAGES = 20  # the best pages the reranker reads, when it reranks pages (reranked_pages)
 
 
@@ -286,7 +289,9 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int, earlie
             space.lexical_weight,
         )
         chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, space.chain_weight)
-        best = sorted(chained, key=lambda pid: (-chained[pid], pid))[:top]
+        ranked = sorted(chained, key=lambda pid: (-chained[pid], pid))
+    said, final = _said_scores(space, query, ranked[:SAID_PAGES], earlier, chained)
+    best = [*sorted(ranked[:SAID_PAGES], key=lambda pid: (-final[pid], pid)), *ranked[SAID_PAGES:]][:top]
     with stage("rows"):
         pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
     short = {page.pk for page in earlier}
@@ -298,11 +303,50 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int, earlie
         scores = {
             "match": match.get(pid, 0.0),
             "chain": chained[pid] - match.get(pid, 0.0),
+            "said": said.get(pid, 0.0),
             "dense": dense.get(pid, 0.0),
             "bm25": lexical.get(pid, 0.0),
         }
-        items.append(_page_item(page, "page", chained[pid], scores))
+        items.append(_page_item(page, "page", final.get(pid, chained[pid]), scores))
     return items
+
+
+def _said_scores(
+    space: MemorySpace, query: str, head: list[int], earlier: list[Page], chained: dict[int, float]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """The person's words matched alone, for the first pages of the ranking (`head`) whose reply is longer
+    than a page may be shown (MEMORYOS_PAGE_TOKENS): each such page's "said" score (the BM25 of its user
+    side with the pages index's statistics, scaled to the best of them) and every page's final score,
+    `chained` + MEMORYOS_SAID_WEIGHT * said.
+
+    Why: a page's document holds the assistant's reply too, and a long reply (LongMemEval's are 300 to 600
+    tokens) dilutes the match of a fact the person mentioned in passing; BM25 over single turns ranked such
+    turns higher. A short reply dilutes nothing, and there the person's words counted twice ranked LoCoMo's
+    evidence lower, said by either friend (docs/benchmarks.md). One query for the head's words."""
+    cfg = memory_settings()
+    weight = cfg.said_weight
+    if not weight or not head:
+        return {}, dict(chained)
+    long_reply = cfg.page_tokens * 4  # characters: a reply longer than a page may be shown (estimate_tokens)
+    with stage("rows"):
+        words = {
+            page.pk: page.user_input
+            for page in earlier
+            if page.pk in set(head) and len(page.agent_response) > long_reply
+        }
+        rows = Page.objects.filter(space=space, pk__in=[pid for pid in head if pid not in words])
+        words |= {
+            pk: said
+            for pk, said, reply_chars in rows.annotate(reply_chars=Length("agent_response")).values_list(
+                "pk", "user_input", "reply_chars"
+            )
+            if reply_chars > long_reply
+        }
+    with stage("lexical"):
+        raw = score_lexical_texts(space, "pages", query, words)
+    scale = max(raw.values(), default=0.0) or 1.0
+    said = {pid: raw.get(pid, 0.0) / scale for pid in head}
+    return said, {pid: chained[pid] + weight * said.get(pid, 0.0) for pid in chained}
 
 
 def reranked_pages(query: str, pages: list[Item], reranker, weight: float) -> list[Item]:

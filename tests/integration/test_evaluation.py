@@ -219,6 +219,25 @@ def test_an_interrupted_evaluation_resumes_at_the_conversation_it_stopped_in(tmp
     assert Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id != first_space
 
 
+@pytest.mark.django_db(transaction=True)
+def test_reuse_keeps_the_spaces_an_earlier_run_ingested_and_ranks_the_same(tmp_path, settings):
+    settings.MEMORYOS = {**settings.MEMORYOS, "STM_CAPACITY": 2}
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([SAMPLE]), encoding="utf-8")
+    run = ["evaluate_locomo", "--file", str(path), "--no-llm"]
+    call_command(*run, "--out", str(tmp_path / "first"))
+    space = Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id
+
+    call_command(*run, "--reuse", "--out", str(tmp_path / "again"))
+    assert Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id == space
+    first, again = (json.loads((tmp_path / name / "locomo.json").read_text()) for name in ("first", "again"))
+    assert again["samples"][0]["ingest"]["turns"] == 0  # nothing stored again
+    assert again["summary"] == first["summary"]
+
+    call_command(*run, "--reuse", "--limit-pages", "2", "--out", str(tmp_path / "fewer"))  # not every page: anew
+    assert Page.objects.get(space__user__external_id="locomo-eval-conv-t1", seq=1).space_id != space
+
+
 def _untimed(samples: list[dict]) -> list[dict]:
     """Samples without their ingestion's timings, which differ from run to run."""
     timing = {"store_ms": [], "add_ms": [], "seconds": 0}

@@ -12,7 +12,8 @@ arguments: retrieval during the questions does not count hits, and the LLM answe
 Each conversation's results are written as soon as it is done (<out>/samples/), and the running recall is
 printed; run the same command again after an interruption and it resumes: a conversation already done
 with the same data, arguments, settings and code is taken as it is (bench/locomo_resume.py). --fresh
-computes everything again.
+computes everything again. --reuse keeps each conversation's space from an earlier run when it holds every
+page (for trying what retrieval alone changes: the storing settings must be the same).
 """
 
 import shlex
@@ -57,6 +58,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--fresh", action="store_true", help="compute every conversation again, even one done before"
         )
+        parser.add_argument(
+            "--reuse", action="store_true", help="keep a conversation's space ingested before (retrieval only)"
+        )
 
     def handle(
         self,
@@ -71,6 +75,7 @@ class Command(BaseCommand):
         answer_limit,
         full_context_tokens,
         fresh,
+        reuse,
         **options,
     ):
         if answer and no_llm:
@@ -89,6 +94,7 @@ class Command(BaseCommand):
             "answer": answer,
             "answer_limit": answer_limit,
             "full_context_tokens": full_context_tokens,
+            "reuse": reuse,
         }
         code = locomo_resume.code_version()
         results: list[SampleResult] = []
@@ -111,6 +117,7 @@ class Command(BaseCommand):
                     limit_pages=limit_pages,
                     limit_questions=limit_questions,
                     progress=ProgressBar(self.stderr),
+                    reuse=reuse,
                 )
                 seconds = time.perf_counter() - began
                 locomo_resume.save(folder, result, key, seconds)

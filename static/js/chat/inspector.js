@@ -18,7 +18,7 @@
     return link;
   }
 
-  const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
+  const SCORE_NAMES = [["match", "match"], ["chain", "neighbours"], ["said", "person's words"], ["dense", "cosine"], ["bm25", "BM25"], ["keywords", "keywords"]];
 
   // heatOf: session id -> its heat, for the sessions the retrieval ranked. The text comes third, so that it
   // is in view in a narrow column; the parts of the score share one cell.
