@@ -28,7 +28,6 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import F, Q
-from django.db.models.functions import Length
 from django.utils import timezone
 
 from memory_engine import inputs
@@ -290,11 +289,13 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int, earlie
         )
         chained = chain_scores({i: match.get(i, 0.0) for i in pool}, pool, space.chain_weight)
         ranked = sorted(chained, key=lambda pid: (-chained[pid], pid))
-    said, final = _said_scores(space, query, ranked[:SAID_PAGES], earlier, chained)
-    best = [*sorted(ranked[:SAID_PAGES], key=lambda pid: (-final[pid], pid)), *ranked[SAID_PAGES:]][:top]
-    with stage("rows"):
-        pages = Page.objects.filter(space=space).defer("embedding").in_bulk(best)
-    short = {page.pk for page in earlier}
+    weight = memory_settings().said_weight
+    head = ranked[:SAID_PAGES] if weight else []
+    short = {page.pk: page for page in earlier}
+    pages = _page_rows(space, head or ranked[:top], short)
+    said, final = _said_scores(space, query, [pages[pid] for pid in head if pid in pages], chained, weight)
+    best = [*sorted(head, key=lambda pid: (-final[pid], pid)), *ranked[len(head) :]][:top]
+    pages |= _page_rows(space, [pid for pid in best if pid not in pages], short)
     items = []
     for pid in best:
         page = pages.get(pid)
@@ -311,41 +312,36 @@ def _search_pages(space: MemorySpace, query: str, query_vector, top: int, earlie
     return items
 
 
+def _page_rows(space: MemorySpace, ids: list[int], short: dict[int, Page]) -> dict[int, Page]:
+    """id -> the page, for `ids`: those of `short` (already read) as they are, the rest in one query."""
+    rows = {pid: short[pid] for pid in ids if pid in short}
+    wanted = [pid for pid in ids if pid not in short]
+    if wanted:
+        with stage("rows"):
+            rows |= Page.objects.filter(space=space).defer("embedding").in_bulk(wanted)
+    return rows
+
+
 def _said_scores(
-    space: MemorySpace, query: str, head: list[int], earlier: list[Page], chained: dict[int, float]
+    space: MemorySpace, query: str, head: list[Page], chained: dict[int, float], weight: float
 ) -> tuple[dict[int, float], dict[int, float]]:
     """The person's words matched alone, for the first pages of the ranking (`head`) whose reply is longer
     than a page may be shown (MEMORYOS_PAGE_TOKENS): each such page's "said" score (the BM25 of its user
     side with the pages index's statistics, scaled to the best of them) and every page's final score,
-    `chained` + MEMORYOS_SAID_WEIGHT * said.
+    `chained` + `weight` (MEMORYOS_SAID_WEIGHT) * said.
 
     Why: a page's document holds the assistant's reply too, and a long reply (LongMemEval's are 300 to 600
     tokens) dilutes the match of a fact the person mentioned in passing; BM25 over single turns ranked such
     turns higher. A short reply dilutes nothing, and there the person's words counted twice ranked LoCoMo's
-    evidence lower, said by either friend (docs/benchmarks.md). One query for the head's words."""
-    cfg = memory_settings()
-    weight = cfg.said_weight
+    evidence lower, said by either friend (docs/benchmarks.md)."""
     if not weight or not head:
         return {}, dict(chained)
-    long_reply = cfg.page_tokens * 4  # characters: a reply longer than a page may be shown (estimate_tokens)
-    with stage("rows"):
-        words = {
-            page.pk: page.user_input
-            for page in earlier
-            if page.pk in set(head) and len(page.agent_response) > long_reply
-        }
-        rows = Page.objects.filter(space=space, pk__in=[pid for pid in head if pid not in words])
-        words |= {
-            pk: said
-            for pk, said, reply_chars in rows.annotate(reply_chars=Length("agent_response")).values_list(
-                "pk", "user_input", "reply_chars"
-            )
-            if reply_chars > long_reply
-        }
+    long_reply = memory_settings().page_tokens * 4  # characters: longer than a page may be shown (estimate_tokens)
+    words = {page.pk: page.user_input for page in head if len(page.agent_response) > long_reply}
     with stage("lexical"):
         raw = score_lexical_texts(space, "pages", query, words)
     scale = max(raw.values(), default=0.0) or 1.0
-    said = {pid: raw.get(pid, 0.0) / scale for pid in head}
+    said = {page.pk: raw.get(page.pk, 0.0) / scale for page in head}
     return said, {pid: chained[pid] + weight * said.get(pid, 0.0) for pid in chained}
 
 
