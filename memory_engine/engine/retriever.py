@@ -5,8 +5,9 @@
   shown with the context and used for heat), and the best pages. A page's score is its match with the
   query (BM25 scaled to the best page, weighed against the MiniLM cosine: match_scores) plus a share of
   the match of the pages just before and after it (chain_scores); the first pages also gain the match of the
-  person's words alone (_said_scores), which a long reply would otherwise dilute. The pages' BM25 also matches the dates
-  a query names against the days a page was said and speaks of (dated_query, store/temporal.py);
+  person's words alone (_said_scores), which a long reply would otherwise dilute. The pages' BM25 also
+  matches the dates a query names against the days a page was said and speaks of (dated_query,
+  store/temporal.py);
 - long-term: the profile, and the top user and assistant knowledge, by the same match.
 
 The assembled context is capped by a token budget; every item carries its scores and provenance. What the
@@ -336,8 +337,8 @@ def _said_scores(
     evidence lower, said by either friend (docs/benchmarks.md)."""
     if not weight or not head:
         return {}, dict(chained)
-    long_reply = memory_settings().page_tokens * 4  # characters: longer than a page may be shown (estimate_tokens)
-    words = {page.pk: page.user_input for page in head if len(page.agent_response) > long_reply}
+    limit = memory_settings().page_tokens
+    words = {page.pk: page.user_input for page in head if estimate_tokens(page.agent_response) > limit}
     with stage("lexical"):
         raw = score_lexical_texts(space, "pages", query, words)
     scale = max(raw.values(), default=0.0) or 1.0
