@@ -14,6 +14,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import transaction
+from django.db.models import Case, F, FloatField, Value, When
 
 from memory_engine import inputs
 from memory_engine.engine.heat import HeatParams, heat, heat_params, recency
@@ -142,14 +143,21 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
             MidTermSession.objects.select_for_update()
             .filter(pk__in=session_ids, space=space)
             .order_by("pk")
-            .defer("embedding")
+            .only("id", "space_id", "n_visit", "total_visits", "l_interaction", "last_visit_at", "heat")
         )
         for session in sessions:  # locked: what was read is what is stored, until this commits
             session.n_visit += 1
             session.total_visits += 1
             session.last_visit_at = now
             session.heat = session_heat(session, params, now)
-        MidTermSession.objects.bulk_update(sessions, ["n_visit", "total_visits", "last_visit_at", "heat"])
+        # One UPDATE: the counters and the time are the same change for every session, only the heat differs
+        # (bulk_update's CASE for each of the four fields took a few ms to build per retrieval).
+        MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
+            n_visit=F("n_visit") + 1,
+            total_visits=F("total_visits") + 1,
+            last_visit_at=now,
+            heat=Case(*[When(pk=s.pk, then=Value(s.heat)) for s in sessions], output_field=FloatField()),
+        )
         HeatEvent.objects.bulk_create(
             [HeatEvent(**_heat_point(s, HeatEvent.Cause.RETRIEVED, params, now)) for s in sessions]
         )

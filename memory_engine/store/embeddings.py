@@ -23,7 +23,8 @@ Two runtimes for the bundled model (MEMORYOS_EMBEDDING_RUNTIME):
 import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from functools import cache
 from pathlib import Path
@@ -219,6 +220,24 @@ def get_embedder() -> Embedder | OnnxEmbedder:
     (MEMORYOS_EMBEDDING_RUNTIME)."""
     with _load_lock:
         return _embedder_for(memory_settings().embedding_model, memory_settings().embedding_runtime)
+
+
+def encoded_beside(text: str) -> Callable[[], np.ndarray]:
+    """Start encoding `text` (`encode_one`) on a thread of its own and return what waits for its vector
+    (raising what the encoding raised). For a caller that has other work first: a retrieval reads the
+    database and searches the words while its query is embedded, on the other core. A thread a call,
+    not a pool: a pool's threads do not survive a fork (gunicorn's and Celery's workers)."""
+    embedder = get_embedder()
+    done: Future = Future()
+
+    def encode() -> None:
+        try:
+            done.set_result(embedder.encode_one(text))
+        except BaseException as exc:  # handed to the caller, which raises it
+            done.set_exception(exc)
+
+    threading.Thread(target=encode, name="query-embedding", daemon=True).start()
+    return done.result
 
 
 def model_label(embedder: Embedder | OnnxEmbedder) -> str:

@@ -8,7 +8,14 @@ import pytest
 from django.core.management import call_command
 
 from memory_engine.formats.locomo import DEV_FILE, load_samples
-from memory_engine.store.embeddings import Embedder, OnnxEmbedder, bundled_model_path, get_embedder, model_label
+from memory_engine.store.embeddings import (
+    Embedder,
+    OnnxEmbedder,
+    bundled_model_path,
+    encoded_beside,
+    get_embedder,
+    model_label,
+)
 from tests.processes import ROOT
 
 
@@ -46,6 +53,14 @@ def test_a_query_alone_gets_the_vector_it_gets_in_a_batch(runtimes):
     alone = np.stack([onnx.encode_one(text) for text in texts])
     assert np.abs(batch - alone).max() < 1e-4
     assert onnx.encode([]).shape == (0, 384)
+
+
+def test_a_query_encoded_beside_the_caller_gets_its_own_vector():
+    texts = locomo_turns(6)
+    waiting = [encoded_beside(text) for text in texts]  # six threads at once
+    embedder = get_embedder()
+    for text, vector in zip(texts, waiting, strict=True):
+        assert np.abs(vector() - embedder.encode_one(text)).max() < 1e-6
 
 
 def test_the_runtime_is_chosen_by_the_setting(settings):
