@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from bench.chat_quality import found, load_conversations, says_not_told
 from memory_engine.engine import recall
+from memory_engine.services import spoken_curation
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import turn_add
 from memory_engine.services.spaces import assistant_create, space_get, user_create
@@ -65,7 +66,9 @@ def run(path: Path) -> list[Answer]:
             for turn in session["turns"]:
                 when += timedelta(minutes=TURN_MINUTES)
                 said = turn.get("say") or turn["ask"]
-                found_answer = recall.answer(space, said, now=when)
+                # As a chat reply: a request to the memory is carried out, not answered (services/conversation.py)
+                planned = spoken_curation.plan(space, said, now=when)
+                found_answer = None if planned is not None else recall.answer(space, said, now=when)
                 answers.append(
                     Answer(
                         conversation=conversation["id"],
@@ -74,10 +77,10 @@ def run(path: Path) -> list[Answer]:
                         expect=turn.get("expect"),
                         not_told=bool(turn.get("not_told")),
                         small_talk="ask" not in turn,
-                        read_as=found_answer.read_as if found_answer else "",
+                        read_as=found_answer.read_as if found_answer else ("memory request" if planned else ""),
                     )
                 )
-                turn_add(space=space, user_input=said, agent_response="", timestamp=when)
+                turn_add(space=space, user_input=said, agent_response="", timestamp=when, planned=planned)
                 run_consolidation(ConsolidationRequest(space.pk, retry_now=True))
     return answers
 

@@ -244,6 +244,7 @@ class Page(models.Model):
         MODEL = "model", "written here by the space's LLM"
         WEAK_MODEL = "weak_model", "written here by a weak LLM (the bundled one): shown, never memory"
         QUOTED = "quoted", "the person's own words quoted back (engine/recall.py): not memory twice"
+        CURATION = "curation", "what the memory did when asked in the conversation: not memory"
 
     # Who wrote the reply. A weak model's reply is kept so the conversation reads as it happened, but its
     # words are not memory: a 135M model invents, and an invention must not become a fact about the person.
@@ -297,7 +298,7 @@ class Page(models.Model):
 def reply_as_memory(agent_response: str, *, withheld: bool, source: str) -> str:
     """The one rule for what of a reply is memory: the person's words always are (see page_text's
     caller); the assistant's only when they were given with the turn or written by a capable model."""
-    if withheld or source in (Page.ReplySource.WEAK_MODEL, Page.ReplySource.QUOTED):
+    if withheld or source in (Page.ReplySource.WEAK_MODEL, Page.ReplySource.QUOTED, Page.ReplySource.CURATION):
         return ""
     return agent_response
 
@@ -463,6 +464,7 @@ class EntryVersion(models.Model):
         API = "api", "API"
         LIBRARY = "library", "library call"
         IMPORTED = "imported", "imported from another memory system"
+        CONVERSATION = "conversation", "asked in the conversation"
 
     entry = models.ForeignKey(LongTermEntry, on_delete=models.CASCADE, related_name="versions")
     # None, not "", means "no value": before an entry existed, after it was deleted.

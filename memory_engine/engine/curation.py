@@ -44,7 +44,7 @@ _EMPTY_QUOTE = re.compile(r"\u201c\s*\u201d|\"\s*\"")
 Cause = EntryVersion.Cause
 Status = LongTermEntry.Status
 # Causes of a value a person wrote, rather than one drawn from the turns.
-PERSON_CAUSES = frozenset([Cause.ADMIN, Cause.OWNER, Cause.API, Cause.LIBRARY])
+PERSON_CAUSES = frozenset([Cause.ADMIN, Cause.OWNER, Cause.API, Cause.LIBRARY, Cause.CONVERSATION])
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,7 @@ class Response:
     retried_because: str | None = None
     source: str = Page.ReplySource.MODEL
     quoted: tuple[recall.Statement, ...] = ()
+    forgotten: tuple = ()  # what a request to forget changed (services/spoken_curation.py: Forgotten); Undo reverts it
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
-from memory_engine.engine import asking, curation
+from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, WHEN, Intent, read
@@ -439,8 +439,12 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
 
     for page in pages:
         candidates, message = told_in(page.user_input)
+        # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget.
+        request = memory_requests.read(page.user_input)
+        named = request.about if request is not None and request.kind == memory_requests.FORGET else ""
         for text in candidates:
-            add(text, page, message)
+            if memory_requests.read(text) is None and not (named and named in text):
+                add(text, page, message)
     return found
 
 

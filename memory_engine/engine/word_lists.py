@@ -11,6 +11,7 @@ CHAT_SPELLING = {
     "u": "you", "ur": "your", "r": "are", "whats": "what's", "wats": "what's", "wheres": "where's",
     "whens": "when's", "whos": "who's", "hows": "how's", "im": "i'm", "ive": "i've", "dont": "don't",
     "didnt": "didn't", "cant": "can't", "wat": "what", "wot": "what", "pls": "please", "plz": "please",
+    "forgett": "forget", "delet": "delete", "abt": "about",
 }  # fmt: skip
 
 # A sentence with one of these speaks of the speaker ("I", "we": a couple's move is theirs too).
@@ -118,3 +119,42 @@ def alternation(words) -> str:
     group that captures nothing."""
     ordered = sorted(words, key=len, reverse=True)
     return "(?:" + "|".join(re.escape(word).replace(r"\ ", r"\s+") for word in ordered) + ")"
+
+
+# Asking the memory to forget (engine/memory_requests.py), in the imperative: "forget my medicine", "oublie
+# mon adresse", "borra lo que te dije", "meri ex ka naam delete kar do". KEEP_VERBS follow "don't", "stop", "no
+# need to": "don't keep my ...".
+FORGET_VERBS = (
+    "forget", "delete", "erase", "wipe", "remove", "scrub", "unlearn", "un-remember", "unremember", "purge",
+    "expunge", "get rid of", "throw away", "clear", "drop",
+    "oublie", "oubliez", "efface", "effacez", "effaces", "supprime", "supprimez", "supprimes",
+    "olvida", "olvide", "olvídalo", "olvidalo", "olvídate de", "olvidate de", "borra", "borre", "bórralo", "elimina",
+    "vergiss", "vergessen sie", "lösch", "lösche", "löschen", "löschen sie",
+    "esquece", "esqueça", "esqueca", "apaga", "apague",
+    "dimentica", "dimenticati", "cancella",
+    "vergeet", "verwijder", "wis", "zapomnij", "usuń", "usun", "unut", "unutur musun", "sil",
+    "bhool jao", "bhool jaana", "bhul jao", "delete kar do", "hata do", "mita do",
+)  # fmt: skip
+KEEP_VERBS = (
+    "keep", "keeping", "remember", "remembering", "store", "storing", "save", "saving", "hold on to", "hold onto",
+    "holding on to", "holding onto", "retain", "retaining", "record", "recording", "keep track of",
+    "keeping track of", "hang on to", "hang onto", "guardes", "guardar", "yaad rakhna", "yaad mat rakhna",
+)  # fmt: skip
+# The words of a thing of the person's, or of something they told: "my", "where I live", "what I said about".
+OWN_WORDS = (
+    "my", "our", "mine", "i", "i'm", "i've", "i'd", "me", "we", "us",
+    "mon", "ma", "mes", "je", "j'ai", "moi", "mi", "mis", "yo", "te dije", "mein", "meine", "meinen", "meiner",
+    "meinem", "ich", "meu", "minha", "meus", "minhas", "eu", "mio", "mia", "miei", "mie", "mijn", "ik",
+    "mój", "moja", "moje", "mojego", "mojej", "moim", "mojej", "benim", "mere", "meri", "mera", "maine",
+)  # fmt: skip
+# Asking what the memory holds of the person: "what do you know about me?", "dump ur memory of me".
+MEMORY_WORDS = (
+    "know", "knows", "remember", "recall", "saved", "stored", "kept", "keeping", "retained", "hold", "holding",
+    "memory", "memories", "info", "information", "informations", "data", "told you", "have", "got", "gardé", "gardées",
+    "retenu",
+    "sais", "weißt", "weisst", "sabes", "sai", "lembra", "ricordi", "weet", "wiesz", "biliyorsun", "yaad",
+)  # fmt: skip
+ABOUT_ME = (
+    "about me", "abt me", "on me", "of me", "regarding me", "de moi", "sur moi", "über mich", "de mí", "de mi",
+    "sobre mim", "sobre mí", "di me", "over mij", "o mnie", "hakkımda", "mere baare mein", "mere bare mein",
+)  # fmt: skip

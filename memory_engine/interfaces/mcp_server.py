@@ -32,7 +32,7 @@ from memory_engine.documents import RetrievalDoc
 from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.rates import HEAVY, admit, caller_key
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
-from memory_engine.services import conversation, curation
+from memory_engine.services import conversation, curation, spoken_curation
 from memory_engine.services.conversation import retrieve, turn_add
 from memory_engine.services.export import user_export
 from memory_engine.services.spaces import assistant_create, space_get, user_create, user_named
@@ -133,7 +133,17 @@ def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict
     page = turn_add(
         space=space, user_input=user_input, agent_response=agent_response, timestamp=timestamp, meta=meta_data
     )
-    return {"status": "success", "message": "stored in short-term memory", "page_id": page.pk, "seq": page.seq}
+    # A turn asking the memory to forget something had it forgotten (services/spoken_curation.py): what went.
+    forgotten = [
+        {"entry": curation.entry_card(f.entry), "undo_to": f.undo_to} for f in spoken_curation.forgotten_by(page)
+    ]
+    return {
+        "status": "success",
+        "message": "stored in short-term memory",
+        "page_id": page.pk,
+        "seq": page.seq,
+        "forgotten": forgotten,
+    }
 
 
 def _retrieve_memory(space, query, relationship_with_user, style_hint, max_results) -> dict:

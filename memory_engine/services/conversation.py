@@ -26,6 +26,7 @@ from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hi
 from memory_engine.engine.short_term import page_store
 from memory_engine.llm import LLM, LLMDegenerateAnswer, ReplyStopped
 from memory_engine.models import MemorySpace, Page
+from memory_engine.services import spoken_curation
 from memory_engine.services.dispatch import request_consolidation
 from memory_engine.services.usage import reply_record
 
@@ -54,10 +55,17 @@ def turn_add(
     consolidate: bool = True,
     reply_withheld: bool = False,
     reply_source: str = Page.ReplySource.GIVEN,
+    planned: spoken_curation.Plan | None = None,
 ) -> Page:
     """Store one QA turn in the space's short-term memory and, with `consolidate`, ask for the tier
     moves it makes due (`reply_withheld`, `reply_source`: see page_store). Raises InvalidTurn for bad text; then nothing
-    is stored. Not idempotent."""
+    is stored. Not idempotent.
+
+    A turn whose words ask the memory to forget something (services/spoken_curation.py) has it forgotten once
+    the turn is stored, at every door: as `planned` (a reply that said what it would do) or as planned here;
+    `spoken_curation.forgotten_by(page)` says what went."""
+    if planned is None:
+        planned = spoken_curation.plan(space, inputs.turn_texts(user_input, agent_response)[0], now=timestamp)
     page = page_store(
         space=space,
         user_input=user_input,
@@ -67,6 +75,8 @@ def turn_add(
         reply_withheld=reply_withheld,
         reply_source=reply_source,
     )
+    if planned is not None and planned.forget:
+        spoken_curation.carry_out(space, planned, asked_in=page)
     if consolidate:
         request_consolidation(space)
     return page
@@ -94,6 +104,17 @@ def reply(
     as it was.
     """
     query = inputs.query(query)
+    if (planned := spoken_curation.plan(space, query, now=timestamp)) is not None:
+        return _carried_out(
+            space,
+            query,
+            planned,
+            llm=llm,
+            timestamp=timestamp,
+            consolidate=consolidate,
+            on_text=on_text,
+            stopped=stopped,
+        )
     if llm.weak:  # one retrieval: the prompt's view, and the deeper one a question about the person is answered from
         retrieval, deep = recall.retrievals(space, query)
     else:
@@ -145,6 +166,43 @@ def reply(
         retried_because=answer.retried_because,
         source=answer.source,
         quoted=answer.quoted,
+    )
+
+
+def _carried_out(
+    space: MemorySpace,
+    query: str,
+    planned: spoken_curation.Plan,
+    *,
+    llm: LLM,
+    timestamp: datetime | None,
+    consolidate: bool,
+    on_text: Callable[[str], bool] | None,
+    stopped: Callable[[], bool] | None,
+) -> generator.Response:
+    """The reply to a message that asks something of the memory itself: what was done, said by the memory
+    (no model writes it, whichever the space has), and done once the turn is stored."""
+    if (on_text is not None and on_text(planned.text)) or (stopped is not None and stopped()):
+        raise ReplyStopped("the reply was stopped before it was stored")
+    page = turn_add(
+        space=space,
+        user_input=query,
+        agent_response=planned.text,
+        timestamp=timestamp,
+        consolidate=consolidate,
+        reply_source=Page.ReplySource.CURATION,
+        planned=planned,
+    )
+    nothing = Retrieval(query=query, token_budget=space.context_token_budget)
+    reply_record(page=page, retrieval=nothing, model=llm.model, prompt_tokens=0, completion_tokens=0)
+    return generator.Response(
+        text=planned.text,
+        page=page,
+        retrieval=nothing,
+        prompt_tokens=0,
+        completion_tokens=0,
+        source=Page.ReplySource.CURATION,
+        forgotten=tuple(spoken_curation.forgotten_by(page)),
     )
 
 

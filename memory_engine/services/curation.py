@@ -122,13 +122,16 @@ def knowledge_entry_add(
     return entry
 
 
-def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+def entry_edit(
+    *, entry: LongTermEntry, value: str, actor: str, cause: str = Cause.LIBRARY, asked_in: Page | None = None
+) -> LongTermEntry:
     """Change an active entry's value, re-embed a knowledge entry, and record the version.
 
     Retrieval sees the change at once (the entry's vector version moves), and the statements it was drawn
     from stand corrected to the new value in their turns (curation.mark_entry). Editing to the same value
     records nothing. Raises MemoryInputError (a ValueError) for a value `inputs` refuses, and
     EntryNotActive for an entry that is not active, also when it was deleted after the caller read it.
+    `asked_in`: as entry_delete's.
     """
     value = inputs.entry_value(value)
     _check_active(entry)
@@ -144,7 +147,8 @@ def entry_edit(*, entry: LongTermEntry, value: str, actor: str, cause: str = Cau
             entry.embedding = to_bytes(vector)
             write.stamp(entry)
         entry.save()
-        record_version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now())
+        pages = [asked_in] if asked_in is not None else []
+        record_version(entry, before=before, after=value, cause=cause, actor=actor, now=timezone.now(), pages=pages)
         mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
 
@@ -203,10 +207,13 @@ def version_to_revert_to(entry: LongTermEntry, version_id: int | None = None) ->
     return versions.first()
 
 
-def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY) -> LongTermEntry:
+def entry_delete(
+    *, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY, asked_in: Page | None = None
+) -> LongTermEntry:
     """Mark an entry deleted (its history stays) and drop it from retrieval, with the statements it was
-    drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. Safe to
-    repeat."""
+    drawn from (curation.mark_entry): no reply or prompt uses them again until it is reverted. `asked_in`:
+    the turn that asked for it in the conversation (services/spoken_curation.py), named by the deletion's
+    version, so that what it repeated of the entry's statements goes too. Safe to repeat."""
     with space_write(entry.space_id) as write:
         _fresh(entry)
         if entry.status == Status.DELETED:
@@ -214,7 +221,8 @@ def entry_delete(*, entry: LongTermEntry, actor: str, cause: str = Cause.LIBRARY
         entry.status = Status.DELETED
         write.stamp(entry)
         entry.save(update_fields=["status", "vector_version", "updated_at"])
-        record_version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now())
+        pages = [asked_in] if asked_in is not None else []
+        record_version(entry, before=entry.value, after=None, cause=cause, actor=actor, now=timezone.now(), pages=pages)
         mark_entry(entry, write=write, actor=actor, cause=cause)
     return entry
 

@@ -280,3 +280,28 @@ def test_rest_and_mcp_give_the_same_document_for_each_turn_an_entry_was_drawn_fr
     marked = [page for page in over_mcp["source_pages"] if page["marks"]]
     assert marked and all(page["said"] for page in marked)
     assert {mark["kind"] for page in marked for mark in page["marks"]} == {"forgotten"}
+
+
+def test_a_turn_asking_to_forget_through_add_memory_forgets_it_and_revert_entry_undoes_it(alice_memory, server_env):
+    # A client's own model answered the turn ("Sure"): the request in it is the person's, and the memory does it.
+    async def work(session):
+        stored = result(
+            await session.call_tool(
+                "add_memory", {"user_input": "Please forget my cat, I rehomed him.", "agent_response": "Sure."}
+            )
+        )
+        after = result(await session.call_tool("get_user_profile", {"include_knowledge": True}))
+        undone = [
+            result(await session.call_tool("revert_entry", {"entry_id": f["entry"]["id"], "version_id": f["undo_to"]}))
+            for f in stored["forgotten"]
+        ]
+        again = result(await session.call_tool("get_user_profile", {"include_knowledge": True}))
+        return stored, after, undone, again
+
+    stored, after, undone, again = asyncio.run(
+        stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
+    )
+    assert stored["forgotten"] and any("Milo" in f["entry"]["value"] for f in stored["forgotten"])
+    assert not any("Milo" in fact for fact in after["user_knowledge"])
+    assert len(undone) == len(stored["forgotten"])
+    assert "The user has a cat named Milo" in again["user_knowledge"]

@@ -514,17 +514,23 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
     browser.screenshot(path=str(screenshots / "chat-offline.png"), full_page=True)
 
 
-def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_reverted(
-    browser, live_server, django_user_model, memory, alice_space, settings
-):
+def _blood_type_told_with_no_key(django_user_model, alice_space, settings) -> None:
+    """ann's alice, told her blood type and consolidated with no key, the turns in mid-term memory; the page
+    answers with the bundled model's class."""
     account = django_user_model.objects.create_user("ann", password="pw-ann-12345")
     MemoryUser.objects.filter(external_id="alice").update(owner=account, display_name="Alice")
     alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.0
     alice_space.save()
-    weak = MemoryOS(llm=weak_offline_llm(settings))  # no key: the page answers with the bundled model's class
+    weak = MemoryOS(llm=weak_offline_llm(settings))
     told = [("My blood type is AB negative, in case that ever matters.", "Noted."), ("Lovely weather.", "It is!")]
     add_turns(weak, told)
     weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+
+
+def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_reverted(
+    browser, live_server, django_user_model, memory, alice_space, settings
+):
+    _blood_type_told_with_no_key(django_user_model, alice_space, settings)
     fact = LongTermEntry.objects.get(kind="user_knowledge", value__icontains="AB negative")
 
     sign_in(browser, live_server, "ann", "pw-ann-12345")
@@ -562,3 +568,33 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     # A quoted reply still links to the turn it quotes after the reload, as when it was written.
     quoting = browser.locator(".bubble.assistant.quoted").last
     assert quoting.locator(".quote-note a.source-link").all_inner_texts() == ["turn #1"]
+
+
+def test_a_fact_forgotten_by_talking_is_not_known_until_undo_gives_it_back(
+    browser, live_server, django_user_model, memory, alice_space, settings
+):
+    _blood_type_told_with_no_key(django_user_model, alice_space, settings)
+
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+    browser.locator("#knowledge li", has_text="AB negative").wait_for()
+
+    def ask(question: str):
+        shown = browser.locator(".bubble.assistant").count()
+        browser.fill("#query", question)
+        browser.click("#send")
+        browser.wait_for_function(
+            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
+        )
+        return browser.locator(".bubble.assistant").nth(shown)  # this reply, whatever comes after it
+
+    done = ask("please forget my blood type")
+    assert done.locator(".text").inner_text().startswith("Done: I've forgotten what you told me about your blood type")
+    assert "Done by the memory" in done.inner_text()
+    browser.locator("#knowledge li", has_text="AB negative").wait_for(state="detached")
+    assert ask("What's my blood type?").locator(".text").inner_text() == recall.not_told("What's my blood type?")
+
+    done.locator("button.undo").click()  # Undo under the reply: the entry and its words are back
+    done.locator("text=Undone").wait_for()
+    browser.locator("#knowledge li", has_text="AB negative").wait_for()
+    assert "AB negative" in ask("What's my blood type?").locator(".text").inner_text()

@@ -7,6 +7,7 @@
 
   // A weak model's questions about the person are answered with their own words (engine/recall.py).
   const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
+  const CURATION = "Done by the memory, as you asked: no model wrote this.";
   const WEAK = "Written by the small offline model: not from your memory, and never kept as a fact about you.";
 
   function bubble(role, text, pageId, marks = []) {
@@ -211,8 +212,34 @@
       // Said on the page, not in a tooltip: a phone has no hover.
       item.classList.add("weak");
       item.append(el("div", "quote-note model-note muted", WEAK));
+    } else if (source === "curation") {
+      item.classList.add("curation");
+      item.append(el("div", "quote-note muted", CURATION));
     }
     return item;
+  }
+
+  // A message that asked to forget something: what went, and Undo, which reverts each entry it deleted (the
+  // statements come back with them), as the memory panel's Undo does.
+  function undoForget(item, forgotten) {
+    if (!forgotten || !forgotten.length) return;
+    const undo = el("button", "undo", "Undo");
+    undo.type = "button";
+    undo.addEventListener("click", async () => {
+      undo.disabled = true;
+      try {
+        for (const { entry, undo_to: version } of forgotten) {
+          const kind = entry.kind === "profile" ? "profile" : "knowledge";
+          await call(`${kind}/${entry.id}/revert/`, { method: "POST", body: JSON.stringify({ version_id: version }) });
+        }
+        undo.replaceWith(el("span", "muted", "Undone: it is back."));
+      } catch (error) {
+        undo.disabled = false;
+        showError(error.message);
+      }
+      chat.refresh();
+    });
+    item.querySelector(".quote-note").append(" ", undo);
   }
 
   function finishReply(pending, asked, answer) {
@@ -223,6 +250,7 @@
       pending.title = WITHHELD;
     } else {
       markSource(pending, answer.page.reply_source, answer.quoted || []);
+      undoForget(pending, answer.forgotten);
     }
     pending.append(usedPanel(answer.retrieval, answer.usage, answer.reply_withheld ? "" : answer.page.reply_source));
     pending.scrollIntoView({ block: "end" });

@@ -4,6 +4,7 @@ questions and answers."""
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memory_engine.interfaces.api.serializers.entries import EntryOut
 from memory_engine.interfaces.api.serializers.fields import AnswerField, EngineTextField, QuotedField, RetrievalField
 from memory_engine.models import (
     Page,
@@ -207,6 +208,13 @@ class InspectionOut(serializers.Serializer):
     )
 
 
+class ForgottenOut(serializers.Serializer):
+    """An entry a request to forget changed (services/spoken_curation.py: Forgotten)."""
+
+    entry = EntryOut()
+    undo_to = serializers.IntegerField(help_text="The version whose value Undo gives back (the entry's revert).")
+
+
 class ChatOut(serializers.Serializer):
     """A chat reply: built from the reply (services.conversation.reply's Response) and documented here."""
 
@@ -221,6 +229,12 @@ class ChatOut(serializers.Serializer):
         help_text="With a weak model (the bundled one), a question about the person is answered with their own "
         "words: the statements `response` quotes (none: it says nothing it was told answers the question). "
         "`page.reply_source` says who wrote the reply.",
+    )
+    forgotten = ForgottenOut(
+        many=True,
+        help_text='A message that asked to forget something ("please forget my address"): the entries it deleted '
+        'or edited, with the statements they were drawn from (`page.reply_source` is "curation"); reverting each '
+        "to its `undo_to` version is Undo.",
     )
     page = PageOut()
     retrieval = RetrievalField(

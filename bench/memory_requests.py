@@ -1,0 +1,61 @@
+"""How requests to the memory are read (engine/memory_requests.py): the labelled messages of
+bench/data/memory_requests.json (written by someone who saw no code), and every message of the chat sets,
+LoCoMo's development conversations and LongMemEval's development histories, where nothing asks the memory to
+forget: a forget read there would lose what the person told. No model, no database; seconds."""
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+from bench.intents import chat_sets
+from memory_engine.engine.memory_requests import FORGET, LIST, read
+from memory_engine.formats.locomo import DEV_FILE
+
+LABELLED = Path(__file__).parent / "data" / "memory_requests.json"
+LONGMEMEVAL_DEV = DEV_FILE.parent.parent / "longmemeval" / "longmemeval-dev.json.gz"
+
+
+def labelled() -> dict:
+    """Each labelled message read: counts by (label, read as), and the messages read otherwise."""
+    counts, wrong = Counter(), []
+    for item in json.loads(LABELLED.read_text())["messages"]:
+        request = read(item["message"])
+        label = item["kind"] if item["kind"] in (FORGET, LIST) else "none"
+        got = "none" if request is None else ("tentative " if request.tentative else "") + request.kind
+        counts[(label, got)] += 1
+        if got.removeprefix("tentative ") != label:
+            wrong.append((label, got, item["message"]))
+    return {"counts": counts, "wrong": wrong}
+
+
+def unasked() -> list[tuple[str, int, list[str]]]:
+    """(corpus, messages read, those read as a request) for text where nothing asks the memory anything."""
+    corpora = {}
+    for path in chat_sets():
+        if path.name == "chat_curation.json":  # asks to forget on purpose
+            continue
+        corpora[path.name] = [
+            turn.get("say") or turn["ask"]
+            for conversation in json.loads(path.read_text())["conversations"]
+            for session in conversation["sessions"]
+            for turn in session["turns"]
+        ]
+    if DEV_FILE.exists():
+        corpora["LoCoMo dev"] = [
+            turn["text"]
+            for sample in json.loads(DEV_FILE.read_text())
+            for key, turns in sample["conversation"].items()
+            if key.startswith("session") and isinstance(turns, list)
+            for turn in turns
+        ]
+    if LONGMEMEVAL_DEV.exists():
+        with gzip.open(LONGMEMEVAL_DEV, "rt") as f:
+            corpora["LongMemEval dev (user turns)"] = [
+                turn["content"]
+                for question in json.load(f)
+                for session in question["haystack_sessions"]
+                for turn in session
+                if turn["role"] == "user"
+            ]
+    return [(name, len(texts), [t for t in texts if read(t) is not None]) for name, texts in corpora.items()]

@@ -1,0 +1,199 @@
+"""Requests to the memory itself, read from a message: forget something, or say what it holds.
+
+The conversation is a door to curation: "please forget my medicine", "don't keep my passport number",
+"delete what I said about my diagnosis", "I mentioned my cousin's DUI. Please don't retain that.", "forget
+that" (the last thing told), "what do you know about me?". services/spoken_curation.py carries a request
+out through the services the chat page's × uses, whatever model replies; this module only reads.
+
+A forget request asks the assistant to forget, delete or stop keeping something the person told. Three
+things make one, each read the same way in every language the word lists hold:
+- a verb of forgetting (word_lists.FORGET_VERBS), or one of keeping under a negation (KEEP_VERBS: "don't
+  keep", "stop remembering", "no need to hold on to");
+- said to the assistant: the verb opens its clause (after "please", "can you" and the like), or a way of
+  asking comes before it ("I'd like you to remove ..."), or it ends the clause on what it names ("that thing
+  about my ex, wipe it", "delete kar do"); never with a subject of its own ("I always forget my PIN", "my ex
+  deleted our photos", "before I forget", "don't let me forget") nor as "don't forget", which asks to be
+  reminded;
+- what it names is the person's or something they told (word_lists.OWN_WORDS: "my", "I", "mon", "mein"):
+  said after the verb, or before it in the message when the verb names it with a pronoun ("I'm not
+  comfortable with you knowing my HIV status. Please delete it."); "that", alone, is the last thing told.
+  A thing of nobody's in particular is an edit of something written ("remove the word 'deplorable'",
+  "forget about work"), not of the memory.
+
+A request to list is a question about what the memory holds about the person (MEMORY_WORDS and ABOUT_ME:
+"what do you remember about me?", "que sais-tu de moi ?"). Everything here is pure.
+"""
+
+import re
+from dataclasses import dataclass
+
+from memory_engine.engine.language import asks, plain, split_sentences
+from memory_engine.engine.word_lists import (
+    ABOUT_ME,
+    FORGET_VERBS,
+    KEEP_VERBS,
+    MEMORY_WORDS,
+    OWN_WORDS,
+    alternation,
+)
+
+FORGET, LIST = "forget", "list"
+VERB_LAST = ("bhool jao", "bhool jaana", "bhul jao", "delete kar do", "hata do", "mita do", "unut", "sil")
+LAST_THING = ("that", "this", "that last bit", "what i just said", "what i just told you", "all that", "all of that")
+_PRONOUNS = ("it", "that", "this", "them", "those", "these", "das", "ça", "ca", "lo", "la", "isso", "quello", "dat")
+# Before a verb of keeping, what makes it one of not keeping: "don't keep", "no longer need you to remember".
+_NOT_KEEPING = (
+    "don't", "do not", "dont", "not", "never", "stop", "no", "no need to", "without", "don't need to",
+    "do not need to", "no longer need you to", "don't want you to", "do not want you to", "you don't have to",
+    "you don't need to", "you do not need to", "you no longer need to",
+)  # fmt: skip
+_VERB = (
+    rf"(?:{alternation(FORGET_VERBS)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
+    r"|scratch (?:that|it|this) from (?:your )?memory)"
+)
+_FOUND_VERB = re.compile(rf"(?<![\w-]){_VERB}(?![\w-])")
+# A way of asking, before the verb: "please", "can you", "I'd like you to", "kannst du bitte".
+_ASKING = re.compile(
+    r"\b(?:please|kindly|can you|could you|would you|will you|if you would|can i ask you to|i(?:'d| would) like you to|"
+    r"i want you to|i need you to|i(?:'d| would) prefer (?:it )?(?:if )?you|you can|you could|you should|you may|"
+    r"you must|"
+    r"you don't need to|you do not need to|no longer need you to|no need to|just|bitte|kannst du|könntest du|"
+    r"por favor|puedes|podrías|stp|s'il te plaît|s'il vous plaît|per favore|por favor|proszę|lütfen|alsjeblieft|"
+    r"je veux que tu|quiero que|yaar|bhai|ok so|so)\b"
+)
+# What may open the clause before the verb.
+_OPENING = re.compile(r"^(?:(?:oh|ok|okay|and|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm)\W+)*")
+# The verb with a subject of its own, or asking to be reminded: no request to the memory.
+_NOT_ASKED = re.compile(
+    rf"\b(?:i|we|he|she|they|it|people|ex)\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_VERB}"
+    rf"|(?:\w\s+(?:and|or)|(?<!\byou )\bto|\bhelped \w+|\bsteer)\s+{_VERB}"
+    r"|\b(?:don't|do not|dont|never)\s+(?:forget|let me)\b|\bbefore i\b|\bhow (?:do|can|to|would) (?:i|we|you)\b"
+    r"|\bhelp (?:me|us)\b"
+)
+# The verb then names something written, not the memory: "remove it from the list", "delete my number from the letter".
+_EDITING = re.compile(r"\bfrom (?:the|this|that|my|our|his|her|their) (?!memory\b|records\b|head\b)\w+")
+_OWN = re.compile(rf"(?<![\w'])(?:{alternation(OWN_WORDS)})(?![\w'])")
+_PRONOUN = re.compile(rf"^(?:{alternation(_PRONOUNS)})$")
+_POLITE_END = re.compile(
+    r"(?:[\s,]+(?:please|pls|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|any more|"
+    r"for good|stp|bitte|por favor|per favore|lol|haha|from (?:your )?memory|from your records|"
+    r"from whatever memory you keep|sofort|right away))+$"
+)
+_LEAD = re.compile(
+    r"^(?:(?:from (?:your )?(?:records|memory)|(?:everything|anything|all|what) you (?:know|have|remember|keep) "
+    r"(?:about|on|of)|about|all about|everything about|anything about|all of|of|o|sur|über|"
+    r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę)\s+)+"
+)
+# "forget the door code", "vergiss den Token": a thing named, with a verb that can only mean the memory.
+_DEFINITE = re.compile(r"^(?:the|that|those|these|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het)\s+\w")
+_FORGETTING = re.compile(
+    r"forget|vergiss|vergessen sie|oublie|oubliez|olvida|olvide|esquece|esqueça|esqueca|dimentica|vergeet|zapomnij|unut"
+)
+# "forget that she's pregnant": a thing told, whoever it is about.
+_TOLD = re.compile(r"^that \w+(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|got|\w+s|\w+ed))\b")
+_LIST = re.compile(
+    rf"\b(?:{alternation(MEMORY_WORDS)})\b.*(?<![\w'])(?:{alternation(ABOUT_ME)})(?![\w'])"
+    r"(?!\s+(?:being|as|and|when|if|or|doing)\b)"
+    rf"|(?<![\w'])(?:{alternation(ABOUT_ME)})(?![\w']).*\b(?:{alternation(MEMORY_WORDS)})\b"
+)
+# Asked for, not told: a question, or "show me", "list", "give me a rundown".
+_SHOW = re.compile(r"\b(?:show|list|tell|give|dump|read back|summar\w*|provide|see|voir|zeig)\b")
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    kind: str  # FORGET or LIST
+    about: str = ""  # what it names, as said ("my medicine"); one of LAST_THING: the last thing told
+    clause: str = ""  # the clause that asks it
+    # What it names is a thing, not said to be theirs: "forget the door code", "vergiss den Token". Carried out
+    # only when the memory surely holds it (services/spoken_curation.py), so "forget the formal tone" stays a
+    # request to the model.
+    tentative: bool = False
+
+    @property
+    def last_thing(self) -> bool:
+        """Whether it names the last thing told ("forget that") rather than what it says."""
+        return plain(self.about).strip(" .!?") in LAST_THING
+
+
+def read(message: str) -> MemoryRequest | None:
+    """The first request to the memory `message` makes, or None."""
+    found = read_all(message)
+    return found[0] if found else None
+
+
+def read_all(message: str) -> list[MemoryRequest]:
+    """Every request to the memory `message` makes, in its order: "delete what I told you about X. And forget my
+    NHS number too." makes two."""
+    clauses = [
+        clause.strip(" \u2014\u2013-")
+        for sentence in split_sentences(message)
+        for clause in re.split(r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+", sentence)
+    ]
+    clauses = [clause for clause in clauses if clause]
+    requests = []
+    for place, clause in enumerate(clauses):
+        found = _request_in(clause, clauses[:place], clauses[place + 1] if place + 1 < len(clauses) else "")
+        if found is not None and found not in requests:
+            requests.append(found)
+    return requests
+
+
+def _request_in(clause: str, before: list[str], following: str) -> MemoryRequest | None:
+    """The request `clause` makes; `before`: the message's clauses before it, where a pronoun's thing is named;
+    `following`: the clause after it ("" at the end)."""
+    text = plain(clause)
+    if _asks_to_forget(text):
+        return _forget(clause, text, before, following)
+    if _LIST.search(text) and (asks(text) or _SHOW.search(text)):
+        return MemoryRequest(LIST, clause=clause)
+    return None
+
+
+def _forget(clause: str, text: str, before: list[str], following: str) -> MemoryRequest | None:
+    """The forget request of a clause that asks to forget (`text`: the clause, plain), if it names a thing of
+    the person's: after the verb, before it ("that thing I said about my ex, wipe it"), in an earlier clause
+    for a pronoun ("Please delete it"), or the last thing told ("forget that")."""
+    verb = _FOUND_VERB.search(text)
+    after = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
+    named_straight = _DEFINITE.match(_ASKING.sub("", after).strip()) is not None  # "forget the X", not "about the X"
+    after = _LEAD.sub("", after)
+    if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after)):
+        return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause)
+    if named_straight and _DEFINITE.match(after) and _FORGETTING.fullmatch(verb.group(0)):
+        return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause, tentative=True)
+    ahead = _ASKING.sub("", _OPENING.sub("", text[: verb.start()])).strip(" ,.")
+    if _OWN.search(ahead):
+        return MemoryRequest(FORGET, about=_said_as(clause, ahead), clause=clause)
+    if after and not _PRONOUN.match(after):
+        return None
+    # "Kannst du bitte löschen, was ich dir ...": what it names follows; a verb that holds its object ("scratch
+    # that from your memory") or comes last ("... delete kar do") names what came before.
+    holds_object = verb.group(0) in VERB_LAST or verb.group(0).startswith("scratch")
+    if not after and not holds_object:
+        return MemoryRequest(FORGET, about=following, clause=clause) if _OWN.search(plain(following)) else None
+    for earlier in reversed(before):  # "Please delete it": named before
+        if _OWN.search(plain(earlier)):
+            return MemoryRequest(FORGET, about=earlier, clause=clause)
+    if after in LAST_THING:
+        return MemoryRequest(FORGET, about=after, clause=clause)
+    return None
+
+
+def _asks_to_forget(text: str) -> bool:
+    """Whether the clause (plain) asks the assistant to forget: its verb said to the assistant, no subject of
+    its own, not about something written."""
+    verb = _FOUND_VERB.search(text)
+    if verb is None or _NOT_ASKED.search(text) or _EDITING.search(text):
+        return False
+    ahead, rest = text[: verb.start()], text[verb.end() :].strip(" .!?")
+    opens = not _OPENING.sub("", ahead).strip()
+    # "that thing I said about my ex, wipe it"; "meri ex ka naam delete kar do" (the verb last, in Hindi)
+    ends = _PRONOUN.match(rest) is not None or (not rest and verb.group(0) in VERB_LAST)
+    return opens or ends or _ASKING.search(ahead) is not None
+
+
+def _said_as(clause: str, about: str) -> str:
+    """`about` (read from the plain clause) in the clause's own spelling, where it can be found there."""
+    found = re.search(re.escape(about).replace(r"\ ", r"\s+"), clause, re.IGNORECASE)
+    return found.group(0) if found else about

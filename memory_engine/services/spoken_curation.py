@@ -1,0 +1,365 @@
+"""Curation by talking: a message that asks the memory to forget something, or to say what it holds, is
+carried out here, whichever model replies and whichever door the turn came through (the reading:
+engine/memory_requests.py).
+
+Forgetting is what the chat page's × does (services/curation.py: entry_delete): an entry deleted, and the
+statements it was drawn from held out of the turns (engine/curation.py), so that no reply, prompt or search
+uses them again; Undo is the entry's revert. A statement the memory holds no entry for yet (a turn not yet
+consolidated) gets one first, of the person's words, as consolidation would have made it. The deletion's
+version names the turn that asked (its source page), which is how `forgotten_by` finds what a turn forgot,
+and how the turn itself holds out what it repeated ("forget that I take sertraline").
+
+What is meant is found by the memory's own match: the person's statements and the entries that a search for
+the words named ranks (recall.retrievals), scored by their closeness to those words (`score`). Only what
+scores SURE is forgotten; when the best scores less but some might be meant, the reply asks, naming them,
+and forgets nothing. "Forget that" means the person's last message: what it told.
+
+A statement is forgotten by its clause that matches ("and my midwife is Funmi" stays when "I have gestational
+diabetes" goes): an entry drawn from the turn that states no more than the clause is deleted; one that says
+more (a sentence kept whole) is edited to the rest, as a correction is; with neither, an entry of the clause
+is made and deleted. Undo reverts each entry to its version before (`Forgotten.undo_to`).
+
+`plan` is read-only: it finds what a request would do and the reply that says so. `carry_out` does it, once
+the turn that asked is stored (conversation.turn_add), so a reply stopped before then changes nothing.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.utils import timezone
+
+from memory_engine.engine import recall
+from memory_engine.engine.curation import clauses, without
+from memory_engine.engine.grounding import states
+from memory_engine.engine.long_term import knowledge_add, topic_words
+from memory_engine.engine.memory_requests import FORGET, LIST, MemoryRequest, read_all
+from memory_engine.engine.word_lists import OWN_WORDS
+from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
+from memory_engine.services.curation import entry_delete, entry_edit
+from memory_engine.store.embeddings import get_embedder
+from memory_engine.store.keywords import content_tokens
+from memory_engine.store.writes import space_write
+
+CAUSE = EntryVersion.Cause.CONVERSATION
+ACTOR = "conversation"
+SURE = 0.55  # a statement or entry this close to the words named is forgotten ...
+MARGIN = 0.15  # ... with all within this of the best
+MAYBE = 0.30  # below SURE, from this score it may be meant: the reply asks
+LEXICAL = 0.4  # the share of the named words found in it, weighed beside the cosine
+ASKED_ABOUT = 3  # what an unsure reply names, at most
+LISTED = 20  # what "what do you know about me?" lists, at most
+# Words of a request that name no thing: "what I said about", "the bit about".
+_FRAME = re.compile(
+    r"^(?:(?:the|that) (?:thing|bit|part|stuff|fact)s? (?:about|that|on)|(?:what|everything|anything|all|that) "
+    r"(?:i|we) (?:said|told you|told|mentioned|shared|gave you)(?: about| on| of)?|that)\s+",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\s+", re.IGNORECASE)
+_GENERIC = frozenset(
+    {"said", "told", "tell", "thing", "bit", "part", "stuff", "mention", "mentioned", "everything", *OWN_WORDS}
+)
+_TO_YOU = {"my": "your", "our": "your", "i": "you", "me": "you", "mine": "yours", "i'm": "you're", "we": "you"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Something a forget request may mean: a statement of the person's, or an entry."""
+
+    text: str
+    said_at: datetime
+    score: float
+    page_id: int | None = None  # a statement's turn
+    entry_id: int | None = None  # an entry
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a message's requests do, and the reply that says it: `forget`, what carrying them out forgets;
+    `unsure`, what a request may mean when nothing is sure (the reply asks, and forgets nothing for it);
+    `listed`, what "what do you know about me?" lists."""
+
+    requests: tuple[MemoryRequest, ...]
+    text: str
+    forget: tuple[Target, ...] = ()
+    unsure: tuple[Target, ...] = ()
+    listed: tuple[LongTermEntry, ...] = field(default=())
+
+
+def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Plan | None:
+    """What `message` asks of the memory, planned, or None when it asks nothing of it (nor "forget that" after a
+    message that told nothing). Read-only."""
+    requests = tuple(read_all(message))
+    if not requests:
+        return None
+    now = now or timezone.now()
+    forgets = [r for r in requests if r.kind == FORGET]
+    if not forgets:
+        listed = tuple(_kept(space))
+        return Plan(requests, _listing(listed, now), listed=listed)
+    done, asked, forget, unsure = [], [], [], []
+    for request in forgets:
+        if request.last_thing:
+            chosen, maybe = tuple(_last_told(space)), ()
+            if not chosen:
+                continue  # "forget it" after a question: never mind
+        else:
+            chosen, maybe = _meant(space, request)
+            if request.tentative and not chosen:
+                continue  # "forget the formal tone": nothing of theirs, so a request to the model
+        if chosen:
+            done.append(request)
+        else:
+            asked.append(_unsure_reply(request, maybe, now))
+        forget += chosen
+        unsure += maybe
+    if not done and not asked:
+        return None
+    said = [_forgot_reply(done, forget, now)] if done else []
+    return Plan(requests, " ".join(said + asked), forget=tuple(forget), unsure=tuple(unsure))
+
+
+def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:
+    """What a request to forget means: the targets that score SURE (the best and those within MARGIN of it, each
+    narrowed to its clause), or else those that may be meant, for the reply to ask about."""
+    targets = _matching(space, request.about)
+    best = targets[0].score if targets else 0.0
+    if best >= SURE:
+        chosen = _narrowest([t for t in targets if t.score >= max(SURE, best - MARGIN)])
+        return tuple(_by_clause(t, named(request.about)) for t in chosen), ()
+    return (), tuple(t for t in targets if t.score >= MAYBE)[:ASKED_ABOUT]
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """An entry a request to forget changed (deleted, or edited to what it says besides), and the version Undo
+    gives it back (services/curation.py: entry_revert)."""
+
+    entry: LongTermEntry
+    undo_to: int
+
+
+def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forgotten]:
+    """Forget what `planned` forgets, each change naming `asked_in`, the turn that asked; returns what changed.
+    For each statement, the entries drawn from its turn: deleted when they state no more than it, edited to the
+    rest when they say more; an entry of its words is made and deleted when none held it."""
+    deleted: dict[int, LongTermEntry] = {}
+    edits: dict[int, tuple[LongTermEntry, list[str]]] = {}
+    for target in planned.forget:
+        if target.entry_id is not None:
+            entry = LongTermEntry.objects.filter(space=space, pk=target.entry_id).defer("embedding").first()
+            if entry is not None:
+                deleted[entry.pk] = entry
+            continue
+        page = Page.objects.filter(space=space, pk=target.page_id).defer("embedding").first()
+        if page is None:
+            continue
+        drawn = _drawn_from(space, page)
+        within = [e for e in drawn if states(e.value, target.text)]
+        beyond = [e for e in drawn if e not in within and states(target.text, e.value)]
+        for entry in within or ([] if beyond else [_entry_of_words(space, page, target.text)]):
+            deleted[entry.pk] = entry
+        for entry in beyond:
+            edits.setdefault(entry.pk, (entry, []))[1].append(target.text)
+    changed = []
+    for entry in deleted.values():
+        changed.append(Forgotten(entry, _undo_to(entry)))
+        entry_delete(entry=entry, actor=ACTOR, cause=CAUSE, asked_in=asked_in)
+    for pk, (entry, parts) in edits.items():
+        if pk in deleted:
+            continue
+        rest = without(entry.value, [(part, "") for part in parts])
+        undo_to = _undo_to(entry)
+        if len(set(content_tokens(rest))) < 2:  # nothing left worth keeping
+            entry_delete(entry=entry, actor=ACTOR, cause=CAUSE, asked_in=asked_in)
+        else:
+            entry_edit(entry=entry, value=rest, actor=ACTOR, cause=CAUSE, asked_in=asked_in)
+        changed.append(Forgotten(entry, undo_to))
+    return changed
+
+
+def _undo_to(entry: LongTermEntry) -> int:
+    """The entry's version that Undo gives back: its latest that left a value, before a change now."""
+    return entry.versions.exclude(after=None).order_by("-at", "-pk").values_list("pk", flat=True).first()
+
+
+def forgotten_by(page: Page) -> list[Forgotten]:
+    """What the turn `page` asked to forget, still forgotten: each entry it changed whose latest change is that
+    one (an Undo since gives it back), with the version Undo gives back."""
+    found = []
+    changes = EntryVersion.objects.filter(cause=CAUSE, source_pages=page).select_related("entry").order_by("pk")
+    for change in changes:
+        entry = change.entry
+        latest = entry.versions.order_by("-at", "-pk").first()
+        if latest is None or latest.pk != change.pk:
+            continue
+        before = (
+            entry.versions.exclude(after=None)
+            .filter(pk__lt=change.pk)
+            .order_by("-at", "-pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if before is not None:
+            found.append(Forgotten(entry, before))
+    return found
+
+
+# --- Finding what is meant ------------------------------------------------------------------------
+
+
+def named(about: str) -> str:
+    """The thing a request names, without its frame or article: "what I said about my diagnosis" -> "my
+    diagnosis", "den Token" -> "Token". Pure."""
+    thing = _FRAME.sub("", about.strip()).strip()
+    return _ARTICLE.sub("", thing).strip() or thing or about
+
+
+def score(about: str, texts: list[str], encoder) -> list[float]:
+    """How close each text is to the thing named: the MiniLM cosine plus LEXICAL times the share of its
+    content words found in the text ("my passport number" in "my passport number is X123"). Pure apart from
+    the encoder."""
+    if not texts:
+        return []
+    vectors = encoder.encode([about, *texts])
+    cosines = vectors[1:] @ vectors[0]
+    words = set(content_tokens(about)) - _GENERIC
+    shares = [len(words & set(content_tokens(text))) / len(words) if words else 0.0 for text in texts]
+    return [round(float(c) + LEXICAL * share, 6) for c, share in zip(np.asarray(cosines), shares, strict=True)]
+
+
+def _matching(space: MemorySpace, about: str) -> list[Target]:
+    """The statements and entries a search for the thing named finds, best first, with their scores."""
+    thing = named(about)
+    _, deep = recall.retrievals(space, thing)
+    statements = recall.statements_of(deep, thing)
+    items = [*deep.profile, *deep.user_knowledge]
+    texts = [s.text for s in statements] + [item.text for item in items]
+    scores = score(thing, texts, get_embedder())
+    targets = [Target(s.text, s.said_at, scores[i], page_id=s.page_id) for i, s in enumerate(statements)] + [
+        Target(
+            item.text,
+            datetime.fromisoformat(item.provenance["updated_at"]),
+            scores[len(statements) + i],
+            entry_id=item.id,
+        )
+        for i, item in enumerate(items)
+    ]
+    return sorted(targets, key=lambda t: -t.score)
+
+
+def _narrowest(targets: list[Target]) -> list[Target]:
+    """The targets without those that hold another of them (a message quoted whole beside its sentence)."""
+    return [
+        t
+        for t in targets
+        if not any(o is not t and o.page_id == t.page_id and o.text != t.text and o.text in t.text for o in targets)
+    ]
+
+
+def _by_clause(target: Target, thing: str) -> Target:
+    """A statement narrowed to its clause that matches the thing named best, when that clause matches nearly as
+    well as the whole ("and my midwife is Funmi" is no part of "forget my gestational diabetes")."""
+    pieces = clauses(target.text) if target.page_id is not None else []
+    if len(pieces) < 2:
+        return target
+    scores = score(thing, pieces, get_embedder())
+    best = max(range(len(pieces)), key=lambda i: scores[i])
+    if scores[best] < target.score - MARGIN:
+        return target
+    return Target(pieces[best], target.said_at, scores[best], page_id=target.page_id)
+
+
+def _last_told(space: MemorySpace) -> list[Target]:
+    """What the person's last message told, as recall reads statements."""
+    page = Page.objects.filter(space=space).defer("embedding").order_by("-seq").first()
+    if page is None:
+        return []
+    candidates, _ = recall.told_in(page.user_input)
+    sentences = [text for text in candidates if text in page.user_input]
+    return [Target(text, page.timestamp, 1.0, page_id=page.pk) for text in sentences]
+
+
+def _drawn_from(space: MemorySpace, page: Page) -> list[LongTermEntry]:
+    return list(
+        LongTermEntry.objects.filter(space=space, status=LongTermEntry.Status.ACTIVE, source_pages=page)
+        .exclude(kind=LongTermEntry.Kind.ASSISTANT_KNOWLEDGE)
+        .defer("embedding")
+    )
+
+
+def _entry_of_words(space: MemorySpace, page: Page, sentence: str) -> LongTermEntry:
+    """An entry of the person's words `sentence`, drawn from `page`, as consolidation keeps one (a
+    near-duplicate already kept is that one)."""
+    vector = get_embedder().encode_one(sentence)
+    with space_write(space.pk) as write:
+        return knowledge_add(
+            write.space,
+            kind=LongTermEntry.Kind.USER_KNOWLEDGE,
+            topic=topic_words(sentence),
+            fact=sentence,
+            vector=vector,
+            pages=[page],
+            cause=EntryVersion.Cause.WORDS,
+            actor=ACTOR,
+            now=timezone.now(),
+            version=write.version,
+            supersede=False,
+        )
+
+
+# --- What the memory holds ------------------------------------------------------------------------
+
+
+def _kept(space: MemorySpace) -> list[LongTermEntry]:
+    """The profile, then the person's knowledge, newest first."""
+    active = LongTermEntry.objects.filter(space=space, status=LongTermEntry.Status.ACTIVE).defer("embedding")
+    profile = list(active.filter(kind=LongTermEntry.Kind.PROFILE).order_by("key"))
+    facts = list(active.filter(kind=LongTermEntry.Kind.USER_KNOWLEDGE).order_by("-updated_at", "-pk")[:LISTED])
+    return (profile + facts)[:LISTED]
+
+
+# --- Replies ------------------------------------------------------------------------------------
+
+
+def in_your_words(text: str) -> str:
+    """The person's words as the assistant says them back: "my medicine" -> "your medicine". Pure."""
+    return re.sub(r"\b(?:my|our|i|me|mine|i'm|we)\b", lambda m: _TO_YOU[m.group(0).lower()], text, flags=re.IGNORECASE)
+
+
+def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: datetime) -> str:
+    """What was forgotten, in the person's terms, and when it was told; never the words forgotten."""
+    what = [
+        "that" if request.last_thing else f"what you told me about {in_your_words(named(request.about))}"
+        for request in requests
+    ]
+    days = sorted({recall.when_said(t.said_at, now) for t in targets if t.page_id is not None})
+    told = f" (told {' and '.join(days)})" if days else ""
+    return f"Done: I've forgotten {' and '.join(what)}{told}. Undo gives it back."
+
+
+def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: datetime) -> str:
+    thing = in_your_words(named(request.about))
+    if not maybe:
+        return f"I don't find anything you told me about {thing}, so I've forgotten nothing."
+    options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in maybe)
+    return (
+        f"I'm not sure what to forget about {thing}, so I've forgotten nothing yet. Did you mean {options}? "
+        "Tell me again with its words, e.g. \u201cforget that I ...\u201d."
+    )
+
+
+def _listing(entries: tuple[LongTermEntry, ...], now: datetime) -> str:
+    if not entries:
+        return "I don't keep anything about you yet."
+    lines = [
+        f"- {entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else f"- {entry.value}"
+        for entry in entries
+    ]
+    dates = [f" ({recall.when_said(entry.updated_at, now)})" for entry in entries]
+    body = "\n".join(line + date for line, date in zip(lines, dates, strict=True))
+    return f"Here is what I keep about you:\n{body}\nSay \u201cforget ...\u201d and I'll drop any of it."
+
+
+__all__ = ["FORGET", "LIST", "Forgotten", "Plan", "Target", "carry_out", "forgotten_by", "plan"]

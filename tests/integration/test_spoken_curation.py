@@ -1,0 +1,178 @@
+"""Curation by talking (services/spoken_curation.py, engine/memory_requests.py): "please forget my ..." forgets
+it through the chat page's × path at every door, with the bundled model or a capable one; "forget that"
+forgets the last thing told; a request it cannot pin down asks and forgets nothing; Undo gives it back;
+"what do you know about me?" lists what is kept."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.fake_llm_server import reply
+from memory_engine.engine.memory_requests import FORGET, LIST, read
+from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.models import LongTermEntry, Page
+from memory_engine.services import spoken_curation
+from tests.api_helpers import SPACE, client_for
+from tests.memory_helpers import nothing_extracted, offline_model_loaded, told_with_no_key, weak_offline_llm
+
+LABELLED = Path(__file__).resolve().parents[2] / "bench" / "data" / "memory_requests.json"
+
+TOLD = [
+    ("I take sertraline 50 mg every morning, my GP put me on it in March.", "Thanks for telling me."),
+    ("My dog Biscuit is a beagle and he is three.", "Lovely!"),
+    ("I live in Ghent, near the Korenmarkt.", "Nice city."),
+    ("Any tips for a rainy weekend?", "Museums and a good book."),
+]
+
+
+def _ask(memory: MemoryOS, message: str):
+    return memory.get_response(user_id="alice", assistant_id="helper", query=message)
+
+
+@pytest.mark.parametrize(
+    ("message", "about"),
+    [
+        ("please forget my medicine", "my medicine"),
+        ("Could you delete everything you know about my salary?", "my salary"),
+        ("Kannst du bitte löschen, was ich dir über meine Schulden erzählt habe?", "was ich dir"),
+        ("I'm not comfortable with you knowing my HIV status. Please delete it.", "I'm not comfortable with you"),
+        ("Oublie mon adresse, s'il te plaît.", "mon adresse"),
+        ("My bank PIN is 4471. wait no, forget that", "My bank PIN is 4471."),
+    ],
+)
+def test_a_request_to_forget_is_read_with_what_it_names(message, about):
+    request = read(message)
+    assert request is not None and request.kind == FORGET
+    assert request.about.startswith(about)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "dont let me forget my flu jab on the 14th",
+        "Oh and before I forget, my shop is called Petal & Stem.",
+        "I always forget to tell new doctors I'm allergic to penicillin.",
+        "remove the word 'deplorable' from the letter",
+        "Forget about work, let's plan the weekend.",
+        "How do I delete my Facebook account?",
+        "Honestly I just want to forget this entire month.",
+        "Thank you, this is very clear.",
+        "What do you know about sourdough?",
+    ],
+)
+def test_the_same_words_that_ask_nothing_of_the_memory_are_no_request(message):
+    assert read(message) is None
+
+
+def test_no_message_labelled_as_asking_nothing_of_the_memory_is_read_as_a_request():
+    # Written for this by someone who saw no code (bench/data/memory_requests.json): a forget read where
+    # none was asked loses what the person told, so not one may be.
+    # A thing named with "the" is only tentatively a request ("forget the formal tone"): carried out only when
+    # the memory surely holds it.
+    messages = json.loads(LABELLED.read_text())["messages"]
+    read_as = [(m["message"], read(m["message"])) for m in messages if m["kind"] not in (FORGET, LIST)]
+    assert [message for message, request in read_as if request is not None and not request.tentative] == []
+    assert read("what do you know about me?").kind == LIST
+
+
+def test_forgetting_by_talking_forgets_what_it_names_keeps_the_rest_and_undo_gives_it_back(alice_space, settings):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    assert "sertraline" in _ask(weak, "What medicine do I take?").text
+
+    done = _ask(weak, "please forget what I told you about the sertraline")
+    assert done.source == Page.ReplySource.CURATION and done.text.startswith("Done: I've forgotten")
+    assert "50 mg" not in done.text  # the reply does not say what was forgotten again
+    assert done.forgotten and all(f.entry.status == LongTermEntry.Status.DELETED for f in done.forgotten)
+    kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
+    assert "sertraline" not in kept and "Biscuit" in kept
+    held_out = Page.objects.get(space=alice_space, seq=1)
+    assert "sertraline" not in held_out.user_input and "sertraline" in held_out.said["user_input"]
+
+    assert "sertraline" not in _ask(weak, "What medicine do I take?").text
+    assert "Biscuit" in _ask(weak, "What's my dog called?").text
+
+    for forgotten in done.forgotten:  # Undo, as the chat page's button does it
+        weak.revert_entry(
+            user_id="alice", assistant_id="helper", entry_id=forgotten.entry.pk, version_id=forgotten.undo_to
+        )
+    assert "sertraline" in _ask(weak, "What medicine do I take?").text
+    assert spoken_curation.forgotten_by(done.page) == []
+    assert not offline_model_loaded()  # nothing of this asked the model
+
+
+def test_forget_that_forgets_the_last_thing_told_even_before_it_was_consolidated(memory, alice_space, settings):
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    weak.add_memory(user_id="alice", assistant_id="helper", user_input=TOLD[1][0], agent_response="Lovely!")
+    weak.add_memory(user_id="alice", assistant_id="helper", user_input="My bank PIN is 4471.", agent_response="OK.")
+    done = _ask(weak, "oh no, forget that")
+    assert done.source == Page.ReplySource.CURATION and len(done.forgotten) == 1
+    told = Page.objects.get(space=alice_space, seq=2)
+    assert "4471" not in told.user_input and told.said["user_input"] == "My bank PIN is 4471."
+    assert "Biscuit" in Page.objects.get(space=alice_space, seq=1).user_input
+
+
+def test_a_request_it_cannot_pin_down_asks_and_forgets_nothing(alice_space, settings):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    active = LongTermEntry.objects.filter(space=alice_space, status="active").count()
+    done = _ask(weak, "please forget my tax return")
+    assert done.source == Page.ReplySource.CURATION and done.forgotten == ()
+    assert "forgotten nothing" in done.text
+    assert LongTermEntry.objects.filter(space=alice_space, status="active").count() == active
+
+
+def test_what_do_you_know_about_me_lists_what_is_kept(alice_space, settings):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    listed = _ask(weak, "what do you know about me?")
+    assert listed.source == Page.ReplySource.CURATION and listed.text.startswith("Here is what I keep about you")
+    assert "Biscuit" in listed.text and "Ghent" in listed.text
+    assert "rainy weekend" not in listed.text  # a question is nothing kept
+
+
+def test_the_rest_door_forgets_by_talking_and_says_what_went(alice_space, settings):
+    told_with_no_key(alice_space, settings, TOLD)
+    alice = client_for("alice")
+    answered = alice.post(SPACE.format(user="alice") + "chat/", {"query": "pls forget where I live"}, format="json")
+    assert answered.status_code == 200, answered.data
+    assert answered.data["page"]["reply_source"] == "curation"
+    forgotten = answered.data["forgotten"]
+    assert forgotten and all("Ghent" in f["entry"]["value"] or "Korenmarkt" in f["entry"]["value"] for f in forgotten)
+    kinds = {"profile": "profile", "user_knowledge": "knowledge"}
+    for f in forgotten:  # Undo at the same door
+        path = SPACE.format(user="alice") + f"{kinds[f['entry']['kind']]}/{f['entry']['id']}/revert/"
+        undone = alice.post(path, {"version_id": f["undo_to"]}, format="json")
+        assert undone.status_code == 200, undone.data
+    assert LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Ghent").exists()
+
+
+def test_a_turn_stored_through_add_memory_that_asks_to_forget_is_carried_out(alice_space, settings):
+    # The MCP server's add_memory and REST's turns store a turn a client's own model answered: the request in it
+    # is the person's all the same.
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    page = weak.add_memory(
+        user_id="alice", assistant_id="helper", user_input="Please forget my dog.", agent_response="Sure, done."
+    )
+    forgotten = spoken_curation.forgotten_by(page)
+    assert forgotten and all("Biscuit" in f.entry.value for f in forgotten)
+
+
+def test_with_a_capable_model_the_memory_does_it_and_the_model_is_not_asked(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    memory.add_memory(user_id="alice", assistant_id="helper", user_input=TOLD[2][0], agent_response="Nice city.")
+    fake_llm.script(reply("I will keep that in mind."))
+    asked_before = len(fake_llm.requests)
+    done = memory.get_response(user_id="alice", assistant_id="helper", query="please forget where I live")
+    assert done.source == Page.ReplySource.CURATION and done.forgotten
+    assert len(fake_llm.requests) == asked_before  # no promise in words: the memory acted
+    assert "Ghent" not in Page.objects.get(space=alice_space, seq=1).user_input
+
+
+def test_a_thing_named_with_the_is_forgotten_only_when_the_memory_surely_holds_it(memory, alice_space, settings):
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    weak.add_memory(
+        user_id="alice", assistant_id="helper", user_input="The back door code is 5591.", agent_response="Noted."
+    )
+    assert spoken_curation.plan(alice_space, "Could you forget the formal tone and just talk normally?") is None
+    done = _ask(weak, "ah no, forget the door code, better not in the chat")
+    assert done.source == Page.ReplySource.CURATION and done.forgotten
+    assert "5591" not in Page.objects.get(space=alice_space, seq=1).user_input
