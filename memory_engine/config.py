@@ -321,6 +321,12 @@ class MemorySettings:
         factory=_half_the_cores,
     )
     offline_llm_context: int = setting(4096, "context window of the bundled model")
+    offline_voice: str = setting(
+        "plain",
+        "what a weak model's turn that is not a question about the person gets: \"plain\", the memory's own lines, "
+        'which state nothing nobody said (engine/plain_voice.py); "model", the bundled model\'s free text',
+        choices=("plain", "model"),
+    )
     # Chat replies (memory_engine/llm/sampling.py): greedy, so a demo and a test see the same replies
     chat_max_tokens: int = setting(160, "token cap of a chat reply (a reply cut there keeps its whole sentences)")
     chat_temperature: float = setting(

@@ -245,6 +245,7 @@ class Page(models.Model):
         WEAK_MODEL = "weak_model", "written here by a weak LLM (the bundled one): shown, never memory"
         QUOTED = "quoted", "the person's own words quoted back (engine/recall.py): not memory twice"
         CURATION = "curation", "what the memory did when asked in the conversation: not memory"
+        PLAIN = "plain", "the memory's plain voice, for no model (engine/plain_voice.py): not memory"
 
     # Who wrote the reply. A weak model's reply is kept so the conversation reads as it happened, but its
     # words are not memory: a 135M model invents, and an invention must not become a fact about the person.
@@ -295,10 +296,16 @@ class Page(models.Model):
         return page_text(self.user_input, self.memory_reply)
 
 
+# Replies whose words are never memory: a weak model's, the person's own quoted back, the memory's own.
+NOT_MEMORY = frozenset(
+    [Page.ReplySource.WEAK_MODEL, Page.ReplySource.QUOTED, Page.ReplySource.CURATION, Page.ReplySource.PLAIN]
+)
+
+
 def reply_as_memory(agent_response: str, *, withheld: bool, source: str) -> str:
     """The one rule for what of a reply is memory: the person's words always are (see page_text's
     caller); the assistant's only when they were given with the turn or written by a capable model."""
-    if withheld or source in (Page.ReplySource.WEAK_MODEL, Page.ReplySource.QUOTED, Page.ReplySource.CURATION):
+    if withheld or source in NOT_MEMORY:
         return ""
     return agent_response
 

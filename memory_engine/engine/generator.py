@@ -24,7 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory_engine.engine import intent, recall
+from django.utils import timezone
+
+from memory_engine.config import memory_settings
+from memory_engine.engine import intent, plain_voice, recall
 from memory_engine.engine.language import speaks_of_self
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
@@ -286,7 +289,8 @@ def generate(
 ) -> Answer:
     """The reply to `retrieval.query`. A weak model's question about the person is answered with their
     own words (recall.answer from `deep`, recall's view of the same retrieval: recall.retrievals; as of
-    `now`; no LLM call); otherwise the LLM is asked under the chat
+    `now`; no LLM call), and its other turns by the memory's plain voice (engine/plain_voice.py; unless
+    MEMORYOS_OFFLINE_VOICE is "model"); otherwise the LLM is asked under the chat
     sampling and the prompt's guard (`on_text`: see LLM.chat). Raises LLMDegenerateAnswer when the reply
     degenerated twice, LLMError when there is no usable reply, ReplyStopped when `on_text` stopped it;
     stores nothing."""
@@ -296,6 +300,14 @@ def generate(
             if on_text is not None and on_text(recalled.text):
                 raise ReplyStopped("the caller stopped the answer")
             return Answer(recalled.text, Page.ReplySource.QUOTED, quoted=recalled.quoted)
+        if memory_settings().offline_voice == plain_voice.PLAIN:  # no free text of the small model
+            if deep is None:
+                _, deep = recall.retrievals(space, retrieval.query)
+            held = recall.related(retrieval.query, recall.statements_of(deep, retrieval.query), get_embedder())
+            text = plain_voice.reply(retrieval.query, held, now or timezone.now())
+            if on_text is not None and on_text(text):
+                raise ReplyStopped("the caller stopped the answer")
+            return Answer(text, Page.ReplySource.PLAIN, quoted=held)
     prompt = build_prompt(space, retrieval, compact=llm.weak)
     completion = llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard, on_text=on_text)
     return Answer(

@@ -571,6 +571,26 @@ def respond(
     return Recall(quote_reply(quoted, now, sure=sure, then=then), quoted, intent.rule)
 
 
+def related(message: str, statements: list[Statement], encoder, weights: Weights = WEIGHTS) -> tuple[Statement, ...]:
+    """What the person said that bears on a message no model will answer (a request, advice: engine/
+    plain_voice.py): the statement that answers it as a question would be answered, when it scores
+    `weights.enough` (a guess's score: it is offered as what may help, not as an answer), and the one beside
+    it; () otherwise. Pure apart from the encoder."""
+    if not statements:
+        return ()
+    intent = read(message)
+    vectors = encoder.encode([intent.message, intent.asked_part, *(s.text for s in statements)])
+    sentence_vectors = vectors[2:]
+    scores = score_statements(
+        intent, statements, vectors[:2], sentence_vectors, np.zeros_like(sentence_vectors), weights
+    )
+    chosen = choose(statements, scores, sentence_vectors, enough=weights.enough, weights=weights)
+    if len(chosen) != 1:
+        return chosen
+    other = beside(statements, scores, chosen[0], enough=weights.enough, weights=weights)
+    return tuple(sorted((chosen[0], other), key=lambda s: s.seq)) if other is not None else chosen
+
+
 def _small_talk_to_the_reader(intent: Intent, encoder, vector) -> bool:
     """Whether the learnt reader (engine/asking.py, for the encoder's model) reads as small talk a message the
     rules took for a question about the person by its form (not a value asked for by its words)."""

@@ -136,7 +136,7 @@ def reply(
     # prompt it never sent; a weak model's small talk, what its short prompt held of the memory (nothing).
     record_hits(space, retrieval)
     used = retrieval
-    if answer.source == Page.ReplySource.QUOTED:
+    if answer.source in (Page.ReplySource.QUOTED, Page.ReplySource.PLAIN):
         used = recall.used_by(deep, answer.quoted, token_budget=retrieval.token_budget)
     elif answer.source == Page.ReplySource.WEAK_MODEL:
         used = generator.weak_prompt_memory(retrieval)

@@ -331,7 +331,7 @@ def in_your_words(text: str) -> str:
 def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: datetime) -> str:
     """What was forgotten, in the person's terms, and when it was told; never the words forgotten."""
     what = [
-        "that" if request.last_thing else f"what you told me about {in_your_words(named(request.about))}"
+        "that" if request.last_thing else f"what I kept about {in_your_words(named(request.about))}"
         for request in requests
     ]
     days = sorted({recall.when_said(t.said_at, now) for t in targets if t.page_id is not None})
@@ -342,7 +342,7 @@ def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: dat
 def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: datetime) -> str:
     thing = in_your_words(named(request.about))
     if not maybe:
-        return f"I don't find anything you told me about {thing}, so I've forgotten nothing."
+        return f"I keep nothing about {thing}, so I've forgotten nothing."
     options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in maybe)
     return (
         f"I'm not sure what to forget about {thing}, so I've forgotten nothing yet. Did you mean {options}? "

@@ -126,10 +126,12 @@ def test_a_capable_models_profile_value_that_is_a_sentence_is_refused(alice_spac
     assert any("a sentence, not a value" in reason for reason in extraction.rejected)
 
 
-def test_a_weak_models_small_talk_is_recorded_as_using_no_memory_for_its_prompt_holds_none(weak, alice_space):
+def test_a_weak_models_small_talk_is_recorded_as_using_no_memory_for_its_prompt_holds_none(weak, alice_space, settings):
     """What it used said "12 pages, 4 profile, ... 390 tokens of memory" beside "the model read 44 tokens":
     the retrieval, which the offline model's short prompt never holds. What it used is what it was shown."""
     from memory_engine.llm.offline import OfflineLLM
+
+    settings.MEMORYOS = {**settings.MEMORYOS, "OFFLINE_VOICE": "model"}  # the small model's own words
 
     # The bundled model, loaded with a context of its own: the tests that check it is never loaded look
     # for weak_offline_llm's (offline_model_loaded), and may share this process.

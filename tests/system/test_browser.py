@@ -481,12 +481,11 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
     for text in replies:
         assert chat_quality.prompt_leak(text) is None, text
         assert not chat_quality.names_user(text, "Maria Lindqvist", []), text
-    # The model's own small talk says so on the page (a phone has no hover), and it made nothing up: no
-    # condolences, no name no one said, no "you told me".
+    # What was told gets the memory's plain voice (no model), which says so on the page (a phone has no
+    # hover), and it made nothing up: no condolences, no name no one said, no "you told me".
     for number, text in enumerate(replies[: len(told)]):
         bubble = browser.locator(".bubble.assistant").nth(number)
-        if "weak" in bubble.get_attribute("class"):
-            assert "Written by the small offline model" in bubble.inner_text()
+        assert "plain" in bubble.get_attribute("class") and "Said by the memory" in bubble.inner_text(), text
         assert not chat_quality.offers_condolences(text, told), text
         assert chat_quality.claims_unsaid(text, told[: number + 1], ["Helper"]) is None, text
 
@@ -589,7 +588,7 @@ def test_a_fact_forgotten_by_talking_is_not_known_until_undo_gives_it_back(
         return browser.locator(".bubble.assistant").nth(shown)  # this reply, whatever comes after it
 
     done = ask("please forget my blood type")
-    assert done.locator(".text").inner_text().startswith("Done: I've forgotten what you told me about your blood type")
+    assert done.locator(".text").inner_text().startswith("Done: I've forgotten what I kept about your blood type")
     assert "Done by the memory" in done.inner_text()
     browser.locator("#knowledge li", has_text="AB negative").wait_for(state="detached")
     assert ask("What's my blood type?").locator(".text").inner_text() == recall.not_told("What's my blood type?")

@@ -8,6 +8,7 @@
   // A weak model's questions about the person are answered with their own words (engine/recall.py).
   const QUOTED = "Quoted from what you said (offline mode): not the model's words.";
   const CURATION = "Done by the memory, as you asked: no model wrote this.";
+  const PLAIN = "Said by the memory (offline mode, no model writes): nothing in it is invented.";
   const WEAK = "Written by the small offline model: not from your memory, and never kept as a fact about you.";
 
   function bubble(role, text, pageId, marks = []) {
@@ -74,6 +75,7 @@
       return `What it used: ${turns} of your turns, quoted · no model ran`;
     }
     if (source === "weak_model") return `What it used: no memory (the offline model's prompt holds none)${model}`;
+    if (source === "plain") return `What it used: ${counts.pages + counts.short_term} of your turns, quoted · no model ran`;
     return `What it used: ${counts.pages} pages, ${counts.profile} profile, ${counts.knowledge} knowledge, ` +
       `${counts.short_term} recent turns · ${memoryTokens} tokens of memory${model}`;
   }
@@ -215,6 +217,11 @@
     } else if (source === "curation") {
       item.classList.add("curation");
       item.append(el("div", "quote-note muted", CURATION));
+    } else if (source === "plain") {
+      item.classList.add("plain");
+      const note = el("div", "quote-note muted", PLAIN);
+      quoted.forEach((said, i) => note.append(i ? ", " : " ", turnLink(said.page_id, said.seq)));
+      item.append(note);
     }
     return item;
   }

@@ -1,0 +1,105 @@
+"""The memory's own plain voice: what a weak model's turn gets when it is not a question about the person,
+instead of the bundled 135M model's free text (setting MEMORYOS_OFFLINE_VOICE, "plain" by default).
+
+Given no memory, the small model still invented: a drug name and a maker for a sertraline refill, a diagnosis
+never mentioned, condolences for a family no one spoke of, "Awesome!" to "I'm so tired today". No guard catches
+every such sentence, so by default its words are not used at all, and the reply is built here from the
+message and the memory alone; it states nothing nobody said, by construction:
+- a greeting, thanks or goodbye gets a line of the same;
+- a request for something written, for advice or for knowledge gets that a model is needed for it and where to
+  choose one, and what the memory holds for it: the person's statements recall ranks for the message (engine/
+  recall.py `related`), quoted with their days;
+- anything else told gets "Noted.", with what it told said back in the second person when it is short and
+  tells something ("Noted: your beagle is called Biscuit."), or a plain acknowledgement when it tells nothing
+  to keep ("I'm so tired today": "I hear you.").
+
+Everything here is pure apart from recall's scoring, which reads nothing new (the reply's retrieval).
+"""
+
+import re
+from datetime import datetime
+
+from memory_engine.engine.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
+from memory_engine.engine.language import is_statement, plain, split_sentences
+from memory_engine.engine.recall import Statement, when_said
+from memory_engine.store.keywords import content_tokens
+
+PLAIN, MODEL = "plain", "model"
+NEEDS_MODEL = (
+    "Writing that, advice or knowledge needs a language model, and none is set up: choose one under "
+    "\u201cModel\u201d on the chat page (or set MEMORYOS_LLM_BASE_URL)."
+)
+GREETING = "Hello! Tell me anything you'd like me to remember, or ask me about it later."
+THANKS = "You're welcome!"
+GOODBYE = "Bye for now!"
+HEARD = "I hear you."
+ECHO_MAX_CHARS = 140  # a sentence this short is said back ("Noted: ..."); a longer one is only noted
+ECHO_MIN_WORDS = 3  # content words a sentence needs to be worth saying back
+
+_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|yo|howdy)\b")
+_THANKS = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers|much appreciated|grazie|merci|danke|gracias|obrigad[oa])\b")
+_GOODBYE = re.compile(r"\b(?:bye|goodbye|good night|goodnight|see you|talk later|ttyl|ciao|tschüss|adiós)\b")
+# The person said back in the second person: the longest forms first ("i'm" before "i").
+_YOU = (
+    ("i am", "you are"), ("i'm", "you're"), ("i was", "you were"), ("i've", "you've"), ("i'll", "you'll"),
+    ("i'd", "you'd"), ("we're", "you're"), ("we've", "you've"), ("we'll", "you'll"), ("we are", "you are"),
+    ("we were", "you were"), ("myself", "yourself"), ("mine", "yours"), ("my", "your"), ("our", "your"),
+    ("ours", "yours"), ("me", "you"), ("us", "you"), ("i", "you"), ("we", "you"),
+)  # fmt: skip
+_YOU_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _YOU) + r")\b", re.IGNORECASE)
+
+
+def reply(message: str, related: tuple[Statement, ...], now: datetime) -> str:
+    """The plain voice's reply to `message`; `related`: what the memory holds for it (recall.related). Pure."""
+    text = plain(message)
+    sentences = split_sentences(text)
+    first = sentences[0] if sentences else text
+    if "?" in text or _asks_for_something(text) or decide(message).name in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS):
+        return _with_memory(NEEDS_MODEL, related, now)
+    if _THANKS.search(text):
+        return THANKS
+    if _GOODBYE.search(text):
+        return GOODBYE
+    if _GREETING.match(first) and len(content_tokens(text)) <= 2:
+        return GREETING
+    told = [s for s in split_sentences(message) if is_statement(plain(s)) and _tells(s)]
+    if not told:
+        return HEARD
+    if len(told[0]) <= ECHO_MAX_CHARS:
+        return f"Noted: {in_the_second_person(told[0]).rstrip('.!')}."
+    return "Noted."
+
+
+def in_the_second_person(sentence: str) -> str:
+    """The person's sentence said back to them: "I have a beagle called Biscuit" -> "you have a beagle called
+    Biscuit". Pure."""
+    swaps = dict(_YOU)
+
+    def swap(match: re.Match) -> str:
+        said = match.group(0)
+        return swaps[said.lower().replace("\u2019", "'")]
+
+    text = _YOU_WORDS.sub(swap, sentence.replace("\u2019", "'").strip())
+    return text[:1].lower() + text[1:] if text[:3].lower() == "you" else text
+
+
+def _tells(sentence: str) -> bool:
+    return len(set(content_tokens(sentence))) >= ECHO_MIN_WORDS
+
+
+_REQUEST = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|please|pls|hey|oh)\W+)*(?:write|draft|make|give|tell|list|suggest|recommend|plan|"
+    r"help|find|explain|translate|summari[sz]e|compose|create|send|fix|check|show|describe|remind)\b"
+)
+
+
+def _asks_for_something(text: str) -> bool:
+    """A request in the imperative ("write a note to my vet", "plan a trip"), which needs a writer."""
+    return any(_REQUEST.match(sentence) for sentence in split_sentences(text))
+
+
+def _with_memory(line: str, related: tuple[Statement, ...], now: datetime) -> str:
+    if not related:
+        return line
+    kept = "; ".join(f"\u201c{s.quote}\u201d ({when_said(s.said_at, now)})" for s in related)
+    return f"{line} What I remember for it, in your words: {kept}."
