@@ -65,7 +65,7 @@ def reply(message: str, related: tuple[Statement, ...], now: datetime) -> str:
     told = [s for s in split_sentences(message) if is_statement(plain(s)) and _tells(s)]
     if not told:
         return HEARD
-    if len(told[0]) <= ECHO_MAX_CHARS:
+    if len(told[0]) <= ECHO_MAX_CHARS and not _INSTRUCTION.match(plain(told[0])):
         return f"Noted: {in_the_second_person(told[0]).rstrip('.!')}."
     return "Noted."
 
@@ -85,6 +85,13 @@ def in_the_second_person(sentence: str) -> str:
 
 def _tells(sentence: str) -> bool:
     return len(set(content_tokens(sentence))) >= ECHO_MIN_WORDS
+
+
+# An instruction is noted, not said back: "don't let me forget the EpiPen" is no "don't let you forget ...".
+_INSTRUCTION = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|oh|btw|hey)\W+)*(?:don't|do not|dont|let|remind|please|pls|remember|make sure|"
+    r"keep|note|add|put|save|tell|ask|call|text|book|get|buy|bring|pack)\b"
+)
 
 
 _REQUEST = re.compile(

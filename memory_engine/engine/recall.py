@@ -216,13 +216,13 @@ class Statement:
         return QuotedDoc.of(self).payload()
 
     def told(self, now: datetime) -> str:
-        """How a reply gives it: when it was said and its words; a corrected statement as "first told me X;
-        corrected on <day> to Y", never the words first said as if they were current."""
+        """How a reply gives it: when it was said and its words; a corrected statement in its words now, saying
+        when it was corrected. The words first said are not given again: the person asked for them to be gone
+        (they stay in the entry's history and in the turn as said, shown struck through)."""
         if self.corrected_at is None:
             return f"{when_said(self.said_at, now)}: \u201c{self.quote}\u201d"
         return (
-            f"{when_said(self.said_at, now)}: \u201c{self.first_said}\u201d; "
-            f"corrected {when_said(self.corrected_at, now)} to \u201c{self.text}\u201d"
+            f"{when_said(self.said_at, now)}: \u201c{self.text}\u201d (corrected {when_said(self.corrected_at, now)})"
         )
 
     def about(self, *, asks_own_name: bool) -> str:
@@ -381,8 +381,7 @@ def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = Tr
     if not quoted:
         return NOT_TOLD
     first, *later = quoted
-    told = "you first told me" if first.corrected_at is not None else "you told me"
-    opening = told[0].upper() + told[1:] if sure else f"I'm not sure that's it, but {told}"
+    opening = "You told me" if sure else "I'm not sure that's it, but you told me"
     parts = [f"{opening} {first.told(now)}"]
     parts += [f"{then} {s.told(now)}" for s in later]
     return " ".join(parts)

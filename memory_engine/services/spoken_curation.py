@@ -97,7 +97,7 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     forgets = [r for r in requests if r.kind == FORGET]
     if not forgets:
         listed = tuple(_kept(space))
-        return Plan(requests, _listing(listed, now), listed=listed)
+        return Plan(requests, _listing(listed, _not_yet_kept(space), now), listed=listed)
     done, asked, forget, unsure = [], [], [], []
     for request in forgets:
         if request.last_thing:
@@ -320,6 +320,19 @@ def _kept(space: MemorySpace) -> list[LongTermEntry]:
     return (profile + facts)[:LISTED]
 
 
+def _not_yet_kept(space: MemorySpace) -> list[Target]:
+    """What the person told in the turns still in short-term memory (not consolidated into entries yet), in
+    the order told, as recall reads statements; requests to the memory left out."""
+    pages = Page.objects.filter(space=space, tier=Page.Tier.SHORT).only("id", "user_input", "timestamp", "seq")
+    told = []
+    for page in pages.order_by("seq"):
+        if read_all(page.user_input):
+            continue
+        sentences, _ = recall.told_in(page.user_input)
+        told += [Target(text, page.timestamp, 1.0, page_id=page.pk) for text in sentences[:1]]
+    return told[-LISTED:]
+
+
 # --- Replies ------------------------------------------------------------------------------------
 
 
@@ -350,15 +363,19 @@ def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: dateti
     )
 
 
-def _listing(entries: tuple[LongTermEntry, ...], now: datetime) -> str:
-    if not entries:
+def _listing(entries: tuple[LongTermEntry, ...], recent: list[Target], now: datetime) -> str:
+    """The entries with the day each was kept, then what the latest turns told, in the person's words."""
+    if not entries and not recent:
         return "I don't keep anything about you yet."
     lines = [
         f"- {entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else f"- {entry.value}"
         for entry in entries
     ]
-    dates = [f" ({recall.when_said(entry.updated_at, now)})" for entry in entries]
-    body = "\n".join(line + date for line, date in zip(lines, dates, strict=True))
+    lines = [f"{line} ({recall.when_said(entry.updated_at, now)})" for line, entry in zip(lines, entries, strict=True)]
+    lines += [
+        f"- \u201c{t.text}\u201d ({recall.when_said(t.said_at, now)}, not sorted into the memory yet)" for t in recent
+    ]
+    body = "\n".join(lines)
     return f"Here is what I keep about you:\n{body}\nSay \u201cforget ...\u201d and I'll drop any of it."
 
 

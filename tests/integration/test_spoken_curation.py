@@ -176,3 +176,20 @@ def test_a_thing_named_with_the_is_forgotten_only_when_the_memory_surely_holds_i
     done = _ask(weak, "ah no, forget the door code, better not in the chat")
     assert done.source == Page.ReplySource.CURATION and done.forgotten
     assert "5591" not in Page.objects.get(space=alice_space, seq=1).user_input
+
+
+def test_the_rest_door_with_a_capable_model_forgets_and_lists_without_asking_the_model(memory, alice_space, fake_llm):
+    fake_llm.responder = nothing_extracted
+    memory.add_memory(user_id="alice", assistant_id="helper", user_input=TOLD[1][0], agent_response="Lovely!")
+    asked_before = len(fake_llm.requests)
+    alice = client_for("alice")
+    listed = alice.post(SPACE.format(user="alice") + "chat/", {"query": "what do you know about me?"}, format="json")
+    assert listed.status_code == 200, listed.data
+    assert listed.data["page"]["reply_source"] == "curation" and "Biscuit" in listed.data["response"]
+    done = alice.post(SPACE.format(user="alice") + "chat/", {"query": "please forget my dog"}, format="json")
+    assert done.status_code == 200, done.data
+    assert done.data["forgotten"] and done.data["response"].startswith(
+        "Done: I've forgotten what I kept about your dog"
+    )
+    assert len(fake_llm.requests) == asked_before  # the memory answered both, no model
+    assert "Biscuit" not in Page.objects.get(space=alice_space, seq=1).user_input

@@ -569,7 +569,7 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     assert quoting.locator(".quote-note a.source-link").all_inner_texts() == ["turn #1"]
 
 
-def test_a_fact_forgotten_by_talking_is_not_known_until_undo_gives_it_back(
+def test_what_is_kept_is_listed_and_a_fact_forgotten_by_talking_is_not_known_until_undo_gives_it_back(
     browser, live_server, django_user_model, memory, alice_space, settings
 ):
     _blood_type_told_with_no_key(django_user_model, alice_space, settings)
@@ -586,6 +586,9 @@ def test_a_fact_forgotten_by_talking_is_not_known_until_undo_gives_it_back(
             "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
         )
         return browser.locator(".bubble.assistant").nth(shown)  # this reply, whatever comes after it
+
+    listed = ask("what do you know about me?").locator(".text").inner_text()
+    assert listed.startswith("Here is what I keep about you") and "AB negative" in listed
 
     done = ask("please forget my blood type")
     assert done.locator(".text").inner_text().startswith("Done: I've forgotten what I kept about your blood type")
