@@ -65,7 +65,7 @@ def reply(message: str, related: tuple[Statement, ...], now: datetime) -> str:
     told = [s for s in split_sentences(message) if is_statement(plain(s)) and _tells(s)]
     if not told:
         return HEARD
-    if len(told[0]) <= ECHO_MAX_CHARS and not _INSTRUCTION.match(plain(told[0])):
+    if len(told[0]) <= ECHO_MAX_CHARS and _SAID_BACK.match(plain(told[0])) and not _ASKING.search(plain(told[0])):
         return f"Noted: {in_the_second_person(told[0]).rstrip('.!')}."
     return "Noted."
 
@@ -87,11 +87,11 @@ def _tells(sentence: str) -> bool:
     return len(set(content_tokens(sentence))) >= ECHO_MIN_WORDS
 
 
-# An instruction is noted, not said back: "don't let me forget the EpiPen" is no "don't let you forget ...".
-_INSTRUCTION = re.compile(
-    r"^(?:(?:ok|okay|so|and|also|oh|btw|hey)\W+)*(?:don't|do not|dont|let|remind|please|pls|remember|make sure|"
-    r"keep|note|add|put|save|tell|ask|call|text|book|get|buy|bring|pack)\b"
-)
+# What is said back: a sentence of the person's about themselves ("I ...", "my ..."), asking nothing; anything
+# else is only noted ("don't let me forget the EpiPen" is no "don't let you forget ...", and a request in
+# another language is no statement of theirs).
+_SAID_BACK = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b")
+_ASKING = re.compile(r"\b(?:please|help|can you|could you|would you|need you|want you|let me|remind)\b")
 
 
 _REQUEST = re.compile(

@@ -28,7 +28,7 @@ TOLD = [
             "My beagle Biscuit needs walks before my night shifts.",
             "Noted: your beagle Biscuit needs walks before your night shifts.",
         ),
-        ("Biscuit is my beagle, he's three.", "Noted: Biscuit is your beagle, he's three."),
+        ("Biscuit is my beagle, he's three.", "Noted."),  # said back only when it opens with I, my, we
         ("Any plans for the weekend?", plain_voice.NEEDS_MODEL),
         ("write a note to my vet", plain_voice.NEEDS_MODEL),
     ],
