@@ -167,8 +167,9 @@ def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forg
         changed.append(Forgotten(entry, _undo_to(entry)))
         entry_delete(entry=entry, actor=ACTOR, cause=CAUSE, asked_in=asked_in)
     for pk, (entry, parts) in edits.items():
-        if pk in deleted:
-            continue
+        entry.refresh_from_db()
+        if pk in deleted or entry.status != LongTermEntry.Status.ACTIVE:
+            continue  # gone with an entry drawn from the same statement (engine/curation.py), its Undo with it
         rest = without(entry.value, [(part, "") for part in parts])
         undo_to = _undo_to(entry)
         if len(set(content_tokens(rest))) < 2:  # nothing left worth keeping
