@@ -303,8 +303,11 @@ def generate(
         if memory_settings().offline_voice == plain_voice.PLAIN:  # no free text of the small model
             if deep is None:
                 _, deep = recall.retrievals(space, retrieval.query)
-            held = recall.related(retrieval.query, recall.statements_of(deep, retrieval.query), get_embedder())
-            text = plain_voice.reply(retrieval.query, held, now or timezone.now())
+
+            def related() -> tuple[recall.Statement, ...]:  # read only when the reply needs it
+                return recall.related(retrieval.query, recall.statements_of(deep, retrieval.query), get_embedder())
+
+            text, held = plain_voice.reply(retrieval.query, related, now or timezone.now())
             if on_text is not None and on_text(text):
                 raise ReplyStopped("the caller stopped the answer")
             return Answer(text, Page.ReplySource.PLAIN, quoted=held)

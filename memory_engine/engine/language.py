@@ -25,6 +25,7 @@ __all__ = [
     "opens_as_request",
     "plain",
     "questions",
+    "second_person",
     "speaks_of_self",
     "split_sentences",
     "straight",
@@ -168,3 +169,23 @@ _REQUEST_OPENING = re.compile(
 def opens_as_request(sentence: str) -> bool:
     """Whether `sentence` opens as a question or a request ("please ...", "let me know ...")."""
     return _REQUEST_OPENING.match(sentence.strip()) is not None
+
+
+# --- Saying the person's words back -----------------------------------------------------------------
+
+# The person said back in the second person: the longest forms first ("i'm" before "i").
+_YOU = (
+    ("i am", "you are"), ("i'm", "you're"), ("i was", "you were"), ("i've", "you've"), ("i'll", "you'll"),
+    ("i'd", "you'd"), ("we're", "you're"), ("we've", "you've"), ("we'll", "you'll"), ("we are", "you are"),
+    ("we were", "you were"), ("myself", "yourself"), ("mine", "yours"), ("my", "your"), ("our", "your"),
+    ("ours", "yours"), ("me", "you"), ("us", "you"), ("i", "you"), ("we", "you"),
+)  # fmt: skip
+_YOU_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _YOU) + r")\b", re.IGNORECASE)
+
+
+def second_person(text: str) -> str:
+    """The person's words said back to them: "I have a beagle called Biscuit" -> "you have a beagle called
+    Biscuit", "my medicine" -> "your medicine". Pure."""
+    swaps = dict(_YOU)
+    said = _YOU_WORDS.sub(lambda match: swaps[match.group(0).lower()], straight(text).strip())
+    return said[:1].lower() + said[1:] if said[:3].lower() == "you" else said

@@ -17,10 +17,11 @@ Everything here is pure apart from recall's scoring, which reads nothing new (th
 """
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from memory_engine.engine.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
-from memory_engine.engine.language import is_statement, plain, split_sentences
+from memory_engine.engine.language import is_statement, plain, second_person, split_sentences
 from memory_engine.engine.recall import Statement, when_said
 from memory_engine.store.keywords import content_tokens
 
@@ -39,48 +40,31 @@ ECHO_MIN_WORDS = 3  # content words a sentence needs to be worth saying back
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|yo|howdy)\b")
 _THANKS = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers|much appreciated|grazie|merci|danke|gracias|obrigad[oa])\b")
 _GOODBYE = re.compile(r"\b(?:bye|goodbye|good night|goodnight|see you|talk later|ttyl|ciao|tschüss|adiós)\b")
-# The person said back in the second person: the longest forms first ("i'm" before "i").
-_YOU = (
-    ("i am", "you are"), ("i'm", "you're"), ("i was", "you were"), ("i've", "you've"), ("i'll", "you'll"),
-    ("i'd", "you'd"), ("we're", "you're"), ("we've", "you've"), ("we'll", "you'll"), ("we are", "you are"),
-    ("we were", "you were"), ("myself", "yourself"), ("mine", "yours"), ("my", "your"), ("our", "your"),
-    ("ours", "yours"), ("me", "you"), ("us", "you"), ("i", "you"), ("we", "you"),
-)  # fmt: skip
-_YOU_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _YOU) + r")\b", re.IGNORECASE)
 
 
-def reply(message: str, related: tuple[Statement, ...], now: datetime) -> str:
-    """The plain voice's reply to `message`; `related`: what the memory holds for it (recall.related). Pure."""
+def reply(
+    message: str, related: Callable[[], tuple[Statement, ...]], now: datetime
+) -> tuple[str, tuple[Statement, ...]]:
+    """The plain voice's reply to `message`, and the statements it quotes. `related` gives what the memory holds
+    for the message (recall.related); it is asked only by a reply that needs it. Pure apart from `related`."""
     text = plain(message)
     sentences = split_sentences(text)
     first = sentences[0] if sentences else text
     if "?" in text or _asks_for_something(text) or decide(message).name in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS):
-        return _with_memory(NEEDS_MODEL, related, now)
+        held = related()
+        return _with_memory(NEEDS_MODEL, held, now), held
     if _THANKS.search(text):
-        return THANKS
+        return THANKS, ()
     if _GOODBYE.search(text):
-        return GOODBYE
+        return GOODBYE, ()
     if _GREETING.match(first) and len(content_tokens(text)) <= 2:
-        return GREETING
+        return GREETING, ()
     told = [s for s in split_sentences(message) if is_statement(plain(s)) and _tells(s)]
     if not told:
-        return HEARD
+        return HEARD, ()
     if len(told[0]) <= ECHO_MAX_CHARS and _SAID_BACK.match(plain(told[0])) and not _ASKING.search(plain(told[0])):
-        return f"Noted: {in_the_second_person(told[0]).rstrip('.!')}."
-    return "Noted."
-
-
-def in_the_second_person(sentence: str) -> str:
-    """The person's sentence said back to them: "I have a beagle called Biscuit" -> "you have a beagle called
-    Biscuit". Pure."""
-    swaps = dict(_YOU)
-
-    def swap(match: re.Match) -> str:
-        said = match.group(0)
-        return swaps[said.lower().replace("\u2019", "'")]
-
-    text = _YOU_WORDS.sub(swap, sentence.replace("\u2019", "'").strip())
-    return text[:1].lower() + text[1:] if text[:3].lower() == "you" else text
+        return f"Noted: {second_person(told[0]).rstrip('.!')}.", ()
+    return "Noted.", ()
 
 
 def _tells(sentence: str) -> bool:

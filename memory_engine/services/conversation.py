@@ -148,6 +148,7 @@ def reply(
         consolidate=consolidate,
         reply_withheld=withheld,
         reply_source=answer.source,
+        planned=spoken_curation.NOTHING,  # read above: it asks nothing of the memory
     )
     reply_record(
         page=page,

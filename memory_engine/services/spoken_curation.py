@@ -24,7 +24,7 @@ the turn that asked is stored (conversation.turn_add), so a reply stopped before
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -33,8 +33,9 @@ from django.utils import timezone
 from memory_engine.engine import recall
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
+from memory_engine.engine.language import second_person
 from memory_engine.engine.long_term import knowledge_add, topic_words
-from memory_engine.engine.memory_requests import FORGET, LIST, MemoryRequest, read_all
+from memory_engine.engine.memory_requests import FORGET, MemoryRequest, read_all
 from memory_engine.engine.word_lists import OWN_WORDS
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
@@ -60,7 +61,6 @@ _ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\
 _GENERIC = frozenset(
     {"said", "told", "tell", "thing", "bit", "part", "stuff", "mention", "mentioned", "everything", *OWN_WORDS}
 )
-_TO_YOU = {"my": "your", "our": "your", "i": "you", "me": "you", "mine": "yours", "i'm": "you're", "we": "you"}
 
 
 @dataclass(frozen=True)
@@ -76,15 +76,14 @@ class Target:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a message's requests do, and the reply that says it: `forget`, what carrying them out forgets;
-    `unsure`, what a request may mean when nothing is sure (the reply asks, and forgets nothing for it);
-    `listed`, what "what do you know about me?" lists."""
+    """The reply to a message's requests, and `forget`: what carrying them out forgets (none for a reply
+    that asks what was meant, or lists what is kept)."""
 
-    requests: tuple[MemoryRequest, ...]
     text: str
     forget: tuple[Target, ...] = ()
-    unsure: tuple[Target, ...] = ()
-    listed: tuple[LongTermEntry, ...] = field(default=())
+
+
+NOTHING = Plan("")  # a message planned already, which asks nothing of the memory
 
 
 def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Plan | None:
@@ -96,9 +95,8 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     now = now or timezone.now()
     forgets = [r for r in requests if r.kind == FORGET]
     if not forgets:
-        listed = tuple(_kept(space))
-        return Plan(requests, _listing(listed, _not_yet_kept(space), now), listed=listed)
-    done, asked, forget, unsure = [], [], [], []
+        return Plan(_listing(_kept(space), _not_yet_kept(space), now))
+    done, asked, forget = [], [], []
     for request in forgets:
         if request.last_thing:
             chosen, maybe = tuple(_last_told(space)), ()
@@ -113,11 +111,10 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
         else:
             asked.append(_unsure_reply(request, maybe, now))
         forget += chosen
-        unsure += maybe
     if not done and not asked:
         return None
     said = [_forgot_reply(done, forget, now)] if done else []
-    return Plan(requests, " ".join(said + asked), forget=tuple(forget), unsure=tuple(unsure))
+    return Plan(" ".join(said + asked), forget=tuple(forget))
 
 
 def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:
@@ -337,15 +334,10 @@ def _not_yet_kept(space: MemorySpace) -> list[Target]:
 # --- Replies ------------------------------------------------------------------------------------
 
 
-def in_your_words(text: str) -> str:
-    """The person's words as the assistant says them back: "my medicine" -> "your medicine". Pure."""
-    return re.sub(r"\b(?:my|our|i|me|mine|i'm|we)\b", lambda m: _TO_YOU[m.group(0).lower()], text, flags=re.IGNORECASE)
-
-
 def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: datetime) -> str:
     """What was forgotten, in the person's terms, and when it was told; never the words forgotten."""
     what = [
-        "that" if request.last_thing else f"what I kept about {in_your_words(named(request.about))}"
+        "that" if request.last_thing else f"what I kept about {second_person(named(request.about))}"
         for request in requests
     ]
     days = sorted({recall.when_said(t.said_at, now) for t in targets if t.page_id is not None})
@@ -354,7 +346,7 @@ def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: dat
 
 
 def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: datetime) -> str:
-    thing = in_your_words(named(request.about))
+    thing = second_person(named(request.about))
     if not maybe:
         return f"I keep nothing about {thing}, so I've forgotten nothing."
     options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in maybe)
@@ -364,7 +356,7 @@ def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: dateti
     )
 
 
-def _listing(entries: tuple[LongTermEntry, ...], recent: list[Target], now: datetime) -> str:
+def _listing(entries: list[LongTermEntry], recent: list[Target], now: datetime) -> str:
     """The entries with the day each was kept, then what the latest turns told, in the person's words."""
     if not entries and not recent:
         return "I don't keep anything about you yet."
@@ -380,4 +372,4 @@ def _listing(entries: tuple[LongTermEntry, ...], recent: list[Target], now: date
     return f"Here is what I keep about you:\n{body}\nSay \u201cforget ...\u201d and I'll drop any of it."
 
 
-__all__ = ["FORGET", "LIST", "Forgotten", "Plan", "Target", "carry_out", "forgotten_by", "plan"]
+__all__ = ["NOTHING", "Forgotten", "Plan", "Target", "carry_out", "forgotten_by", "plan"]

@@ -34,7 +34,7 @@ TOLD = [
     ],
 )
 def test_each_kind_of_message_gets_its_plain_line(message, reply):
-    assert plain_voice.reply(message, (), timezone.now()) == reply
+    assert plain_voice.reply(message, lambda: (), timezone.now())[0] == reply
 
 
 def test_no_key_replies_state_nothing_nobody_said_and_a_request_gets_what_the_memory_holds(
