@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Case, F, FloatField, Value, When
+from django.db.models import ExpressionWrapper, F, FloatField
 
 from memory_engine import inputs
 from memory_engine.engine.heat import HeatParams, heat, heat_params, recency
@@ -150,13 +150,16 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
             session.total_visits += 1
             session.last_visit_at = now
             session.heat = session_heat(session, params, now)
-        # One UPDATE: the counters and the time are the same change for every session, only the heat differs
-        # (bulk_update's CASE for each of the four fields took a few ms to build per retrieval).
+        # One UPDATE, its heat the same pure function over the columns: a visit now leaves no time since it
+        # (a CASE giving each session the heat computed above took 2-3 ms a retrieval for Django to build).
+        visited = heat(
+            n_visit=F("n_visit") + 1, l_interaction=F("l_interaction"), seconds_since_visit=0.0, params=params
+        )
         MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
             n_visit=F("n_visit") + 1,
             total_visits=F("total_visits") + 1,
             last_visit_at=now,
-            heat=Case(*[When(pk=s.pk, then=Value(s.heat)) for s in sessions], output_field=FloatField()),
+            heat=ExpressionWrapper(visited, output_field=FloatField()),
         )
         HeatEvent.objects.bulk_create(
             [HeatEvent(**_heat_point(s, HeatEvent.Cause.RETRIEVED, params, now)) for s in sessions]

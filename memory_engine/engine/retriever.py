@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -656,10 +656,7 @@ def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = No
         return
     now = now or timezone.now()
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        hold_space(space.pk)
+        hold_space(space.pk, quick_commit=True)
         sessions_record_hits(space, session_ids, now)
         if entry_ids:
             LongTermEntry.objects.filter(space=space, pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)
