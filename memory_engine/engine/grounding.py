@@ -7,6 +7,7 @@ measure (curation.py). Pure.
 
 import re
 
+from memory_engine.engine.word_lists import DATE_WORDS, NEGATIONS, alternation
 from memory_engine.store.keywords import content_tokens
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
@@ -61,3 +62,41 @@ def tells_a_change(sentence: str) -> bool:
     to 9:15 from Monday"): worth keeping as the person's words, since it replaces what they told. Pure."""
     lowered = sentence.lower()
     return bool(_MOVED.search(lowered) and _VALUES.search(lowered))
+
+
+# A negation and the few words after it: what a correction sets aside ("he is Paçoca, not Pipoca").
+_SET_ASIDE = re.compile(
+    rf"(?<![\w'])(?:{alternation(NEGATIONS)})\s+((?:[^\s,;:!?]+\s+){{0,2}}[^\s,;:!?]+)", re.IGNORECASE
+)
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_DATE_WORDS = frozenset(DATE_WORDS)
+# Words between a negation and what it sets aside: "not on Saturday", "nicht am Samstag", "not the 12th".
+_LINKS = frozenset(("the", "a", "an", "on", "at", "in", "to", "for", "am", "um", "im", "der", "die", "das", "den",
+                    "le", "la", "les", "el", "los", "las", "o", "os", "as", "il", "lo", "het", "de"))  # fmt: skip
+
+
+def _named_values(sentence: str) -> set[str]:
+    """The words of `sentence` that name or count something (lower-cased): a capitalised word after its first,
+    a word with a digit, a day or a month."""
+    words = _WORD.findall(sentence)
+    return {
+        word.lower()
+        for place, word in enumerate(words)
+        if (place and word[0].isupper() and word != "I")
+        or any(c.isdigit() for c in word)
+        or word.lower() in _DATE_WORDS
+    }
+
+
+def sets_aside(earlier: str, later: str) -> bool:
+    """Whether `later` sets aside a value `earlier` gave: right after a negation in `later` (and an article or a
+    preposition) comes a word of `earlier` that names or counts something ("I booked Hotel Sakuraya", then
+    "the hotel is Hotel Hanabusa, not Hotel Sakuraya"; "Luca's birthday is 8 August, not 3"; not "I'm not sure
+    the hotel has parking"). Whether the two are about the same thing is the caller's to know. Pure."""
+    values = _named_values(earlier)
+    for found in _SET_ASIDE.finditer(later):
+        words = [word.lower() for word in _WORD.findall(found.group(1))]
+        first = next((word for word in words if word not in _LINKS), "")
+        if first in values:
+            return True
+    return False

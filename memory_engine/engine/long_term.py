@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory_engine.config import memory_settings
-from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, states, tells_a_change
+from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, sets_aside, states, tells_a_change
 from memory_engine.engine.language import is_statement, opens_as_request, speaks_of_self, split_sentences, straight
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
@@ -372,10 +372,10 @@ def knowledge_add(
     history: History | None = None,
 ) -> LongTermEntry:
     """Add a fact to user or assistant knowledge: merged into a near-duplicate, or new, superseding an active
-    fact on the same topic (when `supersede`) and a user fact it says has changed (grounding.changes, between
-    facts CHANGE_SIMILARITY close). Caller holds the space lock; `version` is its vector version. `active`
-    is the kind's active entries as read for a batch (ActiveKnowledge.read; read here when not given), which
-    this keeps current."""
+    fact on the same topic (when `supersede`) and a user fact whose value it says has changed or sets aside
+    (grounding.changes, grounding.sets_aside; between facts CHANGE_SIMILARITY close). Caller holds the space
+    lock; `version` is its vector version. `active` is the kind's active entries as read for a batch
+    (ActiveKnowledge.read; read here when not given), which this keeps current."""
     active = active or ActiveKnowledge.read(space, kind, vector.shape[0])
     similarity = active.similarities(vector)
     threshold = memory_settings().duplicate_similarity
@@ -391,9 +391,10 @@ def knowledge_add(
     record_version(new, before=None, after=fact, cause=cause, actor=actor, now=now, pages=pages, history=history)
     kept = []
     for row, old in enumerate(active.entries):
-        # "standup moved to 9:15" replaces "standup is at 9:30", whatever topic each was filed under
+        # "standup moved to 9:15" replaces "standup is at 9:30", and "I booked Hotel Hanabusa, not Hotel
+        # Sakuraya" replaces "I booked Hotel Sakuraya", whatever topic each was filed under
         close = active.has_vector[row] and float(similarity[row]) >= CHANGE_SIMILARITY
-        changed = kind == Kind.USER_KNOWLEDGE and close and changes(old.value, fact)
+        changed = kind == Kind.USER_KNOWLEDGE and close and (changes(old.value, fact) or sets_aside(old.value, fact))
         if (supersede and old.key == topic) or changed:
             old.status, old.superseded_by, old.vector_version = Status.SUPERSEDED, new, version
             old.save(update_fields=["status", "superseded_by", "vector_version", "updated_at"])

@@ -39,7 +39,7 @@ from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
-from memory_engine.engine.grounding import CHANGED, changes
+from memory_engine.engine.grounding import CHANGED, changes, sets_aside
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, WHEN, Intent, read
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
@@ -308,9 +308,11 @@ def choose(
     asks_now: bool = False,
     weights: Weights = WEIGHTS,
 ) -> tuple[Statement, ...]:
-    """The best statement, and a newer one on the same subject that scores nearly as well, oldest first;
-    () when none scores `enough`. Ties go to the newer statement. `asks_now` (the question asks how things
-    are now: "where do I live these days?") lets a newer statement further from the best one in. Pure."""
+    """The best statement, and a newer one on the same subject that scores nearly as well, or that sets aside
+    a value of the best (grounding.sets_aside: "the hotel is Hotel Hanabusa, not Hotel Sakuraya", which may
+    be further from a long first statement than the same subject again usually is), oldest first; () when
+    none scores `enough`. Ties go to the newer statement. `asks_now` (the question asks how things are now:
+    "where do I live these days?") lets a newer statement further from the best one in. Pure."""
     if asks_now:
         margin, subject = weights.now_margin, weights.now_subject
     else:
@@ -325,11 +327,19 @@ def choose(
         i
         for i in order[1:]
         if statements[i].seq > statements[best].seq  # a later turn, so never the same message again
-        and float(vectors[i] @ vectors[best]) >= subject
         and (
-            scores[i] >= max(scores[best] - margin, enough)
-            # "update: they postponed the exam to the 21st": a later statement that says the fact changed
-            or (scores[i] >= enough and CHANGED.search(statements[i].text.lower()) is not None)
+            float(vectors[i] @ vectors[best]) >= subject
+            and (
+                scores[i] >= max(scores[best] - margin, enough)
+                # "update: they postponed the exam to the 21st": a later statement that says the fact changed
+                or (scores[i] >= enough and CHANGED.search(statements[i].text.lower()) is not None)
+            )
+            # "the hotel is Hotel Hanabusa, not Hotel Sakuraya": a correction that names the value it replaces
+            or (
+                float(vectors[i] @ vectors[best]) >= weights.now_subject
+                and scores[i] >= enough
+                and sets_aside(statements[best].text, statements[i].text)
+            )
         )
     ]
     if not newer:
@@ -389,12 +399,13 @@ def quote_reply(quoted: tuple[Statement, ...], now: datetime, *, sure: bool = Tr
 
 def replaces(earlier: Statement, later: Statement) -> bool:
     """Whether the later statement gives another value of an attribute that has one value at a time ("we live
-    in Leeds", then "we moved to Bristol"), or says that a time, a date or a number changed ("standup is at
-    9:30", then "standup moved to 9:15": grounding.changes): then it is the latest, not a second answer.
-    Pure."""
+    in Leeds", then "we moved to Bristol"), says that a time, a date or a number changed ("standup is at
+    9:30", then "standup moved to 9:15": grounding.changes), or sets aside a value the earlier one gave ("I
+    booked Hotel Sakuraya", then "the hotel is Hotel Hanabusa, not Hotel Sakuraya": grounding.sets_aside):
+    then it is the latest, not a second answer. Pure."""
     before = {attribute: value for attribute, value in values_in(earlier.text) if not is_multi_valued(attribute)}
     changed_value = any(before.get(attribute) not in (None, value) for attribute, value in values_in(later.text))
-    return changed_value or changes(earlier.text, later.text)
+    return changed_value or changes(earlier.text, later.text) or sets_aside(earlier.text, later.text)
 
 
 def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: bool = True) -> str:

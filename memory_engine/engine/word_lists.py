@@ -89,6 +89,10 @@ ASKING_WORDS = (
     "sort",
 )  # fmt: skip
 
+# Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".
+NEGATIONS = ("not", "no", "nicht", "kein", "keine", "pas", "non", "não", "nao", "nie", "niet", "nahi", "nahin",
+             "instead of", "rather than")  # fmt: skip
+
 # Capitalised words that name no one: a sentence's "I", and languages and peoples ("my English is
 # terrible", "any German podcasts?").
 NOT_NAMES = ("I", "I'm", "I've", "I'd", "I'll", "OK", "Ok")

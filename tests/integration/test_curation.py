@@ -332,6 +332,21 @@ def test_a_change_no_profile_attribute_names_supersedes_the_earlier_fact_and_is_
     assert LongTermEntry.objects.get(kind="user_knowledge", value__icontains="radiology").status == "active"
 
 
+def test_a_correction_that_names_the_value_it_replaces_is_answered_as_the_latest_and_supersedes_it(told):
+    _told_then_changed(
+        told,
+        "I am planning a Kyoto trip in autumn. I booked Hotel Sakuraya for 3 nights from 2 November.",
+        "Sorry, I made a mistake. I booked Hotel Hanabusa, not Hotel Sakuraya.",
+    )
+
+    text = _ask(told, "Which hotel did I book in Kyoto?")
+    assert text.startswith("The latest you told me, yesterday:") and text.index("Hanabusa") < text.index("trip in")
+    earlier = LongTermEntry.objects.get(kind="user_knowledge", value__startswith="I booked Hotel Sakuraya")
+    assert earlier.status == "superseded" and "Hanabusa" in earlier.superseded_by.value
+    knowledge = told.retrieve(user_id="alice", assistant_id="helper", query="Kyoto hotel", count_hits=False)
+    assert "I booked Hotel Sakuraya" not in "\n".join(item.text for item in knowledge.user_knowledge)
+
+
 NEVER_TOLD = [
     ("I have a rendez-vous at the dentist on Thursday at 14h, so I need to leave early.", "Good luck."),
     ("My car, a grey Peugeot 308, shows an orange light.", "Get it checked."),

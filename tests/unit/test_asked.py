@@ -4,7 +4,7 @@ the subject (the dentist, the car) but not what is asked of it (a name, a plate)
 import pytest
 
 from memory_engine.engine.asked import AGE, IDENTIFIER, NAME, WHEN, Asked, asked_of
-from memory_engine.engine.grounding import changes, tells_a_change
+from memory_engine.engine.grounding import changes, sets_aside, tells_a_change
 from memory_engine.engine.long_term import statements
 
 
@@ -80,3 +80,31 @@ def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes(
     assert statements("Heads up: standup moved to 9:15 from Monday. Weather's nice.") == [
         "Heads up: standup moved to 9:15 from Monday."
     ]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I booked Hotel Sakuraya for 3 nights.", "The hotel is Hotel Hanabusa, not Hotel Sakuraya."),
+        ("Also my dog is called Pipoca, he's crazy.", "I wrote wrong the name of my dog, he is Paçoca, not Pipoca"),
+        ("Luca has his birthday on 3 August.", "Luca's birthday is 8 August, not 3. The 3 is my sister's."),
+        ("Jonas hat sein Finale am Samstag.", "Das Finale ist am Sonntag, nicht am Samstag."),
+        ("its on saturday the 12th", "its sunday not saturday lol"),
+        ("My advisor is Prof. Alvarez.", "Sorry, my advisor is Prof. Alvarado, NOT Alvarez."),
+    ],
+)
+def test_a_correction_that_names_the_value_it_sets_aside_replaces_it(earlier, later):
+    assert sets_aside(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I booked Hotel Sakuraya for 3 nights.", "I'm not sure the hotel has parking."),  # no value of it, set aside
+        ("My dog Pipoca barks at the door bell.", "Pipoca is not a puppy any more."),  # the value, but kept
+        ("the meeting is at the office", "no, it's at home"),  # nothing of the earlier named: not this test's to say
+        ("I take warfarin, 3 mg each evening.", "Not today, thanks."),
+    ],
+)
+def test_a_negation_that_names_no_value_of_the_earlier_statement_sets_nothing_aside(earlier, later):
+    assert not sets_aside(earlier, later)
