@@ -193,3 +193,28 @@ def test_the_rest_door_with_a_capable_model_forgets_and_lists_without_asking_the
     )
     assert len(fake_llm.requests) == asked_before  # the memory answered both, no model
     assert "Biscuit" not in Page.objects.get(space=alice_space, seq=1).user_input
+
+
+def test_another_account_can_neither_forget_here_by_talking_nor_undo_what_was_forgotten_here(
+    alice_space, bob_space, settings
+):
+    told_with_no_key(alice_space, settings, TOLD)
+    alice, bob = client_for("alice"), client_for("bob")
+    lives = LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Ghent")
+    kept = set(lives.values_list("pk", flat=True))
+    # In bob's own space the request finds nothing of alice's; through alice's address it finds no space at all.
+    own = bob.post(SPACE.format(user="bob") + "chat/", {"query": "please forget where I live"}, format="json")
+    assert own.status_code == 200 and own.data["forgotten"] == []
+    theirs = bob.post(SPACE.format(user="alice") + "chat/", {"query": "please forget where I live"}, format="json")
+    assert theirs.status_code == 404
+    assert set(lives.values_list("pk", flat=True)) == kept
+
+    forgotten = alice.post(SPACE.format(user="alice") + "chat/", {"query": "pls forget where I live"}, format="json")
+    undo = forgotten.data["forgotten"]
+    assert undo and not lives.exists()
+    kinds = {"profile": "profile", "user_knowledge": "knowledge"}
+    for f in undo:  # alice's Undo, replayed by bob at either address
+        for user in ("alice", "bob"):
+            path = SPACE.format(user=user) + f"{kinds[f['entry']['kind']]}/{f['entry']['id']}/revert/"
+            assert bob.post(path, {"version_id": f["undo_to"]}, format="json").status_code == 404
+    assert not lives.exists()

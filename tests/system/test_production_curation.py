@@ -70,3 +70,38 @@ def test_forget_revert_and_erase_through_the_production_stack(start, fake_llm, a
     index_files = [path for path in (tmp_path / "indexes").rglob("*") if path.is_file()]
     assert index_files  # the web process wrote its own, and they hold none of the words
     assert not [path for path in index_files if b"negative" in path.read_bytes().lower()]
+
+
+def test_forget_by_talking_and_its_undo_through_the_production_stack(start, fake_llm, alice_space, settings):
+    told_with_no_key(alice_space, settings, TOLD)
+    _, secret = token_create(memory_user=alice_space.user, name="talking")
+    fake_llm.responder = lambda asked: nothing_extracted() if "response_format" in asked else reply("Noted.")
+    _, base = migrated_web(
+        start,
+        MEMORYOS_LLM_PROVIDER="openai",
+        MEMORYOS_LLM_BASE_URL=fake_llm.base_url,
+        MEMORYOS_LLM_MODEL="fake-model",
+        MEMORYOS_LLM_API_KEY="test-key",
+    )
+    api = httpx2.Client(
+        base_url=f"{base}/api/v1/users/alice/spaces/helper/", headers={"Authorization": f"Bearer {secret}"}, timeout=300
+    )
+    ask = {"query": "What's my blood type?"}
+
+    asked_before = len(fake_llm.requests)
+    said = api.post("chat/", json={"query": "please forget my blood type"})
+    assert said.status_code == 200, said.text
+    body = said.json()
+    assert body["page"]["reply_source"] == "curation" and body["forgotten"]
+    assert all(WORDS in f["entry"]["value"] for f in body["forgotten"])
+    assert not [r for r in fake_llm.requests[asked_before:] if "response_format" not in r]  # done, not a promise
+    assert api.post("chat/", json=ask).status_code == 200
+    assert WORDS not in _prompt(fake_llm)
+
+    doors = {"profile": "profile", "user_knowledge": "knowledge"}
+    for f in body["forgotten"]:  # Undo, as the page's button does
+        door = doors[f["entry"]["kind"]]
+        undone = api.post(f"{door}/{f['entry']['id']}/revert/", json={"version_id": f["undo_to"]})
+        assert undone.status_code == 200, undone.text
+    assert api.post("chat/", json=ask).status_code == 200
+    assert WORDS in _prompt(fake_llm)
