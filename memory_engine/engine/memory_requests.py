@@ -34,6 +34,7 @@ from memory_engine.engine.word_lists import (
     KEEP_VERBS,
     MEMORY_WORDS,
     OWN_WORDS,
+    OWNING_WORDS,
     alternation,
 )
 
@@ -73,6 +74,7 @@ _NOT_ASKED = re.compile(
 # The verb then names something written, not the memory: "remove it from the list", "delete my number from the letter".
 _EDITING = re.compile(r"\bfrom (?:the|this|that|my|our|his|her|their) (?!memory\b|records\b|head\b)\w+")
 _OWN = re.compile(rf"(?<![\w'])(?:{alternation(OWN_WORDS)})(?![\w'])")
+_OWNING = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])")
 _PRONOUN = re.compile(rf"^(?:{alternation(_PRONOUNS)})$")
 _POLITE_END = re.compile(
     r"(?:[\s,]+(?:please|pls|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|any more|"
@@ -109,6 +111,9 @@ class MemoryRequest:
     # only when the memory surely holds it (services/spoken_curation.py), so "forget the formal tone" stays a
     # request to the model.
     tentative: bool = False
+    # It names what it forgets with a pronoun, `about` being the earlier clause it points at ("My PIN is 2208.
+    # Please delete it."): that clause may be what this very message told.
+    pointed: bool = False
 
     @property
     def last_thing(self) -> bool:
@@ -172,9 +177,12 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     holds_object = verb.group(0) in VERB_LAST or verb.group(0).startswith("scratch")
     if not after and not holds_object:
         return MemoryRequest(FORGET, about=following, clause=clause) if _OWN.search(plain(following)) else None
-    for earlier in reversed(before):  # "Please delete it": named before
-        if _OWN.search(plain(earlier)):
-            return MemoryRequest(FORGET, about=earlier, clause=clause)
+    # "Please delete it": named before, by a thing of theirs ("meine Adresse, ich will nicht, dass ... Just forget
+    # it": the address, not "ich will nicht"), else by anything of theirs
+    for owned in (_OWNING, _OWN):
+        for earlier in reversed(before):
+            if owned.search(plain(earlier)):
+                return MemoryRequest(FORGET, about=earlier, clause=clause, pointed=True)
     if after in LAST_THING:
         return MemoryRequest(FORGET, about=after, clause=clause)
     return None

@@ -151,6 +151,12 @@ OWN_WORDS = (
     "meinem", "ich", "meu", "minha", "meus", "minhas", "eu", "mio", "mia", "miei", "mie", "mijn", "ik",
     "mój", "moja", "moje", "mojego", "mojej", "moim", "mojej", "benim", "mere", "meri", "mera", "maine",
 )  # fmt: skip
+# The words of OWN_WORDS that own what follows: "my address", "meine Adresse", "o meu CPF".
+OWNING_WORDS = (
+    "my", "our", "mon", "ma", "mes", "mi", "mis", "mein", "meine", "meinen", "meiner", "meinem", "meu", "minha",
+    "meus", "minhas", "mio", "mia", "miei", "mie", "mijn", "mój", "moja", "moje", "mojego", "mojej", "moim", "mere",
+    "meri", "mera",
+)  # fmt: skip
 # Asking what the memory holds of the person: "what do you know about me?", "dump ur memory of me".
 MEMORY_WORDS = (
     "know", "knows", "remember", "recall", "saved", "stored", "kept", "keeping", "retained", "hold", "holding",

@@ -36,7 +36,7 @@ from memory_engine.engine.grounding import states
 from memory_engine.engine.language import second_person
 from memory_engine.engine.long_term import knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, read_all
-from memory_engine.engine.word_lists import OWN_WORDS
+from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, alternation
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
@@ -57,6 +57,8 @@ _FRAME = re.compile(
     r"(?:i|we) (?:said|told you|told|mentioned|shared|gave you)(?: about| on| of)?|that)\s+",
     re.IGNORECASE,
 )
+_TO_YOU = re.compile(r"(?<![\w'])(?:you|your|you're|u|ur)(?![\w'])", re.IGNORECASE)
+_POSSESSED = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\s+", re.IGNORECASE)
 _GENERIC = frozenset(
     {"said", "told", "tell", "thing", "bit", "part", "stuff", "mention", "mentioned", "everything", *OWN_WORDS}
@@ -72,6 +74,7 @@ class Target:
     score: float
     page_id: int | None = None  # a statement's turn
     entry_id: int | None = None  # an entry
+    this_turn: bool = False  # a statement of the message that asks ("My PIN is 2208, no, forget that")
 
 
 @dataclass(frozen=True)
@@ -96,35 +99,84 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     forgets = [r for r in requests if r.kind == FORGET]
     if not forgets:
         return Plan(_listing(_kept(space), _not_yet_kept(space), now))
-    done, asked, forget = [], [], []
+    done, asked, pointed, forget = [], [], [], []
     for request in forgets:
-        if request.last_thing:
-            chosen, maybe = tuple(_last_told(space)), ()
+        here = _told_here(message, request)
+        if request.last_thing:  # what this message told before, or else the last message
+            chosen, maybe = here or tuple(_last_told(space)), ()
             if not chosen:
                 continue  # "forget it" after a question: never mind
         else:
             chosen, maybe = _meant(space, request)
             if request.tentative and not chosen:
                 continue  # "forget the formal tone": nothing of theirs, so a request to the model
+            if request.pointed and not chosen and here:
+                chosen, maybe = here, ()  # "My PIN is 2208. Please delete it.": what this message told
         if chosen:
-            done.append(request)
+            what = "that" if request.last_thing or chosen is here else f"what I kept about {_thing(request)}"
+            done += [] if any(_same_thing(what, said) for said in done) else [what]
         else:
-            asked.append(_unsure_reply(request, maybe, now))
+            # "vergiss den Token, I should not have put it here. Forget it please": the same thing said again; and
+            # after what was forgotten, "I keep nothing about" what else a message seemed to name is noise
+            (pointed if request.pointed or not maybe else asked).append(_unsure_reply(request, maybe, now))
         forget += chosen
+    asked += [] if done else pointed
     if not done and not asked:
         return None
     said = [_forgot_reply(done, forget, now)] if done else []
     return Plan(" ".join(said + asked), forget=tuple(forget))
 
 
+def _same_thing(one: str, other: str) -> bool:
+    """Whether two requests' phrases name one thing ("forget my passport number ... delete that from your
+    memory": "your passport number" twice), by their words; "that" is the same only as "that"."""
+    words, others = set(content_tokens(one)), set(content_tokens(other))
+    return one == other or bool(words and others and (words <= others or others <= words))
+
+
+def _told_here(message: str, request: MemoryRequest) -> tuple[Target, ...]:
+    """What `message` told before the clause that asks `request` (as recall reads statements), as targets of
+    the turn that asks; for a request that points at a clause, only what holds that clause. Requests to the
+    memory are no part of it."""
+    start = message.find(request.clause)
+    head = message[:start] if start > 0 else ""
+    candidates, _ = recall.told_in(head)
+    # A clause said to the assistant ("I should prefer that you not retain my home address") tells nothing here.
+    told = [
+        text
+        for text in candidates
+        if text in head
+        and len(set(content_tokens(text))) >= recall.MIN_CONTENT_WORDS  # "oh no, forget that" told nothing
+        and not read_all(text)
+        and not _TO_YOU.search(text)
+    ]
+    if request.pointed:
+        told = [text for text in told if request.about in text or text in request.about]
+    widest = [text for text in told if not any(other != text and text in other for other in told)]
+    return tuple(Target(text, timezone.now(), 1.0, this_turn=True) for text in widest)
+
+
+def _thing(request: MemoryRequest) -> str:
+    """What a request names, in the reply's words ("your home address"): for one that points at a clause, from
+    its first word of the person's on ("I should prefer that you not retain my home address" -> "your home
+    address")."""
+    thing = named(request.about)
+    if request.pointed and (own := _POSSESSED.search(thing)) is not None:
+        thing = thing[own.start() :]
+    return second_person(thing.strip(" .!?"))
+
+
 def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:
     """What a request to forget means: the targets that score SURE (the best and those within MARGIN of it, each
     narrowed to its clause), or else those that may be meant, for the reply to ask about."""
-    targets = _matching(space, request.about)
+    thing = named(request.about)
+    if request.pointed and (own := _POSSESSED.search(thing)) is not None:
+        thing = thing[own.start() :]  # "I should prefer that you not retain my home address": my home address
+    targets = _matching(space, thing)
     best = targets[0].score if targets else 0.0
     if best >= SURE:
         chosen = _narrowest([t for t in targets if t.score >= max(SURE, best - MARGIN)])
-        return tuple(_by_clause(t, named(request.about)) for t in chosen), ()
+        return tuple(_by_clause(t, thing) for t in chosen), ()
     return (), tuple(t for t in targets if t.score >= MAYBE)[:ASKED_ABOUT]
 
 
@@ -149,7 +201,11 @@ def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forg
             if entry is not None:
                 deleted[entry.pk] = entry
             continue
-        page = Page.objects.filter(space=space, pk=target.page_id).defer("embedding").first()
+        page = (
+            asked_in
+            if target.this_turn
+            else Page.objects.filter(space=space, pk=target.page_id).defer("embedding").first()
+        )
         if page is None:
             continue
         drawn = _drawn_from(space, page)
@@ -227,9 +283,8 @@ def score(about: str, texts: list[str], encoder) -> list[float]:
     return [round(float(c) + LEXICAL * share, 6) for c, share in zip(np.asarray(cosines), shares, strict=True)]
 
 
-def _matching(space: MemorySpace, about: str) -> list[Target]:
+def _matching(space: MemorySpace, thing: str) -> list[Target]:
     """The statements and entries a search for the thing named finds, best first, with their scores."""
-    thing = named(about)
     _, deep = recall.retrievals(space, thing)
     statements = recall.statements_of(deep, thing)
     items = [*deep.profile, *deep.user_knowledge]
@@ -334,19 +389,16 @@ def _not_yet_kept(space: MemorySpace) -> list[Target]:
 # --- Replies ------------------------------------------------------------------------------------
 
 
-def _forgot_reply(requests: list[MemoryRequest], targets: list[Target], now: datetime) -> str:
-    """What was forgotten, in the person's terms, and when it was told; never the words forgotten."""
-    what = [
-        "that" if request.last_thing else f"what I kept about {second_person(named(request.about))}"
-        for request in requests
-    ]
+def _forgot_reply(what: list[str], targets: list[Target], now: datetime) -> str:
+    """What was forgotten (`what`: each request's, in the person's terms), and when it was told; never the words
+    forgotten."""
     days = sorted({recall.when_said(t.said_at, now) for t in targets if t.page_id is not None})
     told = f" (told {' and '.join(days)})" if days else ""
     return f"Done: I've forgotten {' and '.join(what)}{told}. Undo gives it back."
 
 
 def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: datetime) -> str:
-    thing = second_person(named(request.about))
+    thing = _thing(request)
     if not maybe:
         return f"I keep nothing about {thing}, so I've forgotten nothing."
     options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in maybe)

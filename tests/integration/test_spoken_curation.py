@@ -112,6 +112,26 @@ def test_forget_that_forgets_the_last_thing_told_even_before_it_was_consolidated
     assert "Biscuit" in Page.objects.get(space=alice_space, seq=1).user_input
 
 
+def test_forget_that_after_something_told_in_the_same_message_forgets_it_there_and_never_repeats_it(
+    memory, alice_space, settings
+):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    done = _ask(weak, "My bank card PIN is 2208 - oh no, forget that, I should not write this. How do I change it?")
+    assert done.source == Page.ReplySource.CURATION and "2208" not in done.text and done.forgotten
+    asked = Page.objects.filter(space=alice_space).order_by("-seq").first()
+    assert "2208" not in asked.user_input and "2208" in asked.said["user_input"]  # held out, as said
+    assert "2208" not in _ask(weak, "What is my card PIN?").text
+    assert LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Biscuit").exists()
+
+
+def test_one_thing_asked_twice_in_a_message_is_forgotten_and_said_once(memory, alice_space, settings):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    done = _ask(weak, "Please don't keep my dog anywhere, delete that from your memory. I should not have said it.")
+    assert done.text.startswith("Done: I've forgotten what I kept about your dog") and done.text.count("dog") == 1
+    assert "keep nothing" not in done.text
+    assert not LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Biscuit").exists()
+
+
 def test_a_request_it_cannot_pin_down_asks_and_forgets_nothing(alice_space, settings):
     weak = told_with_no_key(alice_space, settings, TOLD)
     active = LongTermEntry.objects.filter(space=alice_space, status="active").count()
