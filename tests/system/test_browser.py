@@ -600,3 +600,27 @@ def test_what_is_kept_is_listed_and_a_fact_forgotten_by_talking_is_not_known_unt
     done.locator("text=Undone").wait_for()
     browser.locator("#knowledge li", has_text="AB negative").wait_for()
     assert "AB negative" in ask("What's my blood type?").locator(".text").inner_text()
+
+
+def test_a_correction_by_talking_is_answered_as_the_latest_value(
+    browser, live_server, django_user_model, memory, alice_space, settings
+):
+    _blood_type_told_with_no_key(django_user_model, alice_space, settings)
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    add_turns(weak, [("I booked Hotel Sakuraya in Kyoto for 3 nights from 2 November.", "Lovely.")])
+
+    sign_in(browser, live_server, "ann", "pw-ann-12345")
+    browser.goto(f"{live_server.url}/chat/alice/helper/")
+
+    def ask(question: str) -> str:
+        shown = browser.locator(".bubble.assistant").count()
+        browser.fill("#query", question)
+        browser.click("#send")
+        browser.wait_for_function(
+            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
+        )
+        return browser.locator(".bubble.assistant").nth(shown).locator(".text").inner_text()
+
+    ask("Sorry, I made a mistake: I booked Hotel Hanabusa, not Hotel Sakuraya.")
+    answered = ask("Which hotel did I book in Kyoto?")
+    assert answered.startswith("The latest you told me") and answered.index("Hanabusa") < answered.index("from 2")
