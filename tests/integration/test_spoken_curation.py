@@ -238,3 +238,16 @@ def test_another_account_can_neither_forget_here_by_talking_nor_undo_what_was_fo
             path = SPACE.format(user=user) + f"{kinds[f['entry']['kind']]}/{f['entry']['id']}/revert/"
             assert bob.post(path, {"version_id": f["undo_to"]}, format="json").status_code == 404
     assert not lives.exists()
+
+
+def test_the_rest_door_answers_a_correction_by_talking_with_the_latest_value(alice_space, settings):
+    told_with_no_key(alice_space, settings, [("I booked Hotel Sakuraya in Kyoto for 3 nights.", "Lovely.")])
+    alice = client_for("alice")
+    chat = SPACE.format(user="alice") + "chat/"
+    correction = "Sorry, my mistake: I booked Hotel Hanabusa, not Hotel Sakuraya."
+    fixed = alice.post(chat, {"query": correction}, format="json")
+    assert fixed.status_code == 200, fixed.data
+    answered = alice.post(chat, {"query": "Which hotel did I book in Kyoto?"}, format="json")
+    assert answered.status_code == 200, answered.data
+    text = answered.data["page"]["agent_response"]
+    assert text.startswith("The latest you told me") and text.index("Hanabusa") < text.index("Kyoto for 3")
