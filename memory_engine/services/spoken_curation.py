@@ -156,22 +156,24 @@ def _told_here(message: str, request: MemoryRequest) -> tuple[Target, ...]:
     return tuple(Target(text, timezone.now(), 1.0, this_turn=True) for text in widest)
 
 
-def _thing(request: MemoryRequest) -> str:
-    """What a request names, in the reply's words ("your home address"): for one that points at a clause, from
-    its first word of the person's on ("I should prefer that you not retain my home address" -> "your home
-    address")."""
+def _named_by(request: MemoryRequest) -> str:
+    """What a request names (`named`); for one that points at a clause, from its first word owning something on
+    ("I should prefer that you not retain my home address" -> "my home address")."""
     thing = named(request.about)
     if request.pointed and (own := _POSSESSED.search(thing)) is not None:
         thing = thing[own.start() :]
-    return second_person(thing.strip(" .!?"))
+    return thing
+
+
+def _thing(request: MemoryRequest) -> str:
+    """What a request names, in the reply's words ("your home address")."""
+    return second_person(_named_by(request).strip(" .!?"))
 
 
 def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:
     """What a request to forget means: the targets that score SURE (the best and those within MARGIN of it, each
     narrowed to its clause), or else those that may be meant, for the reply to ask about."""
-    thing = named(request.about)
-    if request.pointed and (own := _POSSESSED.search(thing)) is not None:
-        thing = thing[own.start() :]  # "I should prefer that you not retain my home address": my home address
+    thing = _named_by(request)
     targets = _matching(space, thing)
     best = targets[0].score if targets else 0.0
     if best >= SURE:
