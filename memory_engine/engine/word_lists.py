@@ -144,18 +144,16 @@ KEEP_VERBS = (
     "holding on to", "holding onto", "retain", "retaining", "record", "recording", "keep track of",
     "keeping track of", "hang on to", "hang onto", "guardes", "guardar", "yaad rakhna", "yaad mat rakhna",
 )  # fmt: skip
-# The words of a thing of the person's, or of something they told: "my", "where I live", "what I said about".
-OWN_WORDS = (
-    "my", "our", "mine", "i", "i'm", "i've", "i'd", "me", "we", "us",
-    "mon", "ma", "mes", "je", "j'ai", "moi", "mi", "mis", "yo", "te dije", "mein", "meine", "meinen", "meiner",
-    "meinem", "ich", "meu", "minha", "meus", "minhas", "eu", "mio", "mia", "miei", "mie", "mijn", "ik",
-    "mój", "moja", "moje", "mojego", "mojej", "moim", "mojej", "benim", "mere", "meri", "mera", "maine",
-)  # fmt: skip
-# The words of OWN_WORDS that own what follows: "my address", "meine Adresse", "o meu CPF".
+# The words of the person's that own what follows: "my address", "meine Adresse", "o meu CPF".
 OWNING_WORDS = (
     "my", "our", "mon", "ma", "mes", "mi", "mis", "mein", "meine", "meinen", "meiner", "meinem", "meu", "minha",
     "meus", "minhas", "mio", "mia", "miei", "mie", "mijn", "mój", "moja", "moje", "mojego", "mojej", "moim", "mere",
     "meri", "mera",
+)  # fmt: skip
+# The words of a thing of the person's, or of something they told: "my", "where I live", "what I said about".
+OWN_WORDS = (
+    *OWNING_WORDS, "mine", "i", "i'm", "i've", "i'd", "me", "we", "us", "je", "j'ai", "moi", "yo", "te dije", "ich",
+    "eu", "ik", "benim", "maine",
 )  # fmt: skip
 # Asking what the memory holds of the person: "what do you know about me?", "dump ur memory of me".
 MEMORY_WORDS = (

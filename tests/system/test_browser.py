@@ -513,6 +513,15 @@ def test_with_no_key_the_page_says_so_recalls_a_fact_told_in_passing_and_invents
     browser.screenshot(path=str(screenshots / "chat-offline.png"), full_page=True)
 
 
+def _reply_to(browser, question: str):
+    """Send `question` on the chat page and wait for its reply; the reply's bubble, whatever comes after it."""
+    shown = browser.locator(".bubble.assistant").count()
+    browser.fill("#query", question)
+    browser.click("#send")
+    browser.wait_for_function("n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown)
+    return browser.locator(".bubble.assistant").nth(shown)
+
+
 def _blood_type_told_with_no_key(django_user_model, alice_space, settings) -> None:
     """ann's alice, told her blood type and consolidated with no key, the turns in mid-term memory; the page
     answers with the bundled model's class."""
@@ -542,13 +551,7 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     browser.wait_for_selector("#curation-status >> text=1 statement in turn #1")
 
     def ask(question: str) -> str:
-        shown = browser.locator(".bubble.assistant").count()
-        browser.fill("#query", question)
-        browser.click("#send")
-        browser.wait_for_function(
-            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
-        )
-        return browser.locator(".bubble.assistant").last.locator(".text").inner_text()
+        return _reply_to(browser, question).locator(".text").inner_text()
 
     assert ask("What's my blood type?") == recall.not_told("What's my blood type?")
     browser.click("#curation-status button.undo")  # undone on the page: the entry and its words are back
@@ -578,28 +581,21 @@ def test_what_is_kept_is_listed_and_a_fact_forgotten_by_talking_is_not_known_unt
     browser.goto(f"{live_server.url}/chat/alice/helper/")
     browser.locator("#knowledge li", has_text="AB negative").wait_for()
 
-    def ask(question: str):
-        shown = browser.locator(".bubble.assistant").count()
-        browser.fill("#query", question)
-        browser.click("#send")
-        browser.wait_for_function(
-            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
-        )
-        return browser.locator(".bubble.assistant").nth(shown)  # this reply, whatever comes after it
-
-    listed = ask("what do you know about me?").locator(".text").inner_text()
+    listed = _reply_to(browser, "what do you know about me?").locator(".text").inner_text()
     assert listed.startswith("Here is what I keep about you") and "AB negative" in listed
 
-    done = ask("please forget my blood type")
+    done = _reply_to(browser, "please forget my blood type")
     assert done.locator(".text").inner_text().startswith("Done: I've forgotten what I kept about your blood type")
     assert "Done by the memory" in done.inner_text()
     browser.locator("#knowledge li", has_text="AB negative").wait_for(state="detached")
-    assert ask("What's my blood type?").locator(".text").inner_text() == recall.not_told("What's my blood type?")
+    assert _reply_to(browser, "What's my blood type?").locator(".text").inner_text() == recall.not_told(
+        "What's my blood type?"
+    )
 
     done.locator("button.undo").click()  # Undo under the reply: the entry and its words are back
     done.locator("text=Undone").wait_for()
     browser.locator("#knowledge li", has_text="AB negative").wait_for()
-    assert "AB negative" in ask("What's my blood type?").locator(".text").inner_text()
+    assert "AB negative" in _reply_to(browser, "What's my blood type?").locator(".text").inner_text()
 
 
 def test_a_correction_by_talking_is_answered_as_the_latest_value(
@@ -613,13 +609,7 @@ def test_a_correction_by_talking_is_answered_as_the_latest_value(
     browser.goto(f"{live_server.url}/chat/alice/helper/")
 
     def ask(question: str) -> str:
-        shown = browser.locator(".bubble.assistant").count()
-        browser.fill("#query", question)
-        browser.click("#send")
-        browser.wait_for_function(
-            "n => document.querySelectorAll('.bubble.assistant:not(.pending)').length > n", arg=shown
-        )
-        return browser.locator(".bubble.assistant").nth(shown).locator(".text").inner_text()
+        return _reply_to(browser, question).locator(".text").inner_text()
 
     ask("Sorry, I made a mistake: I booked Hotel Hanabusa, not Hotel Sakuraya.")
     answered = ask("Which hotel did I book in Kyoto?")

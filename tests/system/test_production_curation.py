@@ -26,9 +26,9 @@ def _prompt(fake_llm) -> str:
     return str([r for r in fake_llm.requests if "response_format" not in r][-1]["messages"])
 
 
-def test_forget_revert_and_erase_through_the_production_stack(start, fake_llm, alice_space, settings, tmp_path):
-    told_with_no_key(alice_space, settings, TOLD)
-    entry = LongTermEntry.objects.get(kind="user_knowledge", value__icontains=WORDS)
+def _production_api(start, fake_llm, alice_space) -> httpx2.Client:
+    """The production stack with the fake OpenAI-compatible server as alice's capable model (it extracts
+    nothing and replies "Noted."), and a REST client of her space there."""
     _, secret = token_create(memory_user=alice_space.user, name="curation")
     fake_llm.responder = lambda asked: nothing_extracted() if "response_format" in asked else reply("Noted.")
     _, base = migrated_web(
@@ -38,9 +38,15 @@ def test_forget_revert_and_erase_through_the_production_stack(start, fake_llm, a
         MEMORYOS_LLM_MODEL="fake-model",
         MEMORYOS_LLM_API_KEY="test-key",
     )
-    api = httpx2.Client(
+    return httpx2.Client(
         base_url=f"{base}/api/v1/users/alice/spaces/helper/", headers={"Authorization": f"Bearer {secret}"}, timeout=300
     )
+
+
+def test_forget_revert_and_erase_through_the_production_stack(start, fake_llm, alice_space, settings, tmp_path):
+    told_with_no_key(alice_space, settings, TOLD)
+    entry = LongTermEntry.objects.get(kind="user_knowledge", value__icontains=WORDS)
+    api = _production_api(start, fake_llm, alice_space)
     ask = {"query": "What's my blood type?"}
 
     assert api.post("chat/", json=ask).status_code == 200
@@ -74,18 +80,7 @@ def test_forget_revert_and_erase_through_the_production_stack(start, fake_llm, a
 
 def test_forget_by_talking_and_its_undo_through_the_production_stack(start, fake_llm, alice_space, settings):
     told_with_no_key(alice_space, settings, TOLD)
-    _, secret = token_create(memory_user=alice_space.user, name="talking")
-    fake_llm.responder = lambda asked: nothing_extracted() if "response_format" in asked else reply("Noted.")
-    _, base = migrated_web(
-        start,
-        MEMORYOS_LLM_PROVIDER="openai",
-        MEMORYOS_LLM_BASE_URL=fake_llm.base_url,
-        MEMORYOS_LLM_MODEL="fake-model",
-        MEMORYOS_LLM_API_KEY="test-key",
-    )
-    api = httpx2.Client(
-        base_url=f"{base}/api/v1/users/alice/spaces/helper/", headers={"Authorization": f"Bearer {secret}"}, timeout=300
-    )
+    api = _production_api(start, fake_llm, alice_space)
     ask = {"query": "What's my blood type?"}
 
     asked_before = len(fake_llm.requests)
