@@ -9,18 +9,18 @@ and open a new session otherwise. Moving pages into sessions is the updater's jo
 module scores, refreshes and heats sessions. Calls that write expect the space to be locked by the caller.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
 from django.db import transaction
-from django.db.models import ExpressionWrapper, F, FloatField
 
 from memory_engine import inputs
 from memory_engine.engine.heat import HeatParams, heat, heat_params, recency
 from memory_engine.engine.summaries import extractive_summary
 from memory_engine.errors import InvalidTurn
 from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
+from memory_engine.store import retrieval_sql
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
 from memory_engine.store.keywords import extract_keywords, jaccard
 from memory_engine.store.writes import space_write
@@ -128,42 +128,28 @@ def active_sessions(space: MemorySpace) -> list[MidTermSession]:
 
 
 def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: datetime) -> None:
-    """Count a retrieval hit on each session: N_visit + 1, last visit now, a heat timeline point.
+    """Count a retrieval hit on each session: N_visit + 1, last visit now, its heat, a heat timeline point.
 
     Not idempotent: each call is one more visit. The sessions are locked while they are counted, in id
     order (two retrievals never deadlock), so concurrent hits all count; the caller holds the space
-    against writers (writes.hold_space). Three statements however many sessions were hit (a retrieval is
-    on the request path).
+    against writers (writes.hold_space). Three statements however many sessions were hit, in plain SQL
+    (store/retrieval_sql.py: a retrieval is on the request path).
     """
     if not session_ids:
         return
     params = heat_params(space)
+    visited_now = recency(0.0, params.mu_seconds)  # a visit now leaves no time since it
     with transaction.atomic(savepoint=False):  # joins the caller's transaction when there is one
-        sessions = list(
-            MidTermSession.objects.select_for_update()
-            .filter(pk__in=session_ids, space=space)
-            .order_by("pk")
-            .only("id", "space_id", "n_visit", "total_visits", "l_interaction", "last_visit_at", "heat")
-        )
-        for session in sessions:  # locked: what was read is what is stored, until this commits
-            session.n_visit += 1
-            session.total_visits += 1
-            session.last_visit_at = now
-            session.heat = session_heat(session, params, now)
-        # One UPDATE, its heat the same pure function over the columns: a visit now leaves no time since it
-        # (a CASE giving each session the heat computed above took 2-3 ms a retrieval for Django to build).
-        visited = heat(
-            n_visit=F("n_visit") + 1, l_interaction=F("l_interaction"), seconds_since_visit=0.0, params=params
-        )
-        MidTermSession.objects.filter(pk__in=[s.pk for s in sessions]).update(
-            n_visit=F("n_visit") + 1,
-            total_visits=F("total_visits") + 1,
-            last_visit_at=now,
-            heat=ExpressionWrapper(visited, output_field=FloatField()),
-        )
-        HeatEvent.objects.bulk_create(
-            [HeatEvent(**_heat_point(s, HeatEvent.Cause.RETRIEVED, params, now)) for s in sessions]
-        )
+        visited = []
+        for counts in retrieval_sql.visits_locked(space.pk, session_ids):  # what is read is what is stored
+            counts = replace(
+                counts, n_visit=counts.n_visit + 1, total_visits=counts.total_visits + 1, last_visit_at=now
+            )
+            hot = heat(
+                n_visit=counts.n_visit, l_interaction=counts.l_interaction, seconds_since_visit=0.0, params=params
+            )
+            visited.append((counts, hot, visited_now))
+        retrieval_sql.visits_store(visited, HeatEvent.Cause.RETRIEVED)
 
 
 # --- Curation (the admin) --------------------------------------------------------------------------

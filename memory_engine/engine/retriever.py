@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_engine import inputs
@@ -36,9 +35,9 @@ from memory_engine.documents import RetrievalDoc
 from memory_engine.engine.excerpt import excerpt
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.reranker import get_reranker
-from memory_engine.engine.short_term import short_term_pages
 from memory_engine.engine.timing import stage
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, page_text
+from memory_engine.store import retrieval_sql
 from memory_engine.store.embeddings import encoded_beside
 from memory_engine.store.index import (
     page_document,
@@ -52,21 +51,13 @@ from memory_engine.store.index import (
     search_lexical,
 )
 from memory_engine.store.keywords import content_tokens, jaccard
+from memory_engine.store.retrieval_sql import EntryRow, PageRow
 from memory_engine.store.temporal import named_tokens
 from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
 SAID_PAGES = 50  # the first pages of a ranking whose user side is matched alone (_said_scores)
 RERANK_PAGES = 20  # the best pages the reranker reads, when it reranks pages (reranked_pages)
-# The fields a retrieval reads of the rows it loads, and no others: on its request path Django's building of
-# model instances is most of the time the rows take (at 10k pages on SQLite, 50 pages whole took 3.6 ms
-# against 1.5 ms with these fields; the query itself 0.3 ms), and a page's meta, keywords and said are JSON.
-PAGE_FIELDS = (
-    "id", "space_id", "seq", "user_input", "agent_response", "timestamp", "tier", "session_id", "thread_summary",
-    "reply_withheld", "reply_source",
-)  # fmt: skip
-SESSION_FIELDS = ("id", "summary", "keywords", "status", "heat")
-ENTRY_FIELDS = ("id", "space_id", "kind", "key", "value", "status", "updated_at")
 
 
 def topic_query(query: str, names: list[str]) -> str:
@@ -175,7 +166,7 @@ def chain_scores(match: dict[int, float], seq_of: dict[int, int], chain_weight: 
     }
 
 
-def _page_item(page: Page, kind: str, score: float, scores: dict) -> Item:
+def _page_item(page: PageRow, kind: str, score: float, scores: dict) -> Item:
     return Item(
         kind=kind,
         id=page.pk,
@@ -208,7 +199,7 @@ def shown_by_excerpt(item: Item, query: str, limit_chars: int) -> Item:
     return item
 
 
-def in_progress(pages: list[Page], now: datetime, gap: timedelta) -> list[Page]:
+def in_progress(pages: list[PageRow], now: datetime, gap: timedelta) -> list[PageRow]:
     """The conversation in progress: the last of `pages` (oldest first) back to the first pause longer than
     `gap` between two of them, if the last was said within `gap` of `now`; none otherwise (a new
     conversation). Pure."""
@@ -224,8 +215,7 @@ def _search_sessions(space: MemorySpace, query_vector, query_words: set[str], to
     with stage("dense"):
         hits = search_dense(space, "sessions", query_vector, top * 4)
     with stage("rows"):
-        rows = MidTermSession.objects.filter(space=space, pk__in=[i for i, _ in hits]).order_by().only(*SESSION_FIELDS)
-        sessions = {session.pk: session for session in rows}
+        sessions = retrieval_sql.session_rows(space.pk, [i for i, _ in hits])
     with stage("scoring"):
         return _rank_sessions(hits, sessions, query_words, top)
 
@@ -266,7 +256,12 @@ def _scored(space: MemorySpace, name: str, query: str, query_vector, ids: set[in
 
 
 def _search_pages(
-    space: MemorySpace, query: str, query_vector, lexical_hits: list[tuple[int, float]], top: int, earlier: list[Page]
+    space: MemorySpace,
+    query: str,
+    query_vector,
+    lexical_hits: list[tuple[int, float]],
+    top: int,
+    earlier: list[PageRow],
 ) -> list[Item]:
     """The best pages: their match with the query (match_scores) lifted by their neighbours'. The mid-term
     pages are searched in the indexes; `earlier` (short-term pages said before the conversation in
@@ -322,20 +317,18 @@ def _search_pages(
     return items
 
 
-def _page_rows(space: MemorySpace, ids: list[int], short: dict[int, Page]) -> dict[int, Page]:
+def _page_rows(space: MemorySpace, ids: list[int], short: dict[int, PageRow]) -> dict[int, PageRow]:
     """id -> the page, for `ids`: those of `short` (already read) as they are, the rest in one query."""
     rows = {pid: short[pid] for pid in ids if pid in short}
     wanted = [pid for pid in ids if pid not in short]
     if wanted:
         with stage("rows"):
-            rows |= {
-                page.pk: page for page in Page.objects.filter(space=space, pk__in=wanted).order_by().only(*PAGE_FIELDS)
-            }
+            rows |= retrieval_sql.page_rows(space.pk, wanted)
     return rows
 
 
 def _said_scores(
-    space: MemorySpace, query: str, head: list[Page], chained: dict[int, float], weight: float
+    space: MemorySpace, query: str, head: list[PageRow], chained: dict[int, float], weight: float
 ) -> tuple[dict[int, float], dict[int, float]]:
     """The person's words matched alone, for the first pages of the ranking (`head`) whose reply is longer
     than a page may be shown (MEMORYOS_PAGE_TOKENS): each such page's "said" score (the BM25 of its user
@@ -386,42 +379,22 @@ def _rank_knowledge(
 
 def _long_term_items(space: MemorySpace, *rankings: list[tuple[int, dict]]) -> list[list[Item]]:
     """The active profile (by attribute), then the entries of each ranking as items in its order; all
-    read in two queries (the entries, then the turns each came from)."""
+    read in one query (with the turns each came from)."""
     wanted = [eid for ranking in rankings for eid, _ in ranking]
-    profile = Q(space=space, kind=LongTermEntry.Kind.PROFILE, status=LongTermEntry.Status.ACTIVE)
-    rows = list(LongTermEntry.objects.filter(profile | Q(space=space, pk__in=wanted)).order_by().only(*ENTRY_FIELDS))
-    sources = _source_pages([entry.pk for entry in rows])
+    rows = retrieval_sql.entry_rows(space.pk, wanted, with_profile=True)
     by_id = {entry.pk: entry for entry in rows}
-    out = [
-        [
-            _entry_item(e, 1.0, {}, sources.get(e.pk, []))
-            for e in sorted(rows, key=lambda e: (e.key, e.pk))
-            if _is_profile(e, space)
-        ]
-    ]
+    out = [[_entry_item(e, 1.0, {}) for e in sorted(rows, key=lambda e: (e.key, e.pk)) if _is_profile(e, space)]]
     for ranking in rankings:
         items = []
         for eid, scores in ranking:
             entry = by_id.get(eid)
             if entry is not None and entry.status == LongTermEntry.Status.ACTIVE:
-                items.append(_entry_item(entry, scores["match"], scores, sources.get(eid, [])))
+                items.append(_entry_item(entry, scores["match"], scores))
         out.append(items)
     return out
 
 
-def _source_pages(entry_ids: list[int]) -> dict[int, list[tuple[int, int]]]:
-    """entry id -> (page id, seq) of the turns it came from, in conversation order: one query over the link
-    table (a prefetch of the pages would build a queryset per entry, ~0.1 ms each)."""
-    links = LongTermEntry.source_pages.through.objects.filter(longtermentry_id__in=entry_ids)
-    sources: dict[int, list[tuple[int, int]]] = {}
-    for entry_id, page_id, seq in links.values_list("longtermentry_id", "page_id", "page__seq").order_by(
-        "page__seq", "page_id"
-    ):
-        sources.setdefault(entry_id, []).append((page_id, seq))
-    return sources
-
-
-def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
+def _is_profile(entry: EntryRow, space: MemorySpace) -> bool:
     return (
         entry.space_id == space.pk
         and entry.kind == LongTermEntry.Kind.PROFILE
@@ -429,7 +402,7 @@ def _is_profile(entry: LongTermEntry, space: MemorySpace) -> bool:
     )
 
 
-def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[tuple[int, int]]) -> Item:
+def _entry_item(entry: EntryRow, score: float, scores: dict) -> Item:
     text = f"{entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else entry.value
     return Item(
         kind=entry.kind,
@@ -440,8 +413,8 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[
         provenance={
             "entry_id": entry.pk,
             "key": entry.key,
-            "source_page_ids": sorted(page_id for page_id, _ in sources),
-            "source_pages": [{"page_id": page_id, "seq": seq} for page_id, seq in sources],
+            "source_page_ids": sorted(page_id for page_id, _ in entry.sources),
+            "source_pages": [{"page_id": page_id, "seq": seq} for page_id, seq in entry.sources],
             "updated_at": entry.updated_at.isoformat(),
         },
     )
@@ -450,23 +423,21 @@ def _entry_item(entry: LongTermEntry, score: float, scores: dict, sources: list[
 def items_now(space: MemorySpace, refs: list[tuple[str, int, float]]) -> tuple[list[Item], int]:
     """The items `refs` name ((kind, id, score), as a reply recorded what it used), as the memory holds
     them now, in their order; and how many are gone (a page deleted, an entry forgotten or superseded since),
-    which are left out. Three queries."""
+    which are left out. Two queries."""
     page_ids = [pk for kind, pk, _ in refs if kind in ("page", "short_term")]
     entry_ids = [pk for kind, pk, _ in refs if kind not in ("page", "short_term")]
-    pages = {page.pk: page for page in Page.objects.filter(space=space, pk__in=page_ids).defer("embedding")}
+    pages = retrieval_sql.page_rows(space.pk, page_ids)
     entries = {
         entry.pk: entry
-        for entry in LongTermEntry.objects.filter(
-            space=space, pk__in=entry_ids, status=LongTermEntry.Status.ACTIVE
-        ).defer("embedding")
+        for entry in retrieval_sql.entry_rows(space.pk, entry_ids, with_profile=False)
+        if entry.status == LongTermEntry.Status.ACTIVE
     }
-    sources = _source_pages(list(entries))
     items = []
     for kind, pk, score in refs:
         if kind in ("page", "short_term") and pk in pages:
             items.append(_page_item(pages[pk], kind, score, {}))
         elif pk in entries:
-            items.append(_entry_item(entries[pk], score, {}, sources.get(pk, [])))
+            items.append(_entry_item(entries[pk], score, {}))
     return items, len(refs) - len(items)
 
 
@@ -602,7 +573,7 @@ def retrieve(
     query_vector = encoded_beside(topic)  # on the other core, while this thread reads and searches the words
     with pinned_versions():  # every index searched as of one read of the space's version
         with stage("rows"):
-            short_term = list(short_term_pages(space).only(*PAGE_FIELDS))
+            short_term = retrieval_sql.short_term_rows(space.pk)
         recent = in_progress(short_term, now, timedelta(minutes=cfg.conversation_gap_minutes))
         earlier = short_term[: len(short_term) - len(recent)]
         with stage("versions"):
@@ -658,5 +629,4 @@ def record_hits(space: MemorySpace, result: Retrieval, now: datetime | None = No
     with transaction.atomic():
         hold_space(space.pk, quick_commit=True)
         sessions_record_hits(space, session_ids, now)
-        if entry_ids:
-            LongTermEntry.objects.filter(space=space, pk__in=entry_ids).update(hits=F("hits") + 1, last_hit_at=now)
+        retrieval_sql.entries_hit(space.pk, entry_ids, now)

