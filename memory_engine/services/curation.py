@@ -20,6 +20,7 @@ from memory_engine.engine.erasure import (
     turn_sentences,
     turn_texts,
 )
+from memory_engine.engine.generator import fallback_reply
 from memory_engine.engine.long_term import (
     knowledge_add,
     knowledge_enforce_capacity,
@@ -242,9 +243,12 @@ def entry_card(entry: LongTermEntry) -> dict:
 
 def page_card(page: Page) -> dict:
     """A turn as every door gives it (REST, MCP): as the export writes it (page_dict: what the memory holds
-    of it now, and its words as said and its marks while curation holds some out), and what its reply used
-    and cost (`reply`: usage.reply_costs, None for a turn given whole)."""
-    return {**page_dict(page), "reply": reply_costs(page)}
+    of it now, and its words as said and its marks while curation holds some out), what its reply used
+    and cost (`reply`: usage.reply_costs, None for a turn given whole), and for a turn whose reply was
+    withheld what the person was told instead (`withheld_reply`, generator.fallback_reply: not memory, so
+    not in the export), so that the chat page reads it after a reload as it did live."""
+    withheld = fallback_reply(page.user_input) if page.reply_withheld else None
+    return {**page_dict(page), "reply": reply_costs(page), "withheld_reply": withheld}
 
 
 def page_cards(pages) -> list[dict]:

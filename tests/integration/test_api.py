@@ -236,6 +236,11 @@ def test_a_reply_that_degenerates_twice_answers_honestly_and_keeps_only_the_user
     assert "couldn't put together a proper answer" in answer.data["response"]
     turn = alice.get(SPACE.format(user="alice") + f"turns/{answer.data['page']['id']}/").data
     assert (turn["user_input"], turn["agent_response"], turn["reply_withheld"]) == ("What is my cat called?", "", True)
+    # what the person was told is what the turn says it was told, whenever it is read again (not memory)
+    assert turn["withheld_reply"] == answer.data["response"] == answer.data["page"]["withheld_reply"]
+    listed = alice.get(SPACE.format(user="alice") + "turns/").data["results"]
+    assert [t["withheld_reply"] for t in listed if t["reply_withheld"]] == [answer.data["response"]]
+    assert all(t["withheld_reply"] is None for t in listed if not t["reply_withheld"])
 
 
 def test_a_failing_llm_gets_a_clear_error_and_stores_nothing(filled, alice, fake_llm):

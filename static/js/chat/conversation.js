@@ -183,7 +183,7 @@
         const quoted = (turn.reply && turn.reply.turns) || [];
         markSource(bubble("assistant", said.agent_response, turn.id, marks("agent_response")), turn.reply_source, quoted);
       }
-      if (turn.reply_withheld) bubble("assistant withheld", WITHHELD, turn.id);
+      if (turn.reply_withheld) markWithheld(bubble("assistant", turn.withheld_reply || WITHHELD, turn.id));
       if (turn.user_input && (turn.agent_response || turn.reply_withheld)) {
         if (turn.reply) $("messages").lastElementChild.append(storedUsedPanel(turn));
         $("messages").lastElementChild.append(chat.inspectLink(turn.user_input));
@@ -249,12 +249,18 @@
     item.querySelector(".quote-note").append(" ", undo);
   }
 
+  // A reply that went wrong reads the same live and after a reload: what the person was told, and why.
+  function markWithheld(item) {
+    item.classList.add("withheld");
+    item.append(el("div", "muted withheld-note", WITHHELD));
+    return item;
+  }
+
   function finishReply(pending, asked, answer) {
     pending.classList.remove("pending", "streaming");
     pending.querySelector(".text").textContent = answer.response;
     if (answer.reply_withheld) {
-      pending.classList.add("withheld");
-      pending.title = WITHHELD;
+      markWithheld(pending);
     } else {
       markSource(pending, answer.page.reply_source, answer.quoted || []);
       undoForget(pending, answer.forgotten);

@@ -95,6 +95,12 @@ class PageOut(serializers.ModelSerializer):
         help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
         "gives the items); null for a turn given whole.",
     )
+    withheld_reply = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text="For a turn whose reply was withheld (reply_withheld), what the person was told instead; not "
+        "memory. Null otherwise.",
+    )
 
     class Meta:
         model = Page
@@ -117,6 +123,7 @@ class PageOut(serializers.ModelSerializer):
             "said",
             "marks",
             "reply",
+            "withheld_reply",
         ]
 
     def to_representation(self, page) -> dict:
