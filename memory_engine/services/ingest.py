@@ -17,6 +17,7 @@ from memory_engine.engine.short_term import TurnIn, pages_store
 from memory_engine.engine.updater import RunCounts
 from memory_engine.llm import LLM
 from memory_engine.models import ConsolidationRun, MemorySpace, Page
+from memory_engine.services import spoken_curation
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 
 
@@ -64,11 +65,15 @@ def ingest_chunk(
     keys, so a repeated job never stores a turn twice); what it raises rolls them back. `promotion=False`
     makes only the moves that need no LLM; `llm` replaces the configured one; `retry_now` does not let a
     failed promotion wait out the cooldown (an evaluation whose figures must not depend on how fast the
-    machine is). Raises what pages_store raises for a bad turn; then nothing is stored.
+    machine is). A turn that asks the memory to forget something has it forgotten, of what was told before it,
+    as the chat would have (spoken_curation.forget_as_asked). Raises what pages_store raises for a bad turn;
+    then nothing is stored.
     """
     began = time.perf_counter()
     with transaction.atomic():
         pages = pages_store(space=space, turns=turns)
+        for page in pages:  # "please forget my address" in a history is carried out, as the chat does
+            spoken_curation.forget_as_asked(space, page)
         if with_store is not None:
             with_store(pages)
     stored = time.perf_counter()

@@ -24,7 +24,7 @@ the turn that asked is stored (conversation.turn_add), so a reply stopped before
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -189,6 +189,20 @@ class Forgotten:
 
     entry: LongTermEntry
     undo_to: int
+
+
+def forget_as_asked(space: MemorySpace, page: Page) -> list[Forgotten]:
+    """Carry out what a stored turn of a history asks the memory to forget (an import, stored many turns at
+    once: services/ingest.py), as the chat would have when it was said: only what was told before it or in it,
+    never what the person told after asking. Returns what changed; [] for a turn that asks nothing."""
+    if not any(request.kind == FORGET for request in read_all(page.user_input)):
+        return []
+    planned = plan(space, page.user_input, now=page.timestamp)
+    if planned is None or not planned.forget:
+        return []
+    later = set(Page.objects.filter(space=space, seq__gt=page.seq).values_list("pk", flat=True))
+    before = tuple(target for target in planned.forget if target.page_id not in later)
+    return carry_out(space, replace(planned, forget=before), asked_in=page) if before else []
 
 
 def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forgotten]:

@@ -13,6 +13,7 @@ from memory_engine.engine.memory_requests import FORGET, LIST, read
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page
 from memory_engine.services import spoken_curation
+from memory_engine.services.imports import import_create, import_run
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import nothing_extracted, offline_model_loaded, told_with_no_key, weak_offline_llm
 
@@ -251,3 +252,26 @@ def test_the_rest_door_answers_a_correction_by_talking_with_the_latest_value(ali
     assert answered.status_code == 200, answered.data
     text = answered.data["page"]["agent_response"]
     assert text.startswith("The latest you told me") and text.index("Hanabusa") < text.index("Kyoto for 3")
+
+
+def test_an_imported_history_carries_out_the_requests_to_forget_in_it_for_what_was_told_before(alice_space, settings):
+    # A history imported whole (ChatGPT's, Claude's, a transcript) in which the person asked the assistant to
+    # forget something: the memory forgets it as the chat would have; what they told after the request stays.
+    weak_offline_llm(settings)
+    turns = [
+        {"user_input": TOLD[0][0], "agent_response": "Thanks for telling me."},
+        {"user_input": TOLD[1][0], "agent_response": "Lovely!"},
+        {"user_input": "please forget what I told you about the sertraline", "agent_response": "Done."},
+        {"user_input": "My GP moved me to sertraline 100 mg last week.", "agent_response": "Noted."},
+    ]
+    job = import_create(space=alice_space, turns=turns, source="transcript")
+    while not import_run(job.pk):
+        pass
+    told, asked, after = (Page.objects.get(space=alice_space, seq=seq) for seq in (1, 3, 4))
+    assert "sertraline" not in told.user_input and told.said["user_input"] == TOLD[0][0]
+    assert spoken_curation.forgotten_by(asked)
+    assert "100 mg" in after.user_input and after.said is None
+    assert "Biscuit" in Page.objects.get(space=alice_space, seq=2).user_input
+    kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
+    assert "50 mg" not in kept
+    assert not offline_model_loaded()
