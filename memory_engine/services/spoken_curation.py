@@ -200,7 +200,8 @@ def forget_as_asked(space: MemorySpace, page: Page) -> list[Forgotten]:
     planned = plan(space, page.user_input, now=page.timestamp)
     if planned is None or not planned.forget:
         return []
-    later = set(Page.objects.filter(space=space, seq__gt=page.seq).values_list("pk", flat=True))
+    named = [target.page_id for target in planned.forget if target.page_id is not None]
+    later = set(Page.objects.filter(space=space, pk__in=named, seq__gt=page.seq).values_list("pk", flat=True))
     before = tuple(target for target in planned.forget if target.page_id not in later)
     return carry_out(space, replace(planned, forget=before), asked_in=page) if before else []
 

@@ -84,9 +84,8 @@ ENTRY_FIELDS = tuple(name for name in EntryRow.__dataclass_fields__ if name != "
 
 @cache
 def _select(vendor: str, model: type[Model], fields: tuple[str, ...]) -> tuple[str, list]:
-    """`SELECT <columns> FROM <table>` for `fields` of `model` (each column named with its table), and each
-    column's converters (the backend's, then the field's), as the ORM's compiler would apply them. Made once
-    per process."""
+    """The columns of `fields` of `model`, each named with its table, as SQL, and each column's converters
+    (the backend's, then the field's), as the ORM's compiler would apply them. Made once per process."""
     meta, table = model._meta, _table(model)
     columns, converters = [], []
     for name in fields:
@@ -94,7 +93,7 @@ def _select(vendor: str, model: type[Model], fields: tuple[str, ...]) -> tuple[s
         column = field.get_col(meta.db_table)
         columns.append(f"{table}.{connection.ops.quote_name(field.column)}")
         converters.append((column, connection.ops.get_db_converters(column) + field.get_db_converters(connection)))
-    return f"SELECT {', '.join(columns)} FROM {table}", converters
+    return ", ".join(columns), converters
 
 
 @contextmanager
@@ -121,10 +120,9 @@ def _rows(
 ) -> list[tuple]:
     """The rows of `model` that `where` selects, `fields` converted as the ORM would; with `joined` (columns,
     joins), each row followed by those columns of the joined tables, as read."""
-    select, converters = _select(connection.vendor, model, fields)
-    columns, joins = joined
-    if columns:
-        select = select.replace(" FROM ", f", {columns} FROM ", 1) + f" {joins}"
+    columns, converters = _select(connection.vendor, model, fields)
+    more, joins = joined
+    select = f"SELECT {columns}{', ' + more if more else ''} FROM {_table(model)} {joins}"
     with _cursor() as cursor:
         cursor.execute(f"{select} WHERE {where}", params)
         rows = cursor.fetchall()
