@@ -140,7 +140,11 @@ _ASKING = (
     # "when is my wife's birthday"
     ("when", re.compile(rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}")),
     # "how old is Tarçın", "remind me how old Momo is"
-    ("old", re.compile(r"\bhow old (?:is |was )?([a-z][\w\-]*)(?: is| was)?\b")),
+    ("old", re.compile(
+        r"\bhow old (?:is |was |are |were )?"
+        r"(?:(?:my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
+        r"([a-z][\w\-]*)(?: is| was)?\b"
+    )),
     # "client's name again?"
     ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
 )  # fmt: skip
@@ -160,7 +164,7 @@ class Asked:
         name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
         owner = _as_written(self.owner, question)
         if self.kind == AGE:
-            return f"how old {owner} is"
+            return f"how old {owner} is" if owner else "how old you are"
         if owner:  # "your dentist", "the client", "Keisha's science teacher"
             whose = _whose(self.owner, question) or ("" if owner[0].isupper() else "the")
             owner = f"{whose} {owner}" if whose else owner
@@ -204,7 +208,7 @@ class Asked:
             return any(_said(word, said) for word in content_tokens(self.thing)) and bool(
                 _WHEN_WORDS.search(sentence.lower())
             )
-        return bool(_NUMBER.search(sentence.lower()))  # AGE
+        return bool(_AN_AGE.search(sentence.lower()))  # AGE
 
     @property
     def owner_head(self) -> str:
@@ -221,6 +225,7 @@ class Asked:
         return all(_said(word, said) for word in needed if word)
 
 
+_ASKING_OWN = frozenset(("am", "i", "did", "do", "does", "will", "would", "should", "was", "were"))
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
 _GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
 
@@ -251,8 +256,10 @@ def _read(form: str, found: re.Match) -> Asked | None:
         return asked
     if form in ("who", "called"):
         return Asked(NAME, "", groups[0])
-    if form == "old":
-        return Asked(AGE, "", groups[0])
+    if form == "old":  # "how old am I", "how old did I say I was": their own age; "how old are you": not theirs
+        if groups[0] in ("you", "u", "ya"):
+            return None
+        return Asked(AGE, "", "" if groups[0] in _ASKING_OWN else groups[0])
     owner, _, thing = groups[0].rpartition("'s ")
     if form == "when":
         return Asked(WHEN, thing, owner) if thing.split()[-1] in ("birthday", "bday") else None
@@ -313,6 +320,13 @@ def _one_letter_apart(one: str, other: str) -> bool:
 
 _WHEN_WORDS = re.compile(rf"\b(?:{alternation(DATE_WORDS)}|\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}[:./]\d{{1,2}}|\d{{4}})\b")
 _NUMBER = re.compile(rf"\b\d+\b|\b{alternation(COUNTING_WORDS)}\b")
+# A number told as an age: "9 years", "a 3-year-old", "turns 90", "the twins are 7", "she'll be nearly 5";
+# not "the last two days", "ate 2 crickets".
+_AN_AGE = re.compile(
+    rf"(?:\b(?:turn|turns|turned|turning|aged?|is|are|was|were|be|i.m|im|am|he.s|she.s|they.re|it.s|at)\s+"
+    rf"(?:(?:nearly|almost|about|around|only|just|already|now)\s+)?(?:{_NUMBER.pattern}))(?!\s*(?:%|percent|kg|km))"
+    rf"|(?:{_NUMBER.pattern})\s*-?\s*(?:years?|yrs?|months?|mos?|weeks?|y/?o|yo)\b"
+)
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_A_NAME = frozenset(NOT_A_NAME)
 _NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\s+(\S+)")

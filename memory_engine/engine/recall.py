@@ -564,7 +564,10 @@ def respond(
     if logger.isEnabledFor(logging.DEBUG):
         ranked = sorted(zip(scores, statements, strict=True), key=lambda pair: -pair[0])[:3]
         logger.debug("recall %r (%s): %s", intent.message, intent.rule, [(score, s.text[:60]) for score, s in ranked])
-    if not quoted and (intent.kind == MAYBE or not intent.only_asks_memory):
+    # "And how old is Sunny? I got him so long ago": a value asked by its words that nothing gives is not known,
+    # whatever else the message says
+    asks_what_none_gave = intent.kind == MEMORY and intent.wanted is not None
+    if not quoted and (intent.kind == MAYBE or not intent.only_asks_memory) and not asks_what_none_gave:
         return None
     if not quoted:
         return Recall(not_told(intent.message), (), intent.rule)

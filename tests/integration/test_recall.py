@@ -225,10 +225,21 @@ def test_what_was_never_told_is_said_to_be_unknown_not_guessed(weak_memory, alic
     assert text == "You haven't told me your blood type yet."  # in their terms, not a guess
 
 
+def test_a_value_asked_by_its_words_that_nothing_gives_is_unknown_whatever_else_the_message_says():
+    # The message tells something too ("I got him ..."), which alone would leave it to the model; and the only
+    # statement about Sunny gives no age ("two days" is no age).
+    question = "And how old is Sunny again? I got him from the pet shop so long ago"
+    said = [_said("My parakeet Sunny has been very quiet the last two days.", 1)]
+    found = recall.respond(read(question), said, recall.get_embedder(), datetime(2026, 11, 20, tzinfo=UTC))
+    assert found is not None and found.quoted == ()
+    assert found.text == "You haven't told me how old Sunny is yet."
+
+
 @pytest.mark.parametrize(
     ("question", "reply"),
     [
         ("What's my blood type?", "You haven't told me your blood type yet."),
+        ("how old did I say I was?", "You haven't told me how old you are yet."),
         ("What is the name of my dentist again? I must call", "You haven't told me your dentist's name yet."),
         ("what did I say my dog is called?", "You haven't told me your dog's name yet."),
         ("what's my employee ID, I told you na? HR form is asking", "You haven't told me your employee ID yet."),

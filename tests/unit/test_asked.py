@@ -21,6 +21,9 @@ from memory_engine.engine.long_term import statements
         ("How old is Tarçın, did I tell you?", Asked(AGE, "", "tarçın")),
         ("What name did I give you for my mother?", Asked(NAME, "", "mother")),
         ("client's name again?", Asked(NAME, "", "client")),
+        ("how old is my middle lad again, it's for the form", Asked(AGE, "", "lad")),
+        ("how old did I tell you I was?", Asked(AGE, "", "")),  # their own age
+        ("how old are you?", None),  # the assistant's
         # Asked of a kind of thing, or of someone told by what they did: left to recall's scores.
         ("What car do I drive?", None),
         ("Which city do I live in?", None),
@@ -46,6 +49,7 @@ def test_what_a_question_asks_of_its_subject(question, asked):
         ("What name did I give you for my mother?", "My mother lives in Onitsha."),
         ("what is my blood type?", "I must write it in the travel insurance form."),
         ("And please remind me how old Momo is.", "Our shiba Momo will stay with my sister in Kobe."),
+        ("And how old is Sunny again?", "My parakeet Sunny has been very quiet the last two days."),  # no age
     ],
 )
 def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_an_answer(question, statement):
@@ -65,6 +69,8 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("when's my girlfriend's bday again?", "note to self: Noor's birthday is march 3rd"),
         ("What's my other half's name?", "my partner Thabo and I rent a tiny place"),
         ("how old is my son?", "My son Leo is 7 and loves dinosaurs."),
+        ("how old did I say I was?", "I'm 31 and I already feel late"),
+        ("How old is Tarçın?", "Tarçın turns 3 in May, a 3-year-old tabby."),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
