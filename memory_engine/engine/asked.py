@@ -142,7 +142,7 @@ _ASKING = (
     # "how old is Tarçın", "remind me how old Momo is"
     ("old", re.compile(
         r"\bhow old (?:is |was |are |were )?"
-        r"(?:(?:my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
+        r"(?:(my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
         r"([a-z][\w\-]*)(?: is| was)?\b"
     )),
     # "client's name again?"
@@ -164,7 +164,9 @@ class Asked:
         name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
         owner = _as_written(self.owner, question)
         if self.kind == AGE:
-            return f"how old {owner} is" if owner else "how old you are"
+            if owner:
+                return f"how old {owner} is"
+            return f"how old your {_as_written(self.thing, question)} is" if self.thing else "how old you are"
         if owner:  # "your dentist", "the client", "Keisha's science teacher"
             whose = _whose(self.owner, question) or ("" if owner[0].isupper() else "the")
             owner = f"{whose} {owner}" if whose else owner
@@ -225,6 +227,18 @@ class Asked:
         return all(_said(word, said) for word in needed if word)
 
 
+def _age(possessive: str | None, who: str) -> Asked | None:
+    """The age asked by "how old ...": of someone named ("how old is Tarçın": any statement of theirs with an age
+    gives it), of a thing of theirs ("how old is my horse": `thing`, told in words of its own, "my mare Sable,
+    she's 19", so any age told gives it), or their own ("how old am I", "how old did I say I was"); not the
+    assistant's ("how old are you")."""
+    if possessive:
+        return Asked(AGE, who, "")
+    if who in ("you", "u", "ya"):
+        return None
+    return Asked(AGE, "", "" if who in _ASKING_OWN else who)
+
+
 _ASKING_OWN = frozenset(("am", "i", "did", "do", "does", "will", "would", "should", "was", "were"))
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
 _GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
@@ -256,10 +270,8 @@ def _read(form: str, found: re.Match) -> Asked | None:
         return asked
     if form in ("who", "called"):
         return Asked(NAME, "", groups[0])
-    if form == "old":  # "how old am I", "how old did I say I was": their own age; "how old are you": not theirs
-        if groups[0] in ("you", "u", "ya"):
-            return None
-        return Asked(AGE, "", "" if groups[0] in _ASKING_OWN else groups[0])
+    if form == "old":
+        return _age(found.group(1), found.group(2))
     owner, _, thing = groups[0].rpartition("'s ")
     if form == "when":
         return Asked(WHEN, thing, owner) if thing.split()[-1] in ("birthday", "bday") else None

@@ -240,6 +240,7 @@ def test_a_value_asked_by_its_words_that_nothing_gives_is_unknown_whatever_else_
     [
         ("What's my blood type?", "You haven't told me your blood type yet."),
         ("how old did I say I was?", "You haven't told me how old you are yet."),
+        ("how old is my horse, do you know?", "You haven't told me how old your horse is yet."),
         ("What is the name of my dentist again? I must call", "You haven't told me your dentist's name yet."),
         ("what did I say my dog is called?", "You haven't told me your dog's name yet."),
         ("what's my employee ID, I told you na? HR form is asking", "You haven't told me your employee ID yet."),

@@ -21,7 +21,7 @@ from memory_engine.engine.long_term import statements
         ("How old is Tarçın, did I tell you?", Asked(AGE, "", "tarçın")),
         ("What name did I give you for my mother?", Asked(NAME, "", "mother")),
         ("client's name again?", Asked(NAME, "", "client")),
-        ("how old is my middle lad again, it's for the form", Asked(AGE, "", "lad")),
+        ("how old is my middle lad again, it's for the form", Asked(AGE, "lad", "")),
         ("how old did I tell you I was?", Asked(AGE, "", "")),  # their own age
         ("how old are you?", None),  # the assistant's
         # Asked of a kind of thing, or of someone told by what they did: left to recall's scores.
@@ -71,6 +71,8 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("how old is my son?", "My son Leo is 7 and loves dinosaurs."),
         ("how old did I say I was?", "I'm 31 and I already feel late"),
         ("How old is Tarçın?", "Tarçın turns 3 in May, a 3-year-old tabby."),
+        ("how old is my horse?", "still keep a mare, Sable, at a stable in Noordhoek, she's 19 now"),  # told otherwise
+        ("How old was my previous car?", "My old red Saab refused to start. It's 24 years old."),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
