@@ -9,7 +9,10 @@ statement of theirs may answer (MAYBE: "Whose wedding is in January?"), or nothi
 kind of answer wanted (a date, a number, a name, a proper name), whether it asks how things are now, and
 what it asks of whom (engine/asked.py). The kinds are decided by RULES, an ordered table of named rules:
 the first that applies decides, and the log and the intent name it. Only the sentences that ask are read
-for most rules: "I've tried everything. What helps with jet lag?" asks nothing about the person.
+for most rules: "I've tried everything. What helps with jet lag?" asks nothing about the person. A question
+none of them reads ("rego?", "¿Cómo se llama mi perra?", "Tên quán mình làm là gì nhỉ?") is MAYBE (UNREAD):
+the memory's own match decides whether a statement answers it (recall.py), unless it is an English yes/no
+question, a tag ("safe right?") or gives numbers to work with.
 
 The labelled messages in bench/data/intents.json are read by a test and by `manage.py bench_intents`.
 Everything here is pure.
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from memory_engine.engine.asked import Asked, asked_of
 from memory_engine.engine.language import asks, is_statement, plain, questions, split_sentences
 from memory_engine.engine.word_lists import (
+    FILLERS,
     FIRST_PERSON,
     NOW_WORDS,
     POSSESSIVE,
@@ -303,6 +307,21 @@ def _requests_a_value_of_theirs(r: Reading) -> bool:
 ABOUT_THE_ASSISTANT = "asks about the assistant"
 ASKS_ADVICE = "asks for advice, an opinion or a favour"
 ADVICE_ABOUT_THEIRS = "asks advice about a value of theirs"
+UNREAD = "asks in words the rules do not read"
+# An English yes/no question asks for advice or knowledge ("will it hurt the garlic?", "also random - is gum good
+# for teeth?"), and a tag asks to be agreed with ("bacalhau is safe right?"): neither asks for a value told.
+_YES_NO = re.compile(
+    rf"^(?:{alternation(FILLERS)}[\s,:\-]+)*"
+    r"(?:is|are|am|was|were|will|would|can|could|should|shall|do|does|did|have|has|had|est-ce que)\b"
+    r"|\b(?:right|yeah|yes|no|ok|okay|eh|correct)\s*\?"
+)
+
+
+def _asks_for_a_value_unread(r: Reading) -> bool:
+    # "rego?", "¿Cómo se llama mi perra?", "Mình làm bao nhiêu hours a week nhỉ?": a question in words or a
+    # language the rules above do not read, which the memory's own match may answer (MAYBE); not a yes/no
+    # question, nor one that gives numbers to work with ("Nikiuza 3,500, ni profit margin gani?")
+    return not r.gives_value and not re.search(r"\d", r.text) and not any(_YES_NO.search(q) for q in r.asked)
 
 
 @dataclass(frozen=True)
@@ -369,6 +388,7 @@ RULES = (
     Rule("asks again", MEMORY, lambda r: any(_AGAIN.search(q) for q in r.asked)),
     Rule("asks about themselves", MEMORY, lambda r: any(_FIRST_PERSON.search(q) for q in r.asked)),
     Rule("asks what, who, where or when", MAYBE, lambda r: any(_WH.search(q) for q in r.asked)),
+    Rule(UNREAD, MAYBE, _asks_for_a_value_unread),
     Rule("asks something else", None, lambda r: True),
 )
 

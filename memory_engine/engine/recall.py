@@ -40,7 +40,7 @@ from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes, sets_aside
-from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, WHEN, Intent, read
+from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, read
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.reranker import get_reranker
@@ -552,6 +552,14 @@ def respond(
             score if intent.wanted.gives(s.text, intent.message) else weights.not_given
             for score, s in zip(scores, statements, strict=True)
         ]
+    if intent.rule == UNREAD:
+        # words the rules do not read ("rego?", "¿Cómo se llama mi perra?"): a statement answers only with a word
+        # of the message that few statements have ("perra"), not by the model's likeness alone, which is weak
+        # outside English ("que", "para" are in most of what a Spanish speaker says)
+        scores = [
+            score if shares else weights.not_given
+            for score, shares in zip(scores, shares_a_rare_word(intent.message, statements), strict=True)
+        ]
     if reranker is not None:
         scores, statements = reranked(intent, statements, scores, reranker, weights)
         best_likelihood = max(s.likelihood or 0.0 for s in statements)
@@ -582,6 +590,16 @@ def respond(
         quoted = tuple(sorted((quoted[0], other), key=lambda s: s.seq))
     then = "And" if other is not None else "Then"
     return Recall(quote_reply(quoted, now, sure=sure, then=then), quoted, intent.rule)
+
+
+def shares_a_rare_word(message: str, statements: list[Statement]) -> list[bool]:
+    """For each statement, whether it has a word of `message` that at most a quarter of `statements` have
+    (and at least one). Pure."""
+    said = [set(content_tokens(s.text)) for s in statements]
+    asked = set(content_tokens(message))
+    counts = {word: sum(word in words for words in said) for word in asked}
+    rare = {word for word, count in counts.items() if 0 < count <= max(1, len(statements) // 4)}
+    return [bool(words & rare) for words in said]
 
 
 def related(message: str, statements: list[Statement], encoder, weights: Weights = WEIGHTS) -> tuple[Statement, ...]:

@@ -235,6 +235,26 @@ def test_a_value_asked_by_its_words_that_nothing_gives_is_unknown_whatever_else_
     assert found.text == "You haven't told me how old Sunny is yet."
 
 
+def test_a_question_in_another_language_is_answered_by_a_statement_sharing_a_rare_word_of_it():
+    # The rules read no question in Spanish; the memory's own match does, by a word of the question that few
+    # statements have ("perra"), not by words most of them have ("que", "mi"), where the embedder's likeness
+    # of Spanish sentences is no guide.
+    said = [
+        _said("Por cierto, mi perra Canela está mal del estómago, qué le doy de comer?", 1, days=9),
+        _said("Y quita el pepino, que a mi novio no le gusta.", 2, days=6),
+        _said("Mi madre dice que el gazpacho de Sevilla es mejor.", 3, days=5),
+        _said("Trabajo en el hospital La Paz, en urgencias.", 4, days=4),
+        _said("Y un mensajito para mi tía, que me preguntó con quién voy a la boda.", 5, days=2),
+    ]
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    encoder = recall.get_embedder()
+    dog = recall.respond(read("¿Cómo se llama mi perra? Quiero ver si te acuerdas."), said, encoder, now)
+    assert dog is not None and "Canela" in dog.text
+    advice = "¿Cuánto tiempo antes puedo montar el fondant sin que sude?"
+    assert recall.shares_a_rare_word(advice, said) == [False] * 5
+    assert recall.respond(read(advice), said, encoder, now) is None
+
+
 @pytest.mark.parametrize(
     ("question", "reply"),
     [

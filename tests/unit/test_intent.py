@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine.engine import intent
-from memory_engine.engine.intent import MAYBE, MEMORY, RULES, question_kind, read
+from memory_engine.engine.intent import MAYBE, MEMORY, RULES, UNREAD, question_kind, read
 
 CORPUS = json.loads((Path(__file__).resolve().parents[2] / "bench/data/intents.json").read_text())["messages"]
 ACCEPTED = {"memory": {MEMORY}, "maybe": {MAYBE}, "none": {None}, "not memory": {MAYBE, None}}
@@ -66,3 +66,31 @@ def test_a_decision_made_from_the_memory_keeps_the_rest_of_the_intent():
     decided = first.with_kind(MEMORY, "names someone they told about")
     assert (decided.kind, decided.rule) == (MEMORY, "names someone they told about")
     assert decided.asked_part == first.asked_part and decided.message == first.message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "rego?",
+        "¿Cómo se llama mi perra? Quiero ver si te acuerdas.",
+        "Mình làm bao nhiêu hours a week nhỉ?",
+        "Bei welcher Firma arbeite ich?",
+        "Kelan nga ulit defense namin? Haha nakalimutan ko na agad",
+    ],
+)
+def test_a_question_in_words_the_rules_do_not_read_is_left_to_the_memorys_own_match(message):
+    assert (read(message).kind, read(message).rule) == (MAYBE, UNREAD)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "We had a frost last night. Will it hurt the garlic?",
+        "Also random - is sugar-free gum actually good for teeth? Asking for my patients lol!!",
+        "the bride is coeliac btw, so nothing with wheat. bacalhau à brás is safe right? no flour?",
+        "Est-ce que c'est normal d'avoir mal au poignet à force de couper?",
+        "A dress inanigharimu 1,800 shillings kwa material na thread. Nikiuza 3,500, ni profit margin gani?",
+    ],
+)
+def test_a_yes_no_question_a_tag_or_numbers_to_work_with_ask_nothing_of_the_memory(message):
+    assert read(message).kind is None
