@@ -19,6 +19,9 @@ diabetes" goes): an entry drawn from the turn that states no more than the claus
 more (a sentence kept whole) is edited to the rest, as a correction is; with neither, an entry of the clause
 is made and deleted. Undo reverts each entry to its version before (`Forgotten.undo_to`).
 
+A message asking to forget more than MAX_FORGETS things is bulk work, not a conversation: each thing is a
+search, so such a message forgets nothing and the reply says why (the memory panel's × does the rest).
+
 `plan` is read-only: it finds what a request would do and the reply that says so. `carry_out` does it, once
 the turn that asked is stored (conversation.turn_add), so a reply stopped before then changes nothing.
 """
@@ -51,6 +54,11 @@ MAYBE = 0.30  # below SURE, from this score it may be meant: the reply asks
 LEXICAL = 0.4  # the share of the named words found in it, weighed beside the cosine
 ASKED_ABOUT = 3  # what an unsure reply names, at most
 LISTED = 20  # what "what do you know about me?" lists, at most
+MAX_FORGETS = 10  # things one message may ask to forget: each is a search, and more is the memory panel's work
+TOO_MANY = (
+    "That asks me to forget {count} things at once; I forget at most {most} in one message, so I've forgotten "
+    "nothing. Please ask for a few at a time, or use \u00d7 beside each in the memory panel."
+)
 # Words of a request that name no thing: "what I said about", "the bit about".
 _FRAME = re.compile(
     r"^(?:(?:the|that) (?:thing|bit|part|stuff|fact)s? (?:about|that|on)|(?:what|everything|anything|all|that) "
@@ -99,6 +107,8 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     forgets = [r for r in requests if r.kind == FORGET]
     if not forgets:
         return Plan(_listing(_kept(space), _not_yet_kept(space), now))
+    if len(forgets) > MAX_FORGETS:  # "Forget my thing1. Forget my thing2. ..." 400 times: 400 searches
+        return Plan(TOO_MANY.format(count=len(forgets), most=MAX_FORGETS))
     done, asked, pointed, forget = [], [], [], []
     for request in forgets:
         here = _told_here(message, request)

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from bench.fake_llm_server import reply
+from memory_engine.engine import recall
 from memory_engine.engine.memory_requests import FORGET, LIST, read
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page
 from memory_engine.services import spoken_curation
 from memory_engine.services.imports import import_create, import_run
+from memory_engine.services.lab import experiment_create
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import nothing_extracted, offline_model_loaded, told_with_no_key, weak_offline_llm
 
@@ -275,3 +277,56 @@ def test_an_imported_history_carries_out_the_requests_to_forget_in_it_for_what_w
     kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
     assert "50 mg" not in kept
     assert not offline_model_loaded()
+
+
+def test_a_fork_of_a_space_curated_by_talking_answers_as_its_source_does(alice_space, settings):
+    # The lab replays the source's turns as they now read: what was forgotten by talking is not replayed, and a
+    # correction by talking supersedes in the fork as it did in the source.
+    weak = told_with_no_key(
+        alice_space,
+        settings,
+        [
+            ("I booked Hotel Sakuraya in Kyoto for 3 nights.", "Lovely."),
+            ("My bank card PIN is 2208, I keep forgetting it.", "Noted."),
+        ],
+    )
+    assert _ask(weak, "please forget my bank card PIN").forgotten
+    _ask(weak, "Sorry, my mistake: I booked Hotel Hanabusa, not Hotel Sakuraya.")
+    question = "Which hotel did I book in Kyoto?"
+    source_answer = recall.answer(alice_space, question).text
+    assert source_answer.startswith("The latest you told me") and source_answer.index("Hanabusa") < source_answer.index(
+        "Kyoto for 3"
+    )
+
+    experiment = experiment_create(source=alice_space, name="fork", parameters={"heat_threshold": 2.0})
+    shadow = experiment.space
+    assert Page.objects.filter(space=shadow).count() == Page.objects.filter(space=alice_space).count()
+    assert not Page.objects.filter(space=shadow, user_input__contains="2208").exists()
+    assert not LongTermEntry.objects.filter(space=shadow, value__contains="2208").exists()
+    fork_answer = recall.answer(shadow, question).text
+    assert fork_answer.startswith("The latest you told me") and "Hanabusa" in fork_answer
+    assert fork_answer.index("Hanabusa") < fork_answer.index("Kyoto for 3")
+
+
+def test_a_message_asking_to_forget_more_than_a_handful_of_things_forgets_nothing_and_says_why(alice_space, settings):
+    # Each thing named is a search of the memory: a message of 8,000 characters asking to forget 400 things held
+    # a web worker for 17 seconds. Past MAX_FORGETS the reply says why and nothing is searched or forgotten; the
+    # same at the REST door and in an imported history.
+    told_with_no_key(alice_space, settings, TOLD)
+    kept = set(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("pk", flat=True))
+    things = ["medicine", "dog", "city", "GP", "mornings", "beagle", "sertraline", "Ghent", "weekend", "Korenmarkt"]
+    message = " ".join(f"Please forget my {thing}." for thing in [*things, "rainy days"])
+    assert spoken_curation.plan(alice_space, "Please forget my medicine. And forget my dog.").forget  # a few: done
+
+    said = client_for("alice").post(SPACE.format(user="alice") + "chat/", {"query": message}, format="json")
+    assert said.status_code == 200, said.data
+    assert said.data["page"]["reply_source"] == "curation" and said.data["forgotten"] == []
+    assert said.data["response"].startswith("That asks me to forget 11 things at once")
+    job = import_create(
+        space=alice_space, turns=[{"user_input": message, "agent_response": "Ok."}], source="transcript"
+    )
+    while not import_run(job.pk):
+        pass
+    assert set(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("pk", flat=True)) == kept
+    assert Page.objects.filter(space=alice_space, user_input__contains="sertraline 50 mg").exists()
+    assert len(things) + 1 > spoken_curation.MAX_FORGETS
