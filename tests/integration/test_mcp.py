@@ -305,3 +305,61 @@ def test_a_turn_asking_to_forget_through_add_memory_forgets_it_and_revert_entry_
     assert not any("Milo" in fact for fact in after["user_knowledge"])
     assert len(undone) == len(stored["forgotten"])
     assert "The user has a cat named Milo" in again["user_knowledge"]
+
+
+def test_a_correction_told_through_add_memory_supersedes_what_it_replaces(alice_memory, server_env, fake_llm):
+    # The client's own model answered; the memory's model (the scripted server) draws the corrected fact, and the
+    # memory supersedes the one it replaces: the profile's knowledge says Mochi, not Milo, and a query's items
+    # give the correction before the words it corrects.
+    def drawn(request):
+        said = json.dumps(request)
+        if "not Milo" in said:
+            return extraction(user_facts=[("pet", "The user's cat is called Mochi, not Milo", 1)])
+        return extraction()
+
+    fake_llm.responder = drawn
+    correction = "Sorry, I got that wrong: my cat is called Mochi, not Milo."
+
+    async def work(session):
+        stored = result(await session.call_tool("add_memory", {"user_input": correction, "agent_response": "Noted!"}))
+        for said in ("Mochi is asleep on my scrubs again.", "Anyway, time for my shift."):
+            result(await session.call_tool("add_memory", {"user_input": said, "agent_response": "Ha!"}))
+        profile = result(await session.call_tool("get_user_profile", {"include_knowledge": True}))
+        found = result(await session.call_tool("retrieve_memory", {"query": "What is my cat called?"}))
+        return stored, profile, found
+
+    stored, profile, found = asyncio.run(
+        stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work)
+    )
+    assert stored["forgotten"] == []  # a correction, not a request to forget
+    assert profile["user_knowledge"] == ["The user's cat is called Mochi, not Milo"]
+    old = LongTermEntry.objects.get(space=alice_memory, value="The user has a cat named Milo")
+    assert old.status == LongTermEntry.Status.SUPERSEDED and "Mochi" in old.superseded_by.value
+    pages = [item["text"] for item in found["retrieved_pages"]]
+    assert "Mochi, not Milo" in pages[0] and any("cat named Milo" in text for text in pages[1:])
+
+
+def test_with_the_bundled_model_a_correction_through_add_memory_supersedes_what_it_replaces(
+    memory, alice_space, server_env
+):
+    # No key: consolidation keeps the person's own sentences, and a later one that names the value it sets aside
+    # ("Hanabusa, not Sakuraya") supersedes the earlier.
+    alice_space.stm_capacity, alice_space.heat_threshold = 1, 1.0
+    alice_space.save()
+    offline = {**server_env, "MEMORYOS_LLM_PROVIDER": "offline", "MEMORYOS_LLM_BASE_URL": ""}
+    said = [
+        "I booked Hotel Sakuraya in Kyoto for 3 nights.",
+        "Sorry, my mistake: the hotel is Hotel Hanabusa, not Hotel Sakuraya.",
+        "Now I need a packing list.",
+        "And a phrase for thank you.",
+    ]
+
+    async def work(session):
+        for text in said:
+            result(await session.call_tool("add_memory", {"user_input": text, "agent_response": "Noted."}))
+        return result(await session.call_tool("get_user_profile", {"include_knowledge": True}))
+
+    profile = asyncio.run(stdio_session(offline, "--user", "alice", "--assistant", "helper", work=work))
+    entries = dict(LongTermEntry.objects.filter(space=alice_space).values_list("value", "status"))
+    assert entries[said[0]] == LongTermEntry.Status.SUPERSEDED and entries[said[1]] == LongTermEntry.Status.ACTIVE
+    assert said[1] in profile["user_knowledge"] and said[0] not in profile["user_knowledge"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.fake_llm_server import reply
+from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
 from memory_engine.engine.memory_requests import FORGET, LIST, read
 from memory_engine.interfaces.memoryos import MemoryOS
@@ -17,7 +17,14 @@ from memory_engine.services import spoken_curation
 from memory_engine.services.imports import import_create, import_run
 from memory_engine.services.lab import experiment_create
 from tests.api_helpers import SPACE, client_for
-from tests.memory_helpers import nothing_extracted, offline_model_loaded, told_with_no_key, weak_offline_llm
+from tests.memory_helpers import (
+    add_turns,
+    days_ago,
+    nothing_extracted,
+    offline_model_loaded,
+    told_with_no_key,
+    weak_offline_llm,
+)
 
 LABELLED = Path(__file__).resolve().parents[2] / "bench" / "data" / "memory_requests.json"
 
@@ -330,3 +337,41 @@ def test_a_message_asking_to_forget_more_than_a_handful_of_things_forgets_nothin
     assert set(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("pk", flat=True)) == kept
     assert Page.objects.filter(space=alice_space, user_input__contains="sertraline 50 mg").exists()
     assert len(things) + 1 > spoken_curation.MAX_FORGETS
+
+
+def test_the_rest_door_with_a_capable_model_supersedes_a_correction_and_its_prompt_gives_the_new_value(
+    memory, alice_space, fake_llm
+):
+    # The correction is told to the model (not a request to the memory); the memory's model draws the fact, the
+    # memory supersedes the one it replaces, and the next prompt's knowledge holds the new value, not the old.
+    def drawn(request):
+        said = json.dumps(request)
+        if "not Hotel Sakuraya" in said:
+            return extraction(user_facts=[("hotel in Kyoto", "The user booked Hotel Hanabusa, not Hotel Sakuraya.", 1)])
+        if "Sakuraya" in said:
+            return extraction(user_facts=[("hotel in Kyoto", "The user booked Hotel Sakuraya for 3 nights.", 1)])
+        return extraction()
+
+    alice_space.stm_capacity, alice_space.heat_threshold = 2, 1.0
+    alice_space.save()
+    fake_llm.responder = drawn
+    add_turns(memory, [("I booked Hotel Sakuraya in Kyoto for 3 nights.", "Lovely, enjoy Kyoto.")], start=days_ago(10))
+    add_turns(memory, [(f"I watched film number {n} last night.", "Nice!") for n in range(3)], start=days_ago(9))
+    memory.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    chat = SPACE.format(user="alice") + "chat/"
+    alice = client_for("alice")
+    fake_llm.script(reply("Thanks, noted."))
+    told = alice.post(chat, {"query": "Sorry, my mistake: I booked Hotel Hanabusa, not Hotel Sakuraya."}, format="json")
+    assert told.status_code == 200, told.data
+    add_turns(memory, [(f"I cooked dish number {n} today.", "Tasty.") for n in range(3)], start=days_ago(-0.01))
+    memory.force_mid_term_analysis(user_id="alice", assistant_id="helper")
+    kept = dict(LongTermEntry.objects.filter(space=alice_space).values_list("value", "status"))
+    assert kept["The user booked Hotel Sakuraya for 3 nights."] == LongTermEntry.Status.SUPERSEDED
+    assert kept["The user booked Hotel Hanabusa, not Hotel Sakuraya."] == LongTermEntry.Status.ACTIVE
+
+    fake_llm.script(reply("Hotel Hanabusa."))
+    answered = alice.post(chat, {"query": "Which hotel did I book in Kyoto?"}, format="json")
+    assert answered.status_code == 200 and answered.data["response"] == "Hotel Hanabusa."
+    prompt = next(r for r in reversed(fake_llm.requests) if r.get("stream"))["messages"][0]["content"]
+    assert "- The user booked Hotel Hanabusa, not Hotel Sakuraya." in prompt
+    assert "The user booked Hotel Sakuraya for 3 nights." not in prompt
