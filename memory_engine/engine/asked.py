@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from memory_engine.engine.language import plain, split_sentences
-from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, NOT_A_NAME, alternation
+from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, MONTHS, NOT_A_NAME, alternation
 from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
@@ -203,7 +203,7 @@ class Asked:
             words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
             specific = [word for word in words if word not in _GENERIC_IDENTIFIERS]
             number_too = len(specific) < len(words) or not specific  # "truck number": "truck" and a number
-            return all(_said(word, said) for word in specific) and (not number_too or _has_digit(sentence))
+            return all(_said(word, said) for word in specific) and (not number_too or _has_digit(_not_a_time(sentence)))
         if self.kind == WHEN:
             if self.owner and not self._of_owner(said) and said & _RELATIVES:
                 return False  # "husband Luc turns 55" does not give my mom's birthday; "Noor's birthday" may
@@ -318,6 +318,20 @@ def _said(word: str, said: set[str]) -> bool:
     if word in said or _SAME_ONE.get(word, frozenset()) & said:
         return True
     return len(word) >= 6 and any(len(other) >= 5 and _one_letter_apart(word, other) for other in said)
+
+
+_MONTHS = rf"(?:{alternation(MONTHS)})\b\.?"
+# A date, a time, a year or a while: "on 7 May", "Mon 06:40", "a 2016 with", "45 min", not what identifies a thing
+_TIME_TOLD = re.compile(
+    rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+    r"(?:,?\s+\d{4})?|\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\b|(?:in|since|from|a|an) (?:19|20)\d{2}|"
+    r"\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?)\b|\d{1,2}(?:st|nd|rd|th))\b"
+)
+
+
+def _not_a_time(sentence: str) -> str:
+    """`sentence` without what it says of a date, a time, a year or a while (`_TIME_TOLD`)."""
+    return _TIME_TOLD.sub(" ", sentence)
 
 
 def _has_digit(text: str) -> bool:

@@ -50,6 +50,8 @@ def test_what_a_question_asks_of_its_subject(question, asked):
         ("what is my blood type?", "I must write it in the travel insurance form."),
         ("And please remind me how old Momo is.", "Our shiba Momo will stay with my sister in Kobe."),
         ("And how old is Sunny again?", "My parakeet Sunny has been very quiet the last two days."),  # no age
+        ("What is my flight number?", "My flight is on 7 May, arrive in the evening."),  # a date is no number of it
+        ("what's my truck number again", "my truck is in the shop till 10:30 on the 3rd, a 2-day job"),
     ],
 )
 def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_an_answer(question, statement):
@@ -73,6 +75,8 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("How old is Tarçın?", "Tarçın turns 3 in May, a 3-year-old tabby."),
         ("how old is my horse?", "still keep a mare, Sable, at a stable in Noordhoek, she's 19 now"),  # told otherwise
         ("How old was my previous car?", "My old red Saab refused to start. It's 24 years old."),
+        ("What is my flight number?", "my flight is BA 287 on March 3rd"),
+        ("whats my PIN number", "the PIN is 2015 so I remember the year we met"),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
