@@ -128,7 +128,7 @@ _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory ques
 # Asking for advice, an opinion, knowledge of the world or something made up: small talk for the model,
 # even when it is about the person ("is it too late to learn at my age?").
 _REQUEST = re.compile(
-    r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might) (?:i|we)\b|"
+    r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might|must) (?:i|we)\b|"
     r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b(?!'t)|"
     r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
     r"\b(?:recommend|recommendations?|suggest|suggestions?|advice|advise|tips?|ideas?|ideias|help me|opinion|"

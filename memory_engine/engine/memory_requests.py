@@ -25,7 +25,7 @@ A request to list is a question about what the memory holds about the person (ME
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memory_engine.engine.language import asks, plain, split_sentences
 from memory_engine.engine.word_lists import (
@@ -130,18 +130,42 @@ def read(message: str) -> MemoryRequest | None:
 def read_all(message: str) -> list[MemoryRequest]:
     """Every request to the memory `message` makes, in its order: "delete what I told you about X. And forget my
     NHS number too." makes two."""
-    clauses = [
-        clause.strip(" \u2014\u2013-")
-        for sentence in split_sentences(message)
+    placed = [
+        (number, clause.strip(" \u2014\u2013-"))
+        for number, sentence in enumerate(split_sentences(message))
         for clause in re.split(r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+", sentence)
     ]
-    clauses = [clause for clause in clauses if clause]
+    placed = [(number, clause) for number, clause in placed if clause]
+    clauses = [clause for _, clause in placed]
     requests = []
     for place, clause in enumerate(clauses):
         found = _request_in(clause, clauses[:place], clauses[place + 1] if place + 1 < len(clauses) else "")
+        if found is not None and found.kind == FORGET and not found.pointed and not found.last_thing:
+            # "forget what I told you about my eyes, the glaucoma and the drops both": the list goes on
+            same_sentence = [c for number, c in placed[place + 1 :] if number == placed[place][0]]
+            found = _named_on(found, same_sentence)
         if found is not None and found not in requests:
             requests.append(found)
     return requests
+
+
+# A clause that goes on naming what the one before named: "the glaucoma and the drops both", "and my address".
+_NAMES_ON = re.compile(r"^(?:(?:and|or|plus|also|as well as)\s+)?(?:the|my|our|his|her|their|those|these|all)\s+\w")
+_NAMES_ON_WORDS = 8
+
+
+def _named_on(request: MemoryRequest, following: list[str]) -> MemoryRequest:
+    """`request` naming also the clauses after it in its sentence that go on naming things (`_NAMES_ON`, short, no
+    verb of forgetting), up to the first that does not."""
+    more = []
+    for clause in following:
+        text = plain(clause)
+        if not _NAMES_ON.match(text) or len(text.split()) > _NAMES_ON_WORDS or _FOUND_VERB.search(text):
+            break
+        more.append(clause.strip(" .!?"))
+    if not more:
+        return request
+    return replace(request, about=", ".join([request.about, *more]))
 
 
 def _request_in(clause: str, before: list[str], following: str) -> MemoryRequest | None:

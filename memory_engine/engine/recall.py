@@ -39,7 +39,7 @@ from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
-from memory_engine.engine.grounding import CHANGED, changes, sets_aside
+from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, read
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
@@ -52,6 +52,7 @@ from memory_engine.engine.word_lists import (
     NOT_NAMES,
     NUMBER_WORDS,
     TIME_WORDS,
+    WEEKDAYS,
     alternation,
 )
 from memory_engine.models import MemorySpace, Page
@@ -70,6 +71,8 @@ _CLAUSE_END = (
 )
 _THE_X_OF_MINE = re.compile(rf"\bthe\s+({_WORDS})\s+of\s+(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
 _MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
+_ASKS_IN_IT = re.compile(r"\b(?:what|what's|whats|which|who|who's|whose|where|when|how)\b")
+_MINE_DOES = re.compile(r"\b(?:did|does|do|will|would|can|could|should|has|have|had)\s+(?:my|our)\b")
 # A clause that opens as a request to the assistant or about what to do: "should I get it serviced".
 _OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|are) (?:i|we|you)\b")
 # A sentence giving the person's own name: no answer to "what's my GP's name?".
@@ -88,8 +91,12 @@ def not_told(question: str) -> str:
         if not questions(sentence):
             continue
         for clause in sentence.split(","):
+            if not (clause.rstrip().endswith("?") or _ASKS_IN_IT.search(clause)):
+                continue  # "side note, my truck, a rusty old Silverado, is that bad?": "my truck" asks nothing
             if found := _THE_X_OF_MINE.search(clause.strip()):
                 return f"You haven't told me your {found.group(2)}'s {found.group(1)} yet."
+            if _MINE_DOES.search(clause):
+                continue  # "what did my eye specialist diagnose": a thing of theirs that does, not one asked for
             if found := _MINE.search(clause.strip()):
                 thing = f"{found.group(1)}'s name" if found.group("called") else found.group(1)
                 return f"You haven't told me your {thing} yet."
@@ -140,6 +147,8 @@ _WHEN_WORDS = re.compile(
     rf"\b(?:{alternation(MONTHS + TIME_WORDS)}|"
     r"\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}|\d{4}|\d{1,2}\s?(?:am|pm)|o'clock)\b"
 )
+# A date, or a day told in the plural ("closed Mondays"): what a statement holds that answers "when".
+_HOLDS_A_DATE = re.compile(rf"{_WHEN_WORDS.pattern}|\b(?:{alternation(WEEKDAYS)})s\b")
 _NUMBER_WORDS = re.compile(
     r"(?:[$\u20ac\u00a3]?\b\d+(?:[.,]\d+)*(?:k|m|bn|%)?(?!\w))"  # 24, 92k, \u20ac24, 60%, 1,200
     rf"|\b{alternation(NUMBER_WORDS)}\b"
@@ -152,6 +161,24 @@ _NAMED_THING = re.compile(
     r"\b(?i:my|our)\s+(?:[a-z\-]+\s+){0,2}?[a-z\-]+,?\s+(?:(?:Dr|Mr|Mrs|Ms|Prof|Don|Doña)\.?\s+)?[A-Z][\w\-]+"
     r"|\b[A-Z][\w\-]+\s*\((?i:my|our)\s+[a-z\- ]+\)"
 )
+
+
+# What asks for a date or a count in so many words ("when is...", "what day...", "how much..."; not "what did he
+# say when I hurried him"): only a statement that holds one gives it.
+_ASKS_A_DATE = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b"
+)
+_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|how old|what age|what number|what price)\b")
+_HOLDS_A_COUNT = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
+
+
+def strict_kind(asked: str) -> re.Pattern | None:
+    """What a statement must hold to answer, when the words that ask (`asked`: intent.asked_part) ask for a date
+    or a count in so many words: a date (as answer_fit reads one), a digit or a number word; else None. Pure."""
+    lowered = plain(asked)
+    if _ASKS_A_DATE.search(lowered):
+        return _HOLDS_A_DATE
+    return _HOLDS_A_COUNT if _ASKS_A_COUNT.search(lowered) else None
 
 
 def answer_fit(sentence: str, kind: str | None, weights: Weights = WEIGHTS) -> float:
@@ -334,17 +361,25 @@ def choose(
                 # "update: they postponed the exam to the 21st": a later statement that says the fact changed
                 or (scores[i] >= enough and CHANGED.search(statements[i].text.lower()) is not None)
             )
-            # "the hotel is Hotel Hanabusa, not Hotel Sakuraya": a correction that names the value it replaces
+            # a correction that names the value it replaces ("the hotel is Hotel Hanabusa, not Hotel Sakuraya") or
+            # tells the value moved ("party moved to Sunday the 13th" after "it's Saturday the 12th")
             or (
                 float(vectors[i] @ vectors[best]) >= weights.now_subject
                 and scores[i] >= enough
-                and sets_aside(statements[best].text, statements[i].text)
+                and corrects(statements[best].text, statements[i].text)
             )
         )
     ]
     if not newer:
         return (statements[best],)
     return (statements[best], statements[newer[0]])  # the best of them
+
+
+def corrects(earlier: str, later: str) -> bool:
+    """Whether `later` sets aside a value `earlier` gave (grounding.sets_aside) or tells that a time, a date or a
+    number moved to one `earlier` does not give (grounding.tells_a_change and grounding.changes). Whether the two
+    are about the same thing is the caller's to know. Pure."""
+    return sets_aside(earlier, later) or (tells_a_change(later) and changes(earlier, later))
 
 
 def beside(
@@ -550,6 +585,12 @@ def respond(
         # "the name of my dentist": a sentence about the dentist that names no one is not an answer
         scores = [
             score if intent.wanted.gives(s.text, intent.message) else weights.not_given
+            for score, s in zip(scores, statements, strict=True)
+        ]
+    if (strict := strict_kind(intent.asked_part)) is not None:
+        # "how much was the salary offer?": a statement that holds no number does not give it, however close
+        scores = [
+            score if strict.search(s.text.lower()) else weights.not_given
             for score, s in zip(scores, statements, strict=True)
         ]
     if intent.rule == UNREAD:

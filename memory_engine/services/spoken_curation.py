@@ -184,12 +184,20 @@ def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ..
     """What a request to forget means: the targets that score SURE (the best and those within MARGIN of it, each
     narrowed to its clause), or else those that may be meant, for the reply to ask about."""
     thing = _named_by(request)
-    targets = _matching(space, thing)
-    best = targets[0].score if targets else 0.0
-    if best >= SURE:
-        chosen = _narrowest([t for t in targets if t.score >= max(SURE, best - MARGIN)])
-        return tuple(_by_clause(t, thing) for t in chosen), ()
-    return (), tuple(t for t in targets if t.score >= MAYBE)[:ASKED_ABOUT]
+    maybe: tuple[Target, ...] = ()
+    chosen: list[Target] = []
+    # the whole of what it names, then each thing of a list alone ("my eyes, the glaucoma and the drops both")
+    for named_here in (thing, *_listed(thing)):
+        targets = _matching(space, named_here)
+        best = targets[0].score if targets else 0.0
+        if best >= SURE:
+            sure = _narrowest([t for t in targets if t.score >= max(SURE, best - MARGIN)])
+            kept = {(t.text, t.page_id, t.entry_id) for t in chosen}
+            narrowed = (_by_clause(t, named_here) for t in sure)
+            chosen += [t for t in narrowed if (t.text, t.page_id, t.entry_id) not in kept]
+        elif named_here == thing:
+            maybe = tuple(t for t in targets if t.score >= MAYBE)[:ASKED_ABOUT]
+    return (tuple(_narrowest(chosen)), ()) if chosen else ((), maybe)
 
 
 @dataclass(frozen=True)
@@ -336,6 +344,16 @@ def _narrowest(targets: list[Target]) -> list[Target]:
         for t in targets
         if not any(o is not t and o.page_id == t.page_id and o.text != t.text and o.text in t.text for o in targets)
     ]
+
+
+_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und)\s+")
+
+
+def _listed(thing: str) -> list[str]:
+    """The things a request names in a list, each alone ("the glaucoma and the drops both" -> "the glaucoma", "the
+    drops both"); [] for one thing. Pure."""
+    parts = [part for part in _LIST_PARTS.split(thing) if content_tokens(part)]
+    return parts if len(parts) > 1 else []
 
 
 def _by_clause(target: Target, thing: str) -> Target:

@@ -73,6 +73,30 @@ def test_a_later_statement_saying_the_fact_changed_is_quoted_however_its_words_s
     assert recall.choose([first, moved], [1.0, 0.4], vectors) == (first, moved)
 
 
+def test_a_later_statement_telling_the_value_moved_is_the_latest_though_far_from_a_long_first_one():
+    first = _said("ok I need a menu for Ava's 5th birthday party, it's Saturday the 12th at Funland, ~15 kids", 1)
+    moved = _said("change of plans, party moved to Sunday the 13th, Funland double-booked us.", 5)
+    vectors = np.array([[1.0, 0.0], [0.37, 0.929]])  # a cosine of 0.37: under same_subject
+    assert recall.choose([first, moved], [0.9, 0.5], vectors) == (first, moved)
+    assert recall.corrects(first.text, moved.text)
+    assert not recall.corrects(first.text, "we moved the party games indoors")  # no value moved
+    far = np.array([[1.0, 0.0], [0.2, 0.98]])  # about something else
+    assert recall.choose([first, moved], [0.9, 0.5], far) == (first,)
+
+
+def test_a_question_asking_a_date_or_a_count_in_so_many_words_is_answered_only_by_a_statement_holding_one():
+    said = [_said("OK. And Julien is worried about the winter, lol.", 1), _said("I love Montréal in June.", 2)]
+    now, encoder = datetime(2026, 11, 20, tzinfo=UTC), recall.get_embedder()
+    question = read("How much did I say the salary offer was? Julien asks me.")
+    found = recall.respond(question, said, encoder, now)
+    assert found is not None and found.quoted == ()
+    offer = _said("The salary offer came in at 58k, Julien thinks I should take it.", 3)
+    found = recall.respond(question, [*said, offer], encoder, now)
+    assert found is not None and found.quoted == (offer,)
+    assert recall.strict_kind("which day of the week are we shut?").search("closed mondays")
+    assert recall.strict_kind("what was it my late husband used to say when I hurried him?") is None
+
+
 def test_a_message_nearly_as_good_from_another_turn_is_quoted_beside_the_best_one():
     best, close, far = _said("My GP is lovely.", 1), _said("Dr Okafor retires in May.", 3), _said("I like tea.", 5)
     assert recall.beside([best, close, far], [0.70, 0.67, 0.40], best) == close
@@ -268,6 +292,8 @@ def test_a_question_in_another_language_is_answered_by_a_statement_sharing_a_rar
         ("How old is Tarçın, did I tell you?", "You haven't told me how old Tarçın is yet."),
         ("client's name again?", "You haven't told me the client's name yet."),
         ("Where do I live?", recall.NOT_TOLD),  # nothing of theirs named: said plainly
+        ("What did my eye specialist diagnose, do you recall?", recall.NOT_TOLD),  # not "your eye specialist diagnose"
+        ("Side note, my truck, a rusty old Silverado, is making a noise, is that a worry?", recall.NOT_TOLD),
     ],
 )
 def test_not_told_is_said_in_the_persons_terms(question, reply):

@@ -10,7 +10,7 @@ import pytest
 
 from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
-from memory_engine.engine.memory_requests import FORGET, LIST, read
+from memory_engine.engine.memory_requests import FORGET, LIST, read, read_all
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page
 from memory_engine.services import spoken_curation
@@ -109,6 +109,32 @@ def test_forgetting_by_talking_forgets_what_it_names_keeps_the_rest_and_undo_giv
     assert "sertraline" in _ask(weak, "What medicine do I take?").text
     assert spoken_curation.forgotten_by(done.page) == []
     assert not offline_model_loaded()  # nothing of this asked the model
+
+
+def test_a_request_in_passing_forgets_every_thing_of_the_list_it_names_and_keeps_the_rest(alice_space, settings):
+    # Written by someone who saw no code: the request comes last in a message that asks something else, and names
+    # its things in a list after a comma; the sentence told both in clauses of their own.
+    said = (
+        "Most kind. I ought to mention that my ophthalmologist has diagnosed early glaucoma, and I am to use "
+        "latanoprost drops each night. Would larger print on my notes be advisable?"
+    )
+    weak = told_with_no_key(alice_space, settings, [TOLD[1], (said, "Certainly.")])
+    message = (
+        "Our daughter Fiona telephones from Perth each Sunday. What time would 7 pm her time be here? Oh, and while "
+        "I think of it, I would be much obliged if you would forget what I told you about my eyes, the glaucoma and "
+        "the drops both. It is a private matter."
+    )
+    [request] = [r for r in read_all(message) if r.kind == FORGET]
+    assert request.about == "what I told you about my eyes, the glaucoma and the drops both"
+
+    done = _ask(weak, message)
+    assert done.source == Page.ReplySource.CURATION and done.forgotten
+    told = Page.objects.get(space=alice_space, seq=2)
+    assert "glaucoma" not in told.user_input and "latanoprost" not in told.user_input
+    assert "glaucoma" in told.said["user_input"] and "latanoprost" in told.said["user_input"]  # held out, as said
+    assert "larger print" in told.user_input  # what it asked stays
+    assert "latanoprost" not in _ask(weak, "And the drops I use in the evening, what are they called?").text
+    assert "Biscuit" in _ask(weak, "What's my dog called?").text
 
 
 def test_forget_that_forgets_the_last_thing_told_even_before_it_was_consolidated(memory, alice_space, settings):

@@ -37,6 +37,8 @@ def test_the_first_rule_that_applies_decides_and_the_intent_and_the_log_name_it(
     assert "a cue to remember" in caplog.text
     advice = read("should I take antihistamines for the trip?")
     assert (advice.kind, advice.rule) == (None, "asks for advice, an opinion or a favour")
+    egg = read("Hello. I have a question, please. How long must I boil an egg so it is medium, not hard?")
+    assert (egg.kind, egg.rule) == (None, "asks for advice, an opinion or a favour")  # "must I", as "should I"
     # the same question without the request is about the person
     assert read("which antihistamine did I take on the trip?").rule == "asks about themselves"
 
