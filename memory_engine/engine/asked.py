@@ -203,7 +203,7 @@ class Asked:
             words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
             specific = [word for word in words if word not in _GENERIC_IDENTIFIERS]
             number_too = len(specific) < len(words) or not specific  # "truck number": "truck" and a number
-            return all(_said(word, said) for word in specific) and (not number_too or _has_digit(_not_a_time(sentence)))
+            return all(_said(word, said) for word in specific) and (not number_too or _has_digit(not_a_time(sentence)))
         if self.kind == WHEN:
             if self.owner and not self._of_owner(said) and said & _RELATIVES:
                 return False  # "husband Luc turns 55" does not give my mom's birthday; "Noor's birthday" may
@@ -329,7 +329,7 @@ _TIME_TOLD = re.compile(
 )
 
 
-def _not_a_time(sentence: str) -> str:
+def not_a_time(sentence: str) -> str:
     """`sentence` without what it says of a date, a time, a year or a while (`_TIME_TOLD`)."""
     return _TIME_TOLD.sub(" ", sentence)
 

@@ -29,6 +29,7 @@ from django.utils import timezone
 from memory_engine.config import memory_settings
 from memory_engine.engine import intent, plain_voice, recall
 from memory_engine.engine.language import speaks_of_self
+from memory_engine.engine.long_term import replaced_on
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
 from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
@@ -164,6 +165,9 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
         said = f"{user[:1].upper()}{user[1:]} said: {_quote(item.text)}"
         known.append(said if speaks_of_self(item.text) else item.text)
         seen.add(" ".join(item.text.lower().split()))
+    # A past turn whose words the memory holds replaced (a correction superseded what was drawn from it) says so,
+    # so that a model reads the old value as the old one ("Sakuraya", then "Hanabusa, not Sakuraya").
+    replaced = {} if compact else replaced_on({item.id for item in retrieval.pages})
     for item in retrieval.pages:
         # What the page shows within the budget: an excerpt of a long one (engine/excerpt.py).
         said_shown, replied_shown = _shown(item, pages.get(item.id))
@@ -173,6 +177,9 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
             line = f"On {_when(item)} {user} said: {_quote(said)}"
             if replied_shown and not compact:
                 line += f" and you replied: {_quote(replied_shown)}"
+            if (newer := replaced.get(item.id)) is not None:
+                value = f"{newer.key}: {newer.value}" if newer.kind == newer.Kind.PROFILE else newer.value
+                line += f" (since replaced: {_quote(value)})"
             known.append(line)
     about_user = USER_SECTION.format(user=user)
     name = assistant.name or assistant.external_id

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory_engine.engine.asked import Asked, asked_of
+from memory_engine.engine.asked import Asked, asked_of, not_a_time
 from memory_engine.engine.language import asks, is_statement, plain, questions, split_sentences
 from memory_engine.engine.word_lists import (
     FILLERS,
@@ -308,6 +308,7 @@ ABOUT_THE_ASSISTANT = "asks about the assistant"
 ASKS_ADVICE = "asks for advice, an opinion or a favour"
 ADVICE_ABOUT_THEIRS = "asks advice about a value of theirs"
 UNREAD = "asks in words the rules do not read"
+WORKS_OUT = "asks to work out numbers it gives"
 # An English yes/no question asks for advice or knowledge ("will it hurt the garlic?", "also random - is gum good
 # for teeth?"), and a tag asks to be agreed with ("bacalhau is safe right?"): neither asks for a value told.
 _YES_NO = re.compile(
@@ -315,6 +316,17 @@ _YES_NO = re.compile(
     r"(?:is|are|am|was|were|will|would|can|could|should|shall|do|does|did|have|has|had|est-ce que)\b"
     r"|\b(?:right|yeah|yes|no|ok|okay|eh|correct)\s*\?"
 )
+
+
+# Asked of numbers the message gives: "Expense: 3 dinners 48, 61, 39 EUR. Total?", "each 4.50 euro. How many I must
+# sell to cover 180 euro?"; not "how many kids are coming on the 12th at 3pm?" (a date and a time are no such numbers).
+_WORK_OUT = re.compile(r"\b(?:how many|how much|how long|total|cost|price|sum|average|margin|profit|normal)\b")
+_A_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+WORKED_NUMBERS = 2
+
+
+def _works_out_numbers(r: Reading) -> bool:
+    return any(_WORK_OUT.search(q) for q in r.asked) and len(_A_NUMBER.findall(not_a_time(r.text))) >= WORKED_NUMBERS
 
 
 def _asks_for_a_value_unread(r: Reading) -> bool:
@@ -345,6 +357,7 @@ RULES = (
         lambda r: bool(_TOLD_YOU.search(r.text) or (_asks_for(_VALUE_WANTED, r.text) and not r.gives_value)),
         by_words=True,
     ),
+    Rule(WORKS_OUT, None, lambda r: _works_out_numbers(r) and not _MEMORY_CUE.search(r.text)),
     Rule(
         "asks for a value in a few words",
         MEMORY,
@@ -493,11 +506,11 @@ class Intent:
 
     @property
     def asks_the_model(self) -> bool:
-        """Whether it asks advice, an opinion or a favour (about a value of theirs too), or about the
-        assistant: answered from memory only by a statement that answers it well (MAYBE), or by the model,
-        even when it names someone the person told about ("Julien is worried about the winter, what clothes
-        do we really need?")."""
-        return self.rule in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS, ABOUT_THE_ASSISTANT)
+        """Whether it asks advice, an opinion or a favour (about a value of theirs too), to work out numbers it
+        gives, or about the assistant: answered from memory only by a statement that answers it well (MAYBE),
+        or by the model, even when it names someone the person told about ("Julien is worried about the
+        winter, what clothes do we really need?")."""
+        return self.rule in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS, ABOUT_THE_ASSISTANT, WORKS_OUT)
 
     @property
     def asks_a_value(self) -> bool:

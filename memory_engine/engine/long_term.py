@@ -520,3 +520,41 @@ def user_profile(space: MemorySpace) -> dict[str, str]:
 
 def knowledge_entries(space: MemorySpace, kind: str):
     return LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE).order_by("pk")
+
+
+SUPERSEDED_HOPS = 5  # a value corrected again and again: the newest within this many corrections
+
+
+def replaced_on(page_ids: set[int]) -> dict[int, LongTermEntry]:
+    """page id -> the active entry that now stands for what an entry drawn from that page said (the entry
+    superseded it, directly or through later corrections: "I booked Hotel Sakuraya" -> "the hotel is Hotel
+    Hanabusa, not Hotel Sakuraya"), for the pages given that have one. What a capable model's prompt says beside
+    a past turn whose words the memory holds replaced (engine/generator.py); not the turn that told the new value.
+    A query, one a further hop, and one for the turns of the newest entries."""
+    links = LongTermEntry.source_pages.through.objects.filter(
+        page_id__in=page_ids,
+        longtermentry__status=LongTermEntry.Status.SUPERSEDED,
+        longtermentry__superseded_by__isnull=False,
+    ).values_list("page_id", "longtermentry__superseded_by")
+    newer = {page_id: entry_id for page_id, entry_id in links}
+    found: dict[int, LongTermEntry] = {}
+    for _ in range(SUPERSEDED_HOPS):
+        if not newer:
+            break
+        entries = LongTermEntry.objects.in_bulk(set(newer.values()))
+        still = {}
+        for page_id, entry_id in newer.items():
+            entry = entries.get(entry_id)
+            if entry is None:
+                continue
+            if entry.status == LongTermEntry.Status.ACTIVE:
+                found[page_id] = entry
+            elif entry.status == LongTermEntry.Status.SUPERSEDED and entry.superseded_by_id is not None:
+                still[page_id] = entry.superseded_by_id
+        newer = still
+    # A superseded entry keeps the turn that superseded it among its sources: that turn tells the new value itself
+    through = LongTermEntry.source_pages.through.objects
+    own = set(
+        through.filter(page_id__in=found, longtermentry__in=found.values()).values_list("page_id", "longtermentry")
+    )
+    return {page_id: entry for page_id, entry in found.items() if (page_id, entry.pk) not in own}

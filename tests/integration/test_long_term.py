@@ -272,6 +272,24 @@ def test_a_contradicting_fact_supersedes_the_older_one_which_stays_in_history(al
     assert old.versions.last().cause == "superseded"
 
 
+def test_a_turn_whose_fact_was_corrected_twice_is_replaced_by_the_newest_value(alice_space):
+    p1, p2, p3, p4 = _pages(alice_space, 4)
+    from memory_engine.store.embeddings import get_embedder
+
+    embed = get_embedder().encode_one
+
+    def told(fact: str, page, version: int):
+        return long_term.knowledge_add(
+            alice_space, kind=Kind.USER_KNOWLEDGE, topic="the party's day", fact=fact, vector=embed(fact),
+            pages=[page], cause="consolidation", actor="t", now=days_ago(0), version=version,
+        )  # fmt: skip
+
+    told("The party is on Saturday the 12th", p1, 1)
+    told("The party moved to Sunday the 13th", p2, 2)
+    newest = told("The party moved again, to Monday the 14th", p3, 3)
+    assert long_term.replaced_on({p1.pk, p2.pk, p3.pk, p4.pk}) == {p1.pk: newest, p2.pk: newest}
+
+
 def test_knowledge_beyond_capacity_evicts_the_least_used(alice_space):
     alice_space.knowledge_capacity = 2
     alice_space.save()

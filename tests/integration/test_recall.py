@@ -97,6 +97,13 @@ def test_a_question_asking_a_date_or_a_count_in_so_many_words_is_answered_only_b
     assert recall.strict_kind("what was it my late husband used to say when I hurried him?") is None
 
 
+def test_a_sum_of_numbers_the_message_gives_is_the_models_to_work_out_though_it_names_someone_they_told_about():
+    said = [_said("HELLO. MY GRANDSON CALLUM SET THIS UP FOR ME. I AM ARTHUR, 88, FROM GORE.", 1)]
+    message = "MY GRANDSON CALLUM IS COMING ON THE 5TH TO FIX THE FENCE. HOW MANY POSTS FOR 40 METRES AT 2.5 M SPACING."
+    assert recall.names_someone_known(message, said)
+    assert recall.respond(read(message), said, recall.get_embedder(), datetime(2026, 11, 20, tzinfo=UTC)) is None
+
+
 def test_a_message_nearly_as_good_from_another_turn_is_quoted_beside_the_best_one():
     best, close, far = _said("My GP is lovely.", 1), _said("Dr Okafor retires in May.", 3), _said("I like tea.", 5)
     assert recall.beside([best, close, far], [0.70, 0.67, 0.40], best) == close

@@ -401,3 +401,6 @@ def test_the_rest_door_with_a_capable_model_supersedes_a_correction_and_its_prom
     prompt = next(r for r in reversed(fake_llm.requests) if r.get("stream"))["messages"][0]["content"]
     assert "- The user booked Hotel Hanabusa, not Hotel Sakuraya." in prompt
     assert "The user booked Hotel Sakuraya for 3 nights." not in prompt
+    # the turn the old value was drawn from is shown, saying what replaced it
+    [old_turn] = [line for line in prompt.splitlines() if "I booked Hotel Sakuraya in Kyoto" in line]
+    assert old_turn.endswith('(since replaced: "The user booked Hotel Hanabusa, not Hotel Sakuraya.")')

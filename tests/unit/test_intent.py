@@ -39,6 +39,11 @@ def test_the_first_rule_that_applies_decides_and_the_intent_and_the_log_name_it(
     assert (advice.kind, advice.rule) == (None, "asks for advice, an opinion or a favour")
     egg = read("Hello. I have a question, please. How long must I boil an egg so it is medium, not hard?")
     assert (egg.kind, egg.rule) == (None, "asks for advice, an opinion or a favour")  # "must I", as "should I"
+    fence = read("MY GRANDSON CALLUM IS COMING ON THE 5TH. HOW MANY POSTS FOR 40 METRES AT 2.5 METRE SPACING.")
+    assert (fence.kind, fence.rule) == (None, "asks to work out numbers it gives")
+    assert read("Expense: 3 dinners 48, 61, 39 EUR. Total?").kind is None  # not a value of theirs in a few words
+    # a date and a time are no numbers to work out: this asks what they told
+    assert read("how many kids are coming to my party on the 12th at 3pm?").rule == "asks about themselves"
     # the same question without the request is about the person
     assert read("which antihistamine did I take on the trip?").rule == "asks about themselves"
 
