@@ -29,7 +29,7 @@ from django.utils import timezone
 from memory_engine.config import memory_settings
 from memory_engine.engine import intent, plain_voice, recall
 from memory_engine.engine.language import speaks_of_self
-from memory_engine.engine.long_term import replaced_on
+from memory_engine.engine.long_term import entry_text, replaced_on
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
 from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
@@ -178,8 +178,7 @@ def build_prompt(space: MemorySpace, retrieval: Retrieval, *, compact: bool = Fa
             if replied_shown and not compact:
                 line += f" and you replied: {_quote(replied_shown)}"
             if (newer := replaced.get(item.id)) is not None:
-                value = f"{newer.key}: {newer.value}" if newer.kind == newer.Kind.PROFILE else newer.value
-                line += f" (since replaced: {_quote(value)})"
+                line += f" (since replaced: {_quote(entry_text(newer.kind, newer.key, newer.value))})"
             known.append(line)
     about_user = USER_SECTION.format(user=user)
     name = assistant.name or assistant.external_id

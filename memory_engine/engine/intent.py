@@ -473,6 +473,23 @@ WANTS_PROPER = re.compile(
     r"church|hotel|venue|breed|model))\b"
 )
 WHEN, NUMBER, NAME, PROPER = "when", "number", "name", "proper"
+# A date or a count asked for in so many words, in the part that asks ("when is...", "what day...", "how much...";
+# not "what did he say when I hurried him"): only a statement that holds one answers (engine/recall.py).
+_ASKS_A_DATE = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b"
+)
+_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|how old|what age|what number|what price)\b")
+
+
+def asked_strictly(asked: str) -> str | None:
+    """WHEN or NUMBER when `asked` (a message's part that asks: asked_part) asks for a date or a count in so many
+    words; else None."""
+    lowered = plain(asked)
+    if _ASKS_A_DATE.search(lowered):
+        return WHEN
+    return NUMBER if _ASKS_A_COUNT.search(lowered) else None
+
+
 _ANSWER_KINDS = ((WANTS_WHEN, WHEN), (WANTS_NUMBER, NUMBER), (WANTS_NAME, NAME), (WANTS_PROPER, PROPER))
 
 

@@ -518,6 +518,11 @@ def user_profile(space: MemorySpace) -> dict[str, str]:
     return {entry.key: entry.value for entry in profile_entries(space)}
 
 
+def entry_text(kind: str, key: str, value: str) -> str:
+    """An entry as every reader shows it: a profile entry as "attribute: value", knowledge as its value. Pure."""
+    return f"{key}: {value}" if kind == Kind.PROFILE else value
+
+
 def knowledge_entries(space: MemorySpace, kind: str):
     return LongTermEntry.objects.filter(space=space, kind=kind, status=Status.ACTIVE).order_by("pk")
 
@@ -533,7 +538,7 @@ def replaced_on(page_ids: set[int]) -> dict[int, LongTermEntry]:
     A query, one a further hop, and one for the turns of the newest entries."""
     links = LongTermEntry.source_pages.through.objects.filter(
         page_id__in=page_ids,
-        longtermentry__status=LongTermEntry.Status.SUPERSEDED,
+        longtermentry__status=Status.SUPERSEDED,
         longtermentry__superseded_by__isnull=False,
     ).values_list("page_id", "longtermentry__superseded_by")
     newer = {page_id: entry_id for page_id, entry_id in links}
@@ -547,9 +552,9 @@ def replaced_on(page_ids: set[int]) -> dict[int, LongTermEntry]:
             entry = entries.get(entry_id)
             if entry is None:
                 continue
-            if entry.status == LongTermEntry.Status.ACTIVE:
+            if entry.status == Status.ACTIVE:
                 found[page_id] = entry
-            elif entry.status == LongTermEntry.Status.SUPERSEDED and entry.superseded_by_id is not None:
+            elif entry.status == Status.SUPERSEDED and entry.superseded_by_id is not None:
                 still[page_id] = entry.superseded_by_id
         newer = still
     # A superseded entry keeps the turn that superseded it among its sources: that turn tells the new value itself

@@ -40,7 +40,7 @@ from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
-from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, read
+from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, asked_strictly, read
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.reranker import get_reranker
@@ -163,22 +163,16 @@ _NAMED_THING = re.compile(
 )
 
 
-# What asks for a date or a count in so many words ("when is...", "what day...", "how much..."; not "what did he
-# say when I hurried him"): only a statement that holds one gives it.
-_ASKS_A_DATE = re.compile(
-    r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b"
-)
-_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|how old|what age|what number|what price)\b")
-_HOLDS_A_COUNT = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
+# What a statement holds that gives a date or a count asked for in so many words (strict_kind).
+_HOLDS = {WHEN: _HOLDS_A_DATE, NUMBER: re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")}
 
 
 def strict_kind(asked: str) -> re.Pattern | None:
     """What a statement must hold to answer, when the words that ask (`asked`: intent.asked_part) ask for a date
-    or a count in so many words: a date (as answer_fit reads one), a digit or a number word; else None. Pure."""
-    lowered = plain(asked)
-    if _ASKS_A_DATE.search(lowered):
-        return _HOLDS_A_DATE
-    return _HOLDS_A_COUNT if _ASKS_A_COUNT.search(lowered) else None
+    or a count in so many words (intent.asked_strictly): a date (as answer_fit reads one), a digit or a number
+    word; else None. Pure."""
+    kind = asked_strictly(asked)
+    return _HOLDS[kind] if kind is not None else None
 
 
 def answer_fit(sentence: str, kind: str | None, weights: Weights = WEIGHTS) -> float:

@@ -33,6 +33,7 @@ from memory_engine import inputs
 from memory_engine.config import memory_settings
 from memory_engine.documents import RetrievalDoc
 from memory_engine.engine.excerpt import excerpt
+from memory_engine.engine.long_term import entry_text
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.timing import stage
@@ -403,11 +404,10 @@ def _is_profile(entry: EntryRow, space: MemorySpace) -> bool:
 
 
 def _entry_item(entry: EntryRow, score: float, scores: dict) -> Item:
-    text = f"{entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else entry.value
     return Item(
         kind=entry.kind,
         id=entry.pk,
-        text=text,
+        text=entry_text(entry.kind, entry.key, entry.value),
         score=score,
         scores=scores,
         provenance={

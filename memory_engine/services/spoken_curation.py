@@ -37,7 +37,7 @@ from memory_engine.engine import recall
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
 from memory_engine.engine.language import second_person
-from memory_engine.engine.long_term import knowledge_add, topic_words
+from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, read_all
 from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, alternation
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
@@ -457,10 +457,7 @@ def _listing(entries: list[LongTermEntry], recent: list[Target], now: datetime) 
     """The entries with the day each was kept, then what the latest turns told, in the person's words."""
     if not entries and not recent:
         return "I don't keep anything about you yet."
-    lines = [
-        f"- {entry.key}: {entry.value}" if entry.kind == LongTermEntry.Kind.PROFILE else f"- {entry.value}"
-        for entry in entries
-    ]
+    lines = [f"- {entry_text(entry.kind, entry.key, entry.value)}" for entry in entries]
     lines = [f"{line} ({recall.when_said(entry.updated_at, now)})" for line, entry in zip(lines, entries, strict=True)]
     lines += [
         f"- \u201c{t.text}\u201d ({recall.when_said(t.said_at, now)}, not sorted into the memory yet)" for t in recent
