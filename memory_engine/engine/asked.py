@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from memory_engine.engine.language import plain, split_sentences
-from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, MONTHS, NOT_A_NAME, alternation
+from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, MONTHS, NOT_A_NAME, RELATIVES, alternation
 from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
@@ -38,7 +38,7 @@ _IDENTIFIERS = frozenset(
     re.findall(
         r"\S+",
         "number id no plate rego registration combo combination code pin password size type group score pb "
-        "licence license passport postcode zipcode handle username",
+        "licence license passport postcode zipcode handle username vin ref reference line",
     )
 )
 # Identifiers that say nothing of what they identify: "my truck number" is told with "truck" and a number.
@@ -59,6 +59,8 @@ _SAME_ONE_GROUPS = (
     "grandma grandmother gran granny nana nan lola abuela nonna halmeoni",
     "wife missus",
     "husband hubby",
+    "boyfriend bf",
+    "girlfriend gf",
     "son boy lad",
     "daughter girl",
     "kid kids child children",
@@ -103,12 +105,7 @@ def _same_one() -> dict[str, frozenset[str]]:
 
 _SAME_ONE = _same_one()
 # Words for a relative: a sentence naming one speaks of that one ("husband Luc turns 55").
-_RELATIVES = frozenset(
-    content_tokens(
-        "mom mum mother mama amma dad father papa grandpa grandfather grandma grandmother gran nana wife "
-        "husband partner spouse son daughter kid child sister brother aunt uncle cousin"
-    )
-)
+_RELATIVES = frozenset(content_tokens(" ".join(RELATIVES)))
 
 _OWNER = r"(?:my|our|his|her|their|the|[a-z][\w\-]*'s)"
 _NOUNS = r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}?[a-z0-9][\w\-]*(?:'s\s+[a-z][\w\-]*)?)"
@@ -147,6 +144,11 @@ _ASKING = (
     )),
     # "client's name again?"
     ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
+    # "- my gym membership number? renewal form", "ingrid's direct line?": a thing of theirs asked in a few words
+    ("terse", re.compile(
+        r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?(?:(?:my|our)\s+|(?=[a-z][\w\-]*'s\s))"
+        r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}[a-z0-9][\w\-]*)\s*\?"
+    )),
 )  # fmt: skip
 
 
@@ -195,7 +197,7 @@ class Asked:
                 return _names_one(sentence, question)
             # a name in a sentence written all in lower case cannot be told from other words
             return self._of_owner(said) and (
-                sentence == sentence.lower() or _names_one(sentence, question, person=True)
+                sentence == sentence.lower() or _names_one(sentence, question, person=True, near=self._owner_words())
             )
         if self.kind != WHEN and not self._of_owner(said):
             return False
@@ -217,6 +219,13 @@ class Asked:
         words = content_tokens(self.owner.rpartition("'s ")[2])
         return words[-1] if words else ""
 
+    def _owner_words(self) -> frozenset[str] | None:
+        """The words a sentence may use for the owner, when the owner is a relative ("mother": "mum", "mom"...),
+        whose name is told beside the word for them; None for anyone or anything else ("my old boat, the Mary
+        Ellen")."""
+        words = frozenset({self.owner_head, *_SAME_ONE.get(self.owner_head, ())})
+        return words if words & _RELATIVES else None
+
     def _of_owner(self, said: set[str]) -> bool:
         """Whether the sentence speaks of the owner: its head word ("wholesaler" of "fabric wholesaler")
         and whose it is ("euan" of "euan's bride")."""
@@ -234,8 +243,8 @@ def _age(possessive: str | None, who: str) -> Asked | None:
     assistant's ("how old are you")."""
     if possessive:
         return Asked(AGE, who, "")
-    if who in ("you", "u", "ya"):
-        return None
+    if who in ("you", "u", "ya", "the", "a", "an", "this", "that", "it"):
+        return None  # the assistant's, or a thing of the world's: "how old is the universe"
     return Asked(AGE, "", "" if who in _ASKING_OWN else who)
 
 
@@ -254,9 +263,23 @@ def asked_of(question: str) -> Asked | None:
     read here (the first of _ASKING's forms that reads one); None for anything else. Pure."""
     text = plain(question)
     for form, pattern in _ASKING:
-        if (found := pattern.search(text)) is not None and (asked := _read(form, found)) is not None:
+        if (found := pattern.search(text)) is None:
+            continue
+        if (asked := _read(form, found)) is not None:
+            return asked
+        if form in ("mine", "terse") and (asked := _an_acronym(found.group(1), question)) is not None:
             return asked
     return None
+
+
+def _an_acronym(thing: str, question: str) -> Asked | None:
+    """An identifier asked by its letters ("what's my RFC?", "my PAN?"): the thing's last word written in capitals
+    in the question, not a word for someone ("my GP")."""
+    owner, _, thing = thing.rpartition("'s ")
+    last = thing.split()[-1] if thing.split() else ""
+    if not last.isalpha() or last in _SAME_ONE or not re.search(rf"\b{last.upper()}\b", question):
+        return None
+    return Asked(IDENTIFIER, thing, owner) if 2 <= len(last) <= 5 else None
 
 
 def _read(form: str, found: re.Match) -> Asked | None:
@@ -273,6 +296,9 @@ def _read(form: str, found: re.Match) -> Asked | None:
     if form == "old":
         return _age(found.group(1), found.group(2))
     owner, _, thing = groups[0].rpartition("'s ")
+    if form == "terse":  # "my gym membership number?", not "my BF name?" (read by the words for them)
+        asked = _asked(thing, owner)
+        return asked if asked is not None and asked.kind == IDENTIFIER else None
     if form == "when":
         return Asked(WHEN, thing, owner) if thing.split()[-1] in ("birthday", "bday") else None
     return _asked(thing, owner)
@@ -355,25 +381,37 @@ _AN_AGE = re.compile(
 )
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_A_NAME = frozenset(NOT_A_NAME)
-_NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\s+(\S+)")
+_NAMING = re.compile(
+    r"\b(?:called|named|name is|name's|name was|names are|names were|i call|we call|goes by|nicknamed)\s+(\S+)"
+)
 
 
-def _names_one(statement: str, question: str, *, person: bool = False) -> bool:
+def _names_one(statement: str, question: str, *, person: bool = False, near: frozenset[str] | None = None) -> bool:
     """Whether `statement` holds a name the question does not: a capitalised word inside a sentence, or the
-    word after "called"/"named". A `person`'s name is not one after "in", "at", "from": "my mother lives
-    in Onitsha" names a town."""
+    word after "called"/"named". A `person`'s name is not one after "in", "at", "from": "my mother lives in
+    Onitsha" names a town. With `near` (the words for a relative asked about: "mother", "mum", "mom"), it
+    is also within NEAR_WORDS words of one of them: "my mother Ngozi", "Ngozi, my mum", not "my mother
+    lives in Onitsha and wants to learn WhatsApp"."""
     asked_words = {word.lower() for word in _CAPITALISED.findall(question)}
     names = {found.group(1).strip(".,!?;:").lower() for found in _NAMING.finditer(statement.lower())}
-    for found in _CAPITALISED.finditer(statement):
+    words = list(_CAPITALISED.finditer(statement))
+    beside = [i for i, found in enumerate(words) if near is not None and set(content_tokens(found.group(0))) & near]
+    for index, found in enumerate(words):
         word = found.group(0)
         before = statement[: found.start()].rstrip(" \"'\u201c(")
         opens = not before or (before[-1] in ".!?:" and before.lower().rstrip(".").rsplit(" ", 1)[-1] not in _TITLES)
+        if near is not None and opens and _NAME_THEN_WHO.match(statement, found.end()):
+            opens = False  # "Ngozi, my mum, ...", "Bradley is my grandson"
         if not word[0].isupper() or opens or word.lower() in _NOT_A_NAME:
             continue
         if person and before.lower().rsplit(" ", 1)[-1] in _PLACE_WORDS:
+            continue
+        if near is not None and not any(abs(index - at) <= NEAR_WORDS for at in beside):
             continue
         names.add(word.lower())
     return bool(names - asked_words)
 
 
+_NAME_THEN_WHO = re.compile(r"(?:,\s*|\s+is\s+|\s+\()(?:my|our)\b", re.IGNORECASE)
+NEAR_WORDS = 3  # a person's name is told beside the word for them: "my sister, the nurse, Ines"
 _PLACE_WORDS = frozenset(re.findall(r"\S+", "in at from to near into of on via"))

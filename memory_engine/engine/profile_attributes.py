@@ -7,6 +7,8 @@ collects values: a new value is added beside the others unless it is already the
 
 import re
 
+from memory_engine.engine.word_lists import RELATIVES, alternation
+
 SINGLE_VALUED = (
     "name",
     "age",
@@ -100,11 +102,7 @@ _PETS = (
     "dog|dogs|puppy|cat|cats|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
     "horse|pony|guinea pig|snake|lizard|gecko|ferret|chickens|hens|goat"
 )
-_RELATIVES = (
-    "husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|fiancé|fiancée|son|daughter|kid|sister|brother|"
-    "mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|"
-    "stepson|stepdaughter|twin"
-)
+_RELATIVES = alternation(RELATIVES)
 _OCCUPATIONS = (
     "nurse|doctor|teacher|engineer|developer|programmer|designer|architect|lawyer|accountant|pharmacist|"
     "chef|cook|baker|waiter|waitress|barista|bartender|electrician|plumber|carpenter|mechanic|pilot|"

@@ -47,10 +47,12 @@ from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
 from memory_engine.engine.word_lists import (
     ASKING_WORDS,
+    FUNCTION_WORDS,
     LANGUAGES,
     MONTHS,
     NOT_NAMES,
     NUMBER_WORDS,
+    RELATIVES,
     TIME_WORDS,
     WEEKDAYS,
     alternation,
@@ -518,24 +520,26 @@ def told_in(user_input: str) -> tuple[list[str], str]:
 
 # Capitalised, but no one they told about: "my English is terrible", "any German podcasts?".
 _LANGUAGES = frozenset(LANGUAGES)
+_RELATIVES = frozenset(RELATIVES)  # "Mum's favourite flowers are ranunculus": "Mum" is no one's name
 
 
 def names_used(statements: list[Statement]) -> set[str]:
     """The names the person used (capitalised words inside their sentences: "Rafael", "Pimville"), in lower
     case; days, months, languages and the like left out. Pure."""
     names = {
-        match.group(0).lower()
+        match.group(0).lower().removesuffix("'s")
         for statement in statements
         for match in _WORD.finditer(statement.text)
         if _is_name(statement.text, match)
     }
-    return {name for name in names - _LANGUAGES if not _WHEN_WORDS.fullmatch(name)}
+    return {name for name in names - _LANGUAGES - _RELATIVES if not _WHEN_WORDS.fullmatch(name)}
 
 
 def names_someone_known(question: str, statements: list[Statement]) -> bool:
     """Whether the question names someone or something the person told about ("what instrument does Rafael
     play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
-    return bool({word.lower() for word in _WORD.findall(question)} & names_used(statements))
+    words = {word.lower().removesuffix("'s") for word in _WORD.findall(question.replace("\u2019", "'"))}
+    return bool(words & names_used(statements))  # "Khaled's wife" names Khaled
 
 
 def respond(
@@ -629,12 +633,16 @@ def respond(
 
 def shares_a_rare_word(message: str, statements: list[Statement]) -> list[bool]:
     """For each statement, whether it has a word of `message` that at most a quarter of `statements` have
-    (and at least one). Pure."""
+    (and at least one), not a word that asks ("nome") nor a short word of another language ("que", "mi": in
+    much a Spanish speaker says, however few statements hold them). Pure."""
     said = [set(content_tokens(s.text)) for s in statements]
-    asked = set(content_tokens(message))
+    asked = set(content_tokens(message)) - _ASKING_WORDS - _FUNCTION_WORDS
     counts = {word: sum(word in words for words in said) for word in asked}
     rare = {word for word, count in counts.items() if 0 < count <= max(1, len(statements) // 4)}
     return [bool(words & rare) for words in said]
+
+
+_FUNCTION_WORDS = frozenset(content_tokens(" ".join(FUNCTION_WORDS)))
 
 
 def related(message: str, statements: list[Statement], encoder, weights: Weights = WEIGHTS) -> tuple[Statement, ...]:

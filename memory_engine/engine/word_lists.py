@@ -86,7 +86,26 @@ NOW_WORDS = ("now", "these days", "currently", "at the moment", "anymore", "any 
 ASKING_WORDS = (
     "remind", "remember", "recall", "told", "tell", "said", "say", "mention", "mentioned", "forgot", "forget",
     "name", "called", "named", "again", "know", "current", "currently", "now", "exactly", "actually", "kind",
-    "sort",
+    "sort", "nome", "nombre", "nom", "naam", "pangalan",
+)  # fmt: skip
+
+# Words for a relative: "my sister Ines" names her; "Mum" is no name, however it is written.
+RELATIVES = (
+    "husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee", "fiancé", "fiancée",
+    "son", "daughter", "kid", "child", "sister", "brother", "mom", "mum", "mother", "mama", "amma", "dad", "father",
+    "papa", "grandma", "grandmother", "gran", "nana", "grandpa", "grandfather", "aunt", "uncle", "cousin", "niece",
+    "nephew", "stepson", "stepdaughter", "twin",
+)  # fmt: skip
+
+# The commonest short words of the other languages people write in: in most of what a Spanish speaker says, so
+# no sign that a statement answers a question in Spanish ("que", "mi"), however few of the statements hold them.
+FUNCTION_WORDS = (
+    "que", "qué", "el", "la", "los", "las", "lo", "le", "les", "de", "del", "en", "un", "una", "mi", "mis", "tu",
+    "te", "se", "me", "es", "por", "para", "con", "si", "sí", "ya", "al", "os", "da", "do", "das", "dos", "na",
+    "em", "um", "uma", "meu", "minha", "eu", "pra", "du", "des", "une", "et", "est", "je", "il", "elle", "mon",
+    "ma", "mes", "ce", "ça", "qui", "di", "che", "mio", "mia", "der", "die", "das", "und", "ist", "ich", "ein",
+    "eine", "mein", "meine", "zu", "mit", "ang", "ng", "sa", "ko", "mo", "ni", "yung", "ba", "po", "nga", "ka",
+    "ki", "ke", "hai", "tha", "kya", "mera", "meri", "ne", "aur", "bhi",
 )  # fmt: skip
 
 # Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".

@@ -125,6 +125,10 @@ def test_a_question_naming_someone_the_person_told_about_is_about_what_they_said
     assert recall.names_someone_known("rafael instrument?", told)
     assert not recall.names_someone_known("any good market tips for monday?", told)  # days are no one
     assert not recall.names_someone_known("what's the capital of Peru?", told)
+    # named as whose: "Rafael's wife" names Rafael, as "Rafael's" said names him
+    assert recall.names_someone_known("What is Rafael\u2019s wife's name?", told)
+    assert recall.names_someone_known("who's in the trio?", [_said("We saw Rafael's trio on Friday.", 1)]) is False
+    assert recall.names_someone_known("rafael instrument?", [_said("We saw Rafael's trio on Friday.", 1)])
 
 
 def test_the_reply_quotes_and_dates_as_a_person_would():
@@ -266,6 +270,15 @@ def test_a_value_asked_by_its_words_that_nothing_gives_is_unknown_whatever_else_
     assert found.text == "You haven't told me how old Sunny is yet."
 
 
+def test_a_name_asked_of_someone_named_as_whose_and_never_told_is_not_known():
+    # "Khaled's wife" names Khaled, whom the person told about; a name nobody gave is not known, not the model's
+    said = [_said("My brother Khaled is coming from Amman with his family. Can you suggest a menu?", 1)]
+    question = "What is Khaled's wife's name? I want to send her a thank you message for the sweets."
+    found = recall.respond(read(question), said, recall.get_embedder(), datetime(2026, 11, 20, tzinfo=UTC))
+    assert found is not None and found.quoted == ()
+    assert found.text == "You haven't told me Khaled's wife's name yet."
+
+
 def test_a_question_in_another_language_is_answered_by_a_statement_sharing_a_rare_word_of_it():
     # The rules read no question in Spanish; the memory's own match does, by a word of the question that few
     # statements have ("perra"), not by words most of them have ("que", "mi"), where the embedder's likeness
@@ -284,6 +297,21 @@ def test_a_question_in_another_language_is_answered_by_a_statement_sharing_a_rar
     advice = "¿Cuánto tiempo antes puedo montar el fondant sin que sude?"
     assert recall.shares_a_rare_word(advice, said) == [False] * 5
     assert recall.respond(read(advice), said, encoder, now) is None
+    # Among a person's English, "que" and "mi" are rare, but short: one of them alone is no match.
+    mostly_english = [
+        _said("Y quita el pepino, que a mi novio no le gusta.", 1, days=6),
+        *(_said(text, seq, days=5) for seq, text in enumerate(_ENGLISH, start=2)),
+    ]
+    assert recall.shares_a_rare_word("¿Qué medicamento te dije que tomaba?", mostly_english) == [False] * 5
+    assert recall.shares_a_rare_word("¿Qué le pongo al pepino?", mostly_english) == [True, *[False] * 4]
+
+
+_ENGLISH = (
+    "I work at the hospital in Leeds on nights.",
+    "My sister Ines moved to Lisbon last spring.",
+    "We booked the cottage in Whitby for June.",
+    "The boiler makes a knocking noise again.",
+)
 
 
 @pytest.mark.parametrize(

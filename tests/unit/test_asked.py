@@ -24,6 +24,14 @@ from memory_engine.engine.long_term import statements
         ("how old is my middle lad again, it's for the form", Asked(AGE, "lad", "")),
         ("how old did I tell you I was?", Asked(AGE, "", "")),  # their own age
         ("how old are you?", None),  # the assistant's
+        ("how old is the universe?", None),
+        # A thing of theirs asked in a few words, and an identifier asked by its letters.
+        ("- my gym membership number? renewal form", Asked(IDENTIFIER, "gym membership number", "")),
+        ("- Ingrid's direct line? want to call not email", Asked(IDENTIFIER, "direct line", "ingrid")),
+        ("What's my RFC? I need it for the invoice", Asked(IDENTIFIER, "rfc", "")),
+        ("what's my GP?", None),  # someone, not an identifier
+        ("my dog?", None),
+        ("and my BF name? writing a card", None),  # a name asked in a few words: the words for them decide
         # Asked of a kind of thing, or of someone told by what they did: left to recall's scores.
         ("What car do I drive?", None),
         ("Which city do I live in?", None),
@@ -47,6 +55,11 @@ def test_what_a_question_asks_of_its_subject(question, asked):
         ("What is the name of my son's wife?", "My son Daiki works in Montréal. My husband and I will visit him."),
         ("what's my mom's birthday?", "husband Luc turns 55 in February"),
         ("What name did I give you for my mother?", "My mother lives in Onitsha."),
+        # a relative's name is told beside the word for them, not anywhere in the sentence
+        ("What name did I give you for my mother?", "My mother lives in Onitsha and she wants to learn WhatsApp."),
+        ("What's Mum's name again?", "I need to plan Mum's 70th. It's on the 9th of August at the Red Lion."),
+        ("What's my RFC?", "I need to order the candles"),
+        ("What is the name of my pharmacy?", "My pharmacy in Surulere is having problem with stock records."),
         ("what is my blood type?", "I must write it in the travel insurance form."),
         ("And please remind me how old Momo is.", "Our shiba Momo will stay with my sister in Kobe."),
         ("And how old is Sunny again?", "My parakeet Sunny has been very quiet the last two days."),  # no age
@@ -77,6 +90,11 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("How old was my previous car?", "My old red Saab refused to start. It's 24 years old."),
         ("What is my flight number?", "my flight is BA 287 on March 3rd"),
         ("whats my PIN number", "the PIN is 2015 so I remember the year we met"),
+        ("What name did I give you for my mother?", "Ngozi, my mum, lives in Onitsha."),
+        ("What name did I give you for my mother?", "My mother Ngozi lives in Onitsha."),
+        ("What was my father's name again?", "Please add our late father. His name was Chukwuma."),
+        ("what was my old boat called", "i had a boat for 40 years the Mary Ellen we fished cod"),  # not a relative
+        ("What's my RFC?", "my RFC is GOMA800101XX1"),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
