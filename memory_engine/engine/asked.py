@@ -276,10 +276,10 @@ def _an_acronym(thing: str, question: str) -> Asked | None:
     """An identifier asked by its letters ("what's my RFC?", "my PAN?"): the thing's last word written in capitals
     in the question, not a word for someone ("my GP")."""
     owner, _, thing = thing.rpartition("'s ")
-    last = thing.split()[-1] if thing.split() else ""
-    if not last.isalpha() or last in _SAME_ONE or not re.search(rf"\b{last.upper()}\b", question):
+    last = thing.rsplit(" ", 1)[-1]
+    if not (2 <= len(last) <= 5 and last.isalpha()) or last in _SAME_ONE:
         return None
-    return Asked(IDENTIFIER, thing, owner) if 2 <= len(last) <= 5 else None
+    return Asked(IDENTIFIER, thing, owner) if re.search(rf"\b{last.upper()}\b", question) else None
 
 
 def _read(form: str, found: re.Match) -> Asked | None:
@@ -395,7 +395,7 @@ def _names_one(statement: str, question: str, *, person: bool = False, near: fro
     asked_words = {word.lower() for word in _CAPITALISED.findall(question)}
     names = {found.group(1).strip(".,!?;:").lower() for found in _NAMING.finditer(statement.lower())}
     words = list(_CAPITALISED.finditer(statement))
-    beside = [i for i, found in enumerate(words) if near is not None and set(content_tokens(found.group(0))) & near]
+    beside = [] if near is None else [i for i, found in enumerate(words) if set(content_tokens(found.group(0))) & near]
     for index, found in enumerate(words):
         word = found.group(0)
         before = statement[: found.start()].rstrip(" \"'\u201c(")

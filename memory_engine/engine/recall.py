@@ -41,7 +41,7 @@ from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of
 from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
 from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, asked_strictly, read
-from memory_engine.engine.language import is_statement, plain, questions, split_sentences
+from memory_engine.engine.language import is_statement, plain, questions, split_sentences, straight
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
@@ -538,7 +538,7 @@ def names_used(statements: list[Statement]) -> set[str]:
 def names_someone_known(question: str, statements: list[Statement]) -> bool:
     """Whether the question names someone or something the person told about ("what instrument does Rafael
     play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
-    words = {word.lower().removesuffix("'s") for word in _WORD.findall(question.replace("\u2019", "'"))}
+    words = {word.lower().removesuffix("'s") for word in _WORD.findall(straight(question))}
     return bool(words & names_used(statements))  # "Khaled's wife" names Khaled
 
 
