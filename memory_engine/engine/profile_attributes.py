@@ -85,6 +85,8 @@ ASKED_AS: dict[str, str] = {
 
 # A name of up to four words; "I" goes on no name ("my name is Randy I drive for Lone Star", dictated).
 _NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:de|da|van|von|del|di|le|la)\b|(?!I\b|I'\w)[A-Z][\w'\-]*)){0,3}"
+# Not a name but what a writer in capitals says next: "MY SPOUSE IS A US CITIZEN", "MY DOG I WALK DAILY".
+_NOT_A_VERB = r"(?!(?:I|IS|ARE|WAS|WERE|HAS|HAD|WILL|CAN)\b)"
 # A phrase runs to the end of its clause: punctuation, or a word that starts another clause or a place.
 _CLAUSE_END = (
     r"(?=\s*(?:[,.;:!?()\u2014\u2013]|\s-\s|$)|\s+(?:and|but|because|so|since|though|although|while|when|who|which|"
@@ -189,12 +191,12 @@ _VALUE_PATTERNS: tuple[tuple[str, str], ...] = (
             rf"(?i:(?:an?|two|three|\d+)\s+(?:\w+\s+)?(?:{_PETS})\s+(?:called|named))\s+{_NAME}",
         ),
     ),
-    ("pets", _after(r"\bmy", rf"(?i:(?:{_PETS}))(?:'s name is|,?)\s+(?!I\b){_NAME}")),
+    ("pets", _after(r"\bmy", rf"(?i:(?:{_PETS}))(?:'s name is|,?)\s+{_NOT_A_VERB}{_NAME}")),
     (
         "family",
         _after(
             r"\bmy",
-            rf"(?i:(?:little |big |older |younger |baby )?(?:{_RELATIVES}))(?:'s name is|,?)\s+(?!I\b){_NAME}",
+            rf"(?i:(?:little |big |older |younger |baby )?(?:{_RELATIVES}))(?:'s name is|,?)\s+{_NOT_A_VERB}{_NAME}",
         ),
     ),
     ("relationship_status", _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b")),

@@ -37,6 +37,9 @@ Kind = LongTermEntry.Kind
         ("The weather is lovely today.", []),
         # dictated, no punctuation: "I" starts the next clause, not the rest of a name (holdout 7)
         ("this is voice to text my name is Randy I drive for Lone Star Freightways", [("name", "Randy")]),
+        # in capitals, the verb after a relative is no name of theirs (a form pasted in LongMemEval)
+        ("IF YOUR SPOUSE IS A US CITIZEN, MY SPOUSE IS NOT ELIGIBLE", []),
+        ("My mama Rosa turns 90 in November.", [("family", "mama Rosa")]),
     ],
 )
 def test_a_profile_value_is_a_span_of_the_persons_words_never_the_sentence(sentence, values):
