@@ -130,13 +130,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Static files, i18n -----------------------------------------------------------------------
 
 # Served by whitenoise from STATIC_ROOT, which `collectstatic` fills (the image build and `scripts/serve
-# web` run it); compressed copies are served to clients that accept them.
+# web` run it); compressed copies, written once a file (playground/static_files.py), are served to
+# clients that accept them.
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "playground.static_files.CompressedOnceStorage"},
 }
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

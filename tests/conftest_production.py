@@ -4,6 +4,8 @@ process here (DEBUG off, a secret key of its own, the test database, a Redis of 
 
 import os
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,11 +13,26 @@ import pytest
 from memory_engine.models import MemoryUser
 from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.services.tokens import token_create
-from tests.processes import Role, database_url, free_port, healthy, wait_until
+from tests.processes import ROOT, Role, database_url, free_port, healthy, wait_until
+
+
+@pytest.fixture(scope="session")
+def static_root(tmp_path_factory) -> Path:
+    """The static files, collected once for this test process as an image's build collects them: a web role
+    started later collects again only what changed (playground/static_files.py), as in a container."""
+    folder = tmp_path_factory.mktemp("static")
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env={**os.environ, "DEBUG": "true", "STATIC_ROOT": str(folder)},
+        check=True,
+        timeout=900,
+    )
+    return folder
 
 
 @pytest.fixture
-def production_env(broker, tmp_path) -> dict:
+def production_env(broker, static_root, tmp_path) -> dict:
     """The environment of a production process here: DEBUG off, its own secret key, loopback only."""
     return {
         **os.environ,
@@ -23,7 +40,7 @@ def production_env(broker, tmp_path) -> dict:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": broker.url,
-        "STATIC_ROOT": str(tmp_path / "static"),
+        "STATIC_ROOT": str(static_root),
         "MEMORYOS_INDEX_DIR": str(tmp_path / "indexes"),
         "BEAT_SCHEDULE_FILE": str(tmp_path / "beat-schedule"),
         "WEB_WORKERS": "1",

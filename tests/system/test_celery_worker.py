@@ -10,6 +10,7 @@ import time
 
 import pytest
 from django.db.models import Count
+from django.utils import timezone
 
 from bench.fake_llm_server import held, reply, slow, status
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page
@@ -52,6 +53,11 @@ def until(predicate, fake_llm, what: str):
 def settled() -> bool:
     running = ConsolidationRun.objects.filter(status__in=["running", "retrying"]).exists()
     return not running and not spaces_with_pending_work()
+
+
+def lease_run_out(space) -> bool:
+    space.refresh_from_db()
+    return space.consolidation_lease_until is not None and space.consolidation_lease_until < timezone.now()
 
 
 def assert_every_page_once_in_one_tier(space, count):
@@ -100,6 +106,9 @@ def test_a_worker_killed_mid_consolidation_loses_and_doubles_nothing(memory, hot
     assert not LongTermEntry.objects.exists()
 
     fake_llm.responder = answers(extraction(user_facts=[("user's cat", "The user has a cat named Milo", 1)]))
+    # The dead worker's lease on the space runs out (8 s here); a worker started before then would stand
+    # aside, and the work would wait for the next periodic sweep (a minute).
+    until(lambda: lease_run_out(hot_space), fake_llm, "the dead worker's lease to run out")
     start_worker("w2")  # its start-up sweep finds the work the dead worker left
     until(settled, fake_llm, "the restarted worker to finish the backlog")
     assert_every_page_once_in_one_tier(hot_space, 7)
