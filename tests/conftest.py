@@ -2,6 +2,7 @@
 no memory space of his own. Nobody may see anyone else's memory."""
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
@@ -28,9 +29,11 @@ NO_LLM = {
 
 # A test that starts processes of the production stack (a Celery worker and its broker, the production
 # roles) or drives a browser runs once, on PostgreSQL, the production database: `scripts/test` leaves
-# the tests marked `once` out of its SQLite run. What can fail by database (the engine, the API, the write
-# path, the feeds' connections) runs on both.
+# the tests marked `once` out of its SQLite run. So does every test of tests/system, some of which start
+# the processes themselves (`scripts/play`, `scripts/services`). What can fail by database (the engine, the
+# API, the write path, the feeds' connections) runs on both.
 ONCE_FIXTURES = {"browser", "start_worker", "broker", "start"}
+SYSTEM = Path(__file__).parent / "system"
 # A test that uses no database cannot fail by database: it runs once too, in the SQLite run (tests/unit
 # holds the modules made only of such tests).
 DATABASE_FIXTURES = {
@@ -49,7 +52,7 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"tests share a node id, so a parallel run would drop them: {twice[:3]}")
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        if ONCE_FIXTURES & fixtures:
+        if ONCE_FIXTURES & fixtures or SYSTEM in item.path.parents:
             item.add_marker(pytest.mark.once)
         if item.get_closest_marker("once") is not None or item.get_closest_marker("both_databases") is not None:
             continue  # on PostgreSQL (and, for both_databases, on SQLite too), whatever fixtures it asks for

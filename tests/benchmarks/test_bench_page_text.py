@@ -1,16 +1,19 @@
 """The page-text benchmark (bench/page_text.py) on one LoCoMo conversation: each way of embedding a page
 is searched for the same questions, and the embedding cost is measured at two lengths."""
 
-from io import StringIO
+import pytest
 
-from django.core.management import call_command
-
-from bench.page_text import _start, _tokens, measure
+from bench.page_text import _start, _tokens, measure, report
 from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
 
 
-def test_one_conversation_is_searched_three_ways_for_the_same_questions():
-    figures = measure(conversations=1)
+@pytest.fixture(scope="module")
+def figures() -> dict:
+    """What `manage.py bench_page_text --conversations 1` measures and reports (half a minute a run)."""
+    return measure(conversations=1)
+
+
+def test_one_conversation_is_searched_three_ways_for_the_same_questions(figures):
     assert figures["pages"] == len(list(iter_pages(load_samples(DEV_FILE)[0])))
     assert figures["questions"] > 50 and figures["pages_past_the_window"] == 0
     recalls = list(figures["recall"].values())
@@ -26,8 +29,6 @@ def test_a_reply_is_cut_to_its_first_tokens_and_a_short_one_kept_whole():
     assert _tokens(cut) == 32 + 2  # with the model's two special tokens
 
 
-def test_the_command_prints_a_row_for_each_way():
-    out = StringIO()
-    call_command("bench_page_text", "--conversations", "1", stdout=out)
-    printed = out.getvalue()
+def test_the_report_prints_a_row_for_each_way(figures):
+    printed = report(figures)
     assert "| the person's words alone |" in printed and "texts a second at 256 tokens" in printed
