@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from memory_engine.engine import word_lists
 from memory_engine.engine.grounding import states
 from memory_engine.engine.language import split_sentences
 from memory_engine.engine.mid_term import PAGE_KEYWORDS, session_refresh
@@ -140,17 +141,26 @@ def _words(page: Page) -> dict[str, str]:
 
 
 _CLAUSE_END = re.compile(r"(?:,|;|\s+(?:and|but|so)\b)\s+", re.IGNORECASE)
+_OPENING_PHRASE = re.compile(rf"(?:(?:and|but|so)\s+)?(?:{'|'.join(word_lists.OPENING_WORDS)})\b[^,;]*,", re.IGNORECASE)
 
 
 def clauses(sentence: str) -> list[str]:
     """The sentence's clauses, each with the comma or "and" that joins it to the next: "I'm a nurse and I
-    have a cat named Milo." gives "I'm a nurse and" and "I have a cat named Milo.". Pure."""
+    have a cat named Milo." gives "I'm a nurse and" and "I have a cat named Milo.". A phrase that opens a
+    clause goes with it: "For the VPN from home, IT gave me this token: VX-4471-KQ." is one clause, so that
+    forgetting the token leaves no "For the VPN from home," to quote. Pure."""
     pieces, start = [], 0
     for joint in _CLAUSE_END.finditer(sentence):
         pieces.append(sentence[start : joint.end()].strip())
         start = joint.end()
     pieces.append(sentence[start:].strip())
-    return [piece for piece in pieces if piece]
+    joined: list[str] = []
+    for piece in filter(None, pieces):
+        if joined and _OPENING_PHRASE.fullmatch(joined[-1]):
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    return joined
 
 
 def statement_in(value: str, sentence: str) -> str:

@@ -108,6 +108,13 @@ FUNCTION_WORDS = (
     "ki", "ke", "hai", "tha", "kya", "mera", "meri", "ne", "aur", "bhi",
 )  # fmt: skip
 
+# Words that open a phrase leading into a clause ("For the VPN from home, IT gave me this token", "After the
+# move, ..."): the phrase is part of the clause it opens.
+OPENING_WORDS = (
+    "for", "in", "at", "on", "after", "before", "with", "without", "during", "since", "from", "by", "about",
+    "as", "regarding", "until", "despite", "because of", "due to", "thanks to", "according to", "apart from",
+)  # fmt: skip
+
 # Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".
 NEGATIONS = ("not", "no", "nicht", "kein", "keine", "pas", "non", "não", "nao", "nie", "niet", "nahi", "nahin",
              "instead of", "rather than")  # fmt: skip

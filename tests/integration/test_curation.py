@@ -204,6 +204,17 @@ def test_clauses_and_corrections_are_found_in_the_words_as_said():
     assert curation.corrected(sentence, "radiology nurse", "midwife") == "I'm a midwife and I have a cat named Milo."
     assert curation.without(sentence, [("I'm a radiology nurse and", "")]) == "I have a cat named Milo."
     assert curation.without(sentence, [("I have a cat named Milo.", "")]) == "I'm a radiology nurse"
+
+
+def test_a_phrase_that_opens_a_clause_is_part_of_it():
+    """Forgetting the token once left "For the VPN from home," to be quoted for "the VPN token I gave you"."""
+    token = "For the VPN from home, IT gave me this token: VX-4471-KQ."
+    assert curation.clauses(token) == [token]
+    assert curation.clauses("On Monday, I see Dr. Patel, and on Tuesday, I see Dr. Singh.") == [
+        "On Monday, I see Dr. Patel,",
+        "and on Tuesday, I see Dr. Singh.",
+    ]
+    assert curation.clauses("I live in Leeds, with my wife Moira.") == ["I live in Leeds,", "with my wife Moira."]
     assert curation.without("You told me: \u201cI'm AB negative.\u201d", [("I'm AB negative.", "")]) == (
         "You told me: (forgotten)"
     )
