@@ -39,7 +39,9 @@ from memory_engine.engine.word_lists import (
 )
 
 FORGET, LIST = "forget", "list"
-VERB_LAST = ("bhool jao", "bhool jaana", "bhul jao", "delete kar do", "hata do", "mita do", "unut", "sil")
+VERB_LAST = (
+    "bhool jao", "bhool jaana", "bhul jao", "bhool ja", "bhul ja", "delete kar do", "hata do", "mita do", "unut", "sil",
+)  # fmt: skip
 LAST_THING = ("that", "this", "that last bit", "what i just said", "what i just told you", "all that", "all of that")
 _PRONOUNS = ("it", "that", "this", "them", "those", "these", "das", "ça", "ca", "lo", "la", "isso", "quello", "dat")
 # Before a verb of keeping, what makes it one of not keeping: "don't keep", "no longer need you to remember".
@@ -62,8 +64,20 @@ _ASKING = re.compile(
     r"por favor|puedes|podrías|stp|s'il te plaît|s'il vous plaît|per favore|por favor|proszę|lütfen|alsjeblieft|"
     r"je veux que tu|quiero que|yaar|bhai|ok so|so)\b"
 )
-# What may open the clause before the verb.
-_OPENING = re.compile(r"^(?:(?:oh|ok|okay|and|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm)\W+)*")
+# What may open the clause before the verb, in the languages people mix in: "ah y olvida ...", "et oublie ...",
+# "bro borra ...", "aur haan ... bhool ja".
+_OPENING = re.compile(
+    r"^(?:(?:oh|ok|okay|and|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm|ah|bro|y|e|et|und|aber|"
+    r"mais|pero|oye|ay|aur|haan|na)\W+)*"
+)
+# The memory named as what the verb takes from: "drop the escalation number from memory".
+_FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b")
+# A thing told, named by what it was about: "anything about Felix's diagnosis", "the bit about Dan", "lo del
+# despido", "lo de mi ex".
+_ABOUT_TOLD = re.compile(
+    r"^(?:(?:anything|everything|all|the (?:bit|part|thing|stuff|info|information))\s+(?:about|on|re)|lo del?|eso del?)"
+    r"\s+\w"
+)
 # The verb with a subject of its own, or asking to be reminded: no request to the memory.
 _NOT_ASKED = re.compile(
     rf"\b(?:i|we|he|she|they|it|people|ex)\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_VERB}"
@@ -77,8 +91,8 @@ _OWN = re.compile(rf"(?<![\w'])(?:{alternation(OWN_WORDS)})(?![\w'])")
 _OWNING = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])")
 _PRONOUN = re.compile(rf"^(?:{alternation(_PRONOUNS)})$")
 _POLITE_END = re.compile(
-    r"(?:[\s,]+(?:please|pls|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|any more|"
-    r"for good|stp|bitte|por favor|per favore|lol|haha|from (?:your )?memory|from your records|"
+    r"(?:[\s,]+(?:please|pls|plz|porfa|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|"
+    r"any more|for good|stp|bitte|por favor|per favore|lol|haha|from (?:your )?memory|from your records|"
     r"from whatever memory you keep|sofort|right away))+$"
 )
 _LEAD = re.compile(
@@ -186,8 +200,10 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     verb = _FOUND_VERB.search(text)
     after = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
     named_straight = _DEFINITE.match(_ASKING.sub("", after).strip()) is not None  # "forget the X", not "about the X"
+    told_about = _ABOUT_TOLD.match(_ASKING.sub("", after).strip()) is not None
+    from_memory = _FROM_MEMORY.search(text[verb.end() :]) is not None
     after = _LEAD.sub("", after)
-    if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after)):
+    if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after) or told_about or from_memory):
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause)
     if named_straight and _DEFINITE.match(after) and _FORGETTING.fullmatch(verb.group(0)):
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause, tentative=True)
@@ -199,6 +215,8 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     # "Kannst du bitte löschen, was ich dir ...": what it names follows; a verb that holds its object ("scratch
     # that from your memory") or comes last ("... delete kar do") names what came before.
     holds_object = verb.group(0) in VERB_LAST or verb.group(0).startswith("scratch")
+    if holds_object and not after and ahead and not _PRONOUN.match(ahead):
+        return MemoryRequest(FORGET, about=_said_as(clause, ahead), clause=clause)  # "salary wali baat bhool jao"
     if not after and not holds_object:
         return MemoryRequest(FORGET, about=following, clause=clause) if _OWN.search(plain(following)) else None
     # "Please delete it": named before, by a thing of theirs ("meine Adresse, ich will nicht, dass ... Just forget
@@ -218,7 +236,8 @@ def _asks_to_forget(text: str) -> bool:
     verb = _FOUND_VERB.search(text)
     if verb is None or _NOT_ASKED.search(text) or _EDITING.search(text):
         return False
-    ahead, rest = text[: verb.start()], text[verb.end() :].strip(" .!?")
+    ahead = text[: verb.start()]
+    rest = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
     opens = not _OPENING.sub("", ahead).strip()
     # "that thing I said about my ex, wipe it"; "meri ex ka naam delete kar do" (the verb last, in Hindi)
     ends = _PRONOUN.match(rest) is not None or (not rest and verb.group(0) in VERB_LAST)

@@ -29,8 +29,10 @@ retrieval deeper than a prompt's finds the pages; `statements_of` reads the pers
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 
 import numpy as np
 from django.utils import timezone
@@ -479,21 +481,29 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
             )
 
     for page in pages:
-        candidates, message = told_in(page.user_input)
-        # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget.
+        # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget:
+        # neither is an answer, nor quoted beside one.
         request = memory_requests.read(page.user_input)
         named = request.about if request is not None and request.kind == memory_requests.FORGET else ""
+        candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named))
         for text in candidates:
-            if memory_requests.read(text) is None and not (named and named in text):
-                add(text, page, message)
+            add(text, page, message)
     return found
 
 
-def told_in(user_input: str) -> tuple[list[str], str]:
+def _no_request(text: str, *, named: str) -> bool:
+    """Whether `text` is neither a request to the memory nor about `named`, what the message asked to forget
+    (nor part of it: "the glaucoma and the drops both")."""
+    said = plain(text)
+    return memory_requests.read(text) is None and not (named and (plain(named) in said or said in plain(named)))
+
+
+def told_in(user_input: str, keep: Callable[[str], bool] = lambda text: True) -> tuple[list[str], str]:
     """What a message tells, as recall reads it: its candidate answers (the sentences that tell, then the
     clauses that tell of a sentence that also asks, then the whole when short) and what a quote of it shows
-    (the message in its order without what it asks). Pure."""
-    sentences = split_sentences(user_input)
+    (the message in its order without what it asks), leaving out the sentences and clauses `keep` refuses.
+    Pure when `keep` is."""
+    sentences = [sentence for sentence in split_sentences(user_input) if keep(sentence)]
     tells = [is_statement(sentence) for sentence in sentences]
     told = [sentence for sentence, tell in zip(sentences, tells, strict=True) if tell]
     # The clauses of a sentence that also asks: "how much should I charge for a set menu, most of our
@@ -510,7 +520,7 @@ def told_in(user_input: str) -> tuple[list[str], str]:
         for sentence, tell, telling in zip(sentences, tells, clauses_told, strict=True)
         if tell or telling
     )
-    candidates = told + [clause for telling in clauses_told for clause in telling]
+    candidates = [text for text in told + [clause for telling in clauses_told for clause in telling] if keep(text)]
     # The message too, when short: "My old Saab refused to start. It's 24 years old." answers "How old
     # was my car?" only whole.
     if len(told) > 1 and len(" ".join(told)) <= MAX_MESSAGE_CHARS:

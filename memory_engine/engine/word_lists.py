@@ -163,7 +163,8 @@ FORGET_VERBS = (
     "esquece", "esqueça", "esqueca", "apaga", "apague",
     "dimentica", "dimenticati", "cancella",
     "vergeet", "verwijder", "wis", "zapomnij", "usuń", "usun", "unut", "unutur musun", "sil",
-    "bhool jao", "bhool jaana", "bhul jao", "delete kar do", "hata do", "mita do",
+    "bhool jao", "bhool jaana", "bhul jao", "bhool ja", "bhul ja", "delete kar do", "hata do", "mita do",
+    "paki-forget", "pakiforget", "paki-delete", "pakidelete", "pakibura", "pakitanggal", "kalimutan mo",
 )  # fmt: skip
 KEEP_VERBS = (
     "keep", "keeping", "remember", "remembering", "store", "storing", "save", "saving", "hold on to", "hold onto",
@@ -179,7 +180,7 @@ OWNING_WORDS = (
 # The words of a thing of the person's, or of something they told: "my", "where I live", "what I said about".
 OWN_WORDS = (
     *OWNING_WORDS, "mine", "i", "i'm", "i've", "i'd", "me", "we", "us", "je", "j'ai", "moi", "yo", "te dije", "ich",
-    "eu", "ik", "benim", "maine",
+    "eu", "ik", "benim", "maine", "ko",
 )  # fmt: skip
 # Asking what the memory holds of the person: "what do you know about me?", "dump ur memory of me".
 MEMORY_WORDS = (

@@ -62,9 +62,12 @@ TOO_MANY = (
 # Words of a request that name no thing: "what I said about", "the bit about".
 _FRAME = re.compile(
     r"^(?:(?:the|that) (?:thing|bit|part|stuff|fact)s? (?:about|that|on)|(?:what|everything|anything|all|that) "
-    r"(?:i|we) (?:said|told you|told|mentioned|shared|gave you)(?: about| on| of)?|that)\s+",
+    r"(?:i|we) (?:said|told you|told|mentioned|shared|gave you)(?: about| on| of)?|"
+    r"(?:i|we) (?:said|told you|mentioned) (?:anything|something|stuff) (?:about|on)|lo del?|eso del?|that)\s+",
     re.IGNORECASE,
 )
+# The frame after the thing: "the stats thing i said" -> "the stats".
+_FRAME_END = re.compile(r"\s+(?:thing|stuff|bit)?\s*(?:i|we) (?:said|told you|mentioned)$", re.IGNORECASE)
 _TO_YOU = re.compile(r"(?<![\w'])(?:you|your|you're|u|ur)(?![\w'])", re.IGNORECASE)
 _POSSESSED = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\s+", re.IGNORECASE)
@@ -301,7 +304,7 @@ def forgotten_by(page: Page) -> list[Forgotten]:
 def named(about: str) -> str:
     """The thing a request names, without its frame or article: "what I said about my diagnosis" -> "my
     diagnosis", "den Token" -> "Token". Pure."""
-    thing = _FRAME.sub("", about.strip()).strip()
+    thing = _FRAME_END.sub("", _FRAME.sub("", about.strip()).strip()).strip()
     return _ARTICLE.sub("", thing).strip() or thing or about
 
 

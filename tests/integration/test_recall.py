@@ -246,6 +246,13 @@ def test_a_quoted_message_shows_what_it_told_not_what_it_asked(weak_memory, alic
     assert "taylor swift" in text and "what do i get her" not in text
 
 
+def test_a_quoted_message_leaves_out_a_request_to_the_memory_and_what_it_named(weak_memory, alice_space):
+    said = "Our daughter Ines lives in Leeds now. Please forget my old address. My old address was 4 Rua Alegre."
+    _tell(weak_memory, [*TOLD, (said, "Noted.")], days_ago(3))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Where does our daughter live?").text
+    assert "Leeds" in text and "forget" not in text and "Rua Alegre" not in text
+
+
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):
     _tell(weak_memory, TOLD, days_ago(20))
     _tell(weak_memory, [("Big news: we moved to Lisbon last week!", "Congratulations!")], days_ago(2))

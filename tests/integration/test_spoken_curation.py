@@ -49,6 +49,13 @@ def _ask(memory: MemoryOS, message: str):
         ("I'm not comfortable with you knowing my HIV status. Please delete it.", "I'm not comfortable with you"),
         ("Oublie mon adresse, s'il te plaît.", "mon adresse"),
         ("My bank PIN is 4471. wait no, forget that", "My bank PIN is 4471."),
+        # The memory named as what it takes from, a thing told named by what it was about, a filler in the
+        # language mixed in, the verb last after the thing it takes.
+        ("drop the gate code from memory, it changes weekly", "the gate code"),
+        ("Actually, please don't store anything about Ravi's operation.", "Ravi's operation"),
+        ("ah y borra lo del juicio, porfa", "lo del juicio"),
+        ("et oublie le nom de mon avocat stp", "le nom de mon avocat"),
+        ("aur haan loan wali baat bhool ja", "loan wali baat"),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -69,10 +76,30 @@ def test_a_request_to_forget_is_read_with_what_it_names(message, about):
         "Honestly I just want to forget this entire month.",
         "Thank you, this is very clear.",
         "What do you know about sourdough?",
+        "N'oublie pas de me rappeler d'appeler ma mère dimanche.",
+        "Wie lösche ich meinen Amazon-Account?",
+        "the app lost my photos, how do I get them back from the cloud?",
+        "It's clear that I need to spend less on gifts.",
     ],
 )
 def test_the_same_words_that_ask_nothing_of_the_memory_are_no_request(message):
     assert read(message) is None
+
+
+@pytest.mark.parametrize(
+    ("about", "thing"),
+    [
+        ("what i said about my diagnosis", "my diagnosis"),
+        ("the stats thing i said", "stats"),
+        ("I said anything about the tyre", "tyre"),
+        ("lo del despido", "despido"),
+        ("my phone number", "my phone number"),
+    ],
+)
+def test_a_request_names_its_thing_without_the_words_that_frame_it(about, thing):
+    # The reply says back what was forgotten: "what I kept about you said anything about the tyre" says the
+    # person said what they never did.
+    assert spoken_curation.named(about) == thing
 
 
 def test_no_message_labelled_as_asking_nothing_of_the_memory_is_read_as_a_request():
