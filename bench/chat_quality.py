@@ -142,7 +142,7 @@ class RunResult:
 
 _NOT_TOLD = re.compile(
     r"\b(?:haven't told me|have not told me|don't think you've told me|didn't tell me|never told me|"
-    r"not told me|don't know (?:your|that))\b",
+    r"not told me|don't know (?:your|that)|asked to forget)\b",
     re.IGNORECASE,
 )
 

@@ -59,7 +59,7 @@ from memory_engine.engine.word_lists import (
     WEEKDAYS,
     alternation,
 )
-from memory_engine.models import MemorySpace, Page
+from memory_engine.models import MemorySpace, Page, StatementMark
 from memory_engine.store.embeddings import get_embedder
 from memory_engine.store.keywords import content_tokens
 
@@ -748,4 +748,41 @@ def answer(
         return None
     if deep is None:
         _, deep = retrievals(space, query)
-    return respond(intent, statements_of(deep, query), get_embedder(), now or timezone.now(), reranker=get_reranker())
+    now = now or timezone.now()
+    encoder = get_embedder()
+    result = respond(intent, statements_of(deep, query), encoder, now, reranker=get_reranker())
+    return asks_what_was_forgotten(space, intent, result, encoder) or result
+
+
+FORGOTTEN_CLOSE = 0.6  # a question this close (MiniLM cosine) to a statement asked to be forgotten asks for it ...
+# ... chosen on two sets read for it (docs/benchmarks.md): the questions about what was forgotten scored 0.59-0.88,
+# the other questions of the same conversations at most 0.66 (one), mostly under 0.35.
+MAX_FORGOTTEN = 200  # the latest statements forgotten that a question is held against
+ASKED_TO_FORGET = "I was asked to forget that, so I no longer have it."  # by the person, or in the admin
+
+
+def asks_what_was_forgotten(space: MemorySpace, intent: Intent, result: Recall | None, encoder) -> Recall | None:
+    """The reply to a question about what the person asked to forget ("escalation pager number?" after "drop the
+    escalation number from memory"): the statement closest to the question among those forgotten (curation's
+    marks, which keep the words for Undo) is at least FORGOTTEN_CLOSE and closer than anything `result` quotes.
+    The reply says so and gives nothing of what was forgotten (nor when: a history imported carries out its
+    requests when imported, not when they were said); None otherwise. Reads the marks."""
+    if intent.kind not in (MEMORY, MAYBE):
+        return None
+    forgotten = list(
+        StatementMark.objects.filter(space=space, kind=StatementMark.Kind.FORGOTTEN, field="user_input")
+        .order_by("-at", "-pk")
+        .values_list("sentence", flat=True)[:MAX_FORGOTTEN]
+    )
+    if not forgotten:
+        return None
+    quoted = result.quoted if result is not None else ()
+    asked = [intent.message, intent.asked_part or intent.message]
+    vectors = encoder.encode([*asked, *(s.text for s in quoted), *forgotten])
+    closeness = (vectors[: len(asked)] @ vectors[len(asked) :].T).max(axis=0)
+    quoted_best = float(closeness[: len(quoted)].max()) if quoted else -1.0
+    marks = closeness[len(quoted) :]
+    best = int(np.argmax(marks))
+    if marks[best] < FORGOTTEN_CLOSE or marks[best] <= quoted_best:
+        return None
+    return Recall(ASKED_TO_FORGET, (), intent.rule)

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from bench.fake_llm_server import nothing_extracted, reply
 from memory_engine import services
-from memory_engine.engine import curation
+from memory_engine.engine import curation, recall
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page, StatementMark
 from memory_engine.services.export import space_export
@@ -73,7 +73,7 @@ def test_a_forgotten_fact_is_neither_quoted_nor_retrieved_and_the_turn_keeps_its
     assert "AB negative" in _ask(told, BLOOD)  # quoted, and the quote is a turn of its own
     _forget_every_entry_about(told, "AB negative")
 
-    assert _ask(told, BLOOD) == "You haven't told me your blood type yet."
+    assert _ask(told, BLOOD) == recall.ASKED_TO_FORGET  # nothing of it, nor a guess
     assert "AB negative" not in _retrieved(told, "blood type AB negative")
     page = Page.objects.get(seq=2)
     assert page.said["user_input"] == TOLD[1][0] and "AB negative" not in page.user_input
@@ -283,7 +283,7 @@ def test_the_inspector_shows_neither_the_forgotten_words_nor_an_answer_from_them
     seen = client_for("alice").post(SPACE.format(user="alice") + "inspect/", {"query": BLOOD}, format="json")
     assert seen.status_code == 200, seen.data
     assert "AB negative" not in json.dumps(seen.data)
-    assert seen.data["answer_from_memory"]["text"] == "You haven't told me your blood type yet."
+    assert seen.data["answer_from_memory"]["text"] == recall.ASKED_TO_FORGET
 
 
 def test_an_admin_edit_is_what_the_reply_gives_and_reverting_it_gives_the_first_words_back(told, admin_client):

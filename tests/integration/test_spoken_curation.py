@@ -138,6 +138,21 @@ def test_forgetting_by_talking_forgets_what_it_names_keeps_the_rest_and_undo_giv
     assert not offline_model_loaded()  # nothing of this asked the model
 
 
+def test_a_question_about_what_was_forgotten_says_it_was_asked_to_be_forgotten_and_gives_nothing_of_it(
+    alice_space, settings
+):
+    pager = ("oncall was me and sanna. escalation pager +372 5550 1834 if you need it in the doc.", "Noted.")
+    weak = told_with_no_key(alice_space, settings, [*TOLD, pager])
+    assert "1834" in _ask(weak, "escalation pager number?").text
+    _ask(weak, "drop the escalation number from memory, it rotates weekly anyway")
+    after = _ask(weak, "escalation pager number?")
+    assert after.text == recall.ASKED_TO_FORGET
+    assert after.quoted == ()
+    # A question about anything else is answered as before.
+    assert "Biscuit" in _ask(weak, "What's my dog called?").text
+    assert "Ghent" in _ask(weak, "Where do I live?").text
+
+
 def test_a_request_in_passing_forgets_every_thing_of_the_list_it_names_and_keeps_the_rest(alice_space, settings):
     # Written by someone who saw no code: the request comes last in a message that asks something else, and names
     # its things in a list after a comma; the sentence told both in clauses of their own.

@@ -556,7 +556,7 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     def ask(question: str) -> str:
         return _reply_to(browser, question).locator(".text").inner_text()
 
-    assert ask("What's my blood type?") == recall.not_told("What's my blood type?")
+    assert ask("What's my blood type?") == recall.ASKED_TO_FORGET  # nothing of it, nor a guess
     browser.click("#curation-status button.undo")  # undone on the page: the entry and its words are back
     browser.wait_for_selector("#curation-status >> text=is back")
     browser.locator("#knowledge li", has_text="AB negative").wait_for()
@@ -591,9 +591,7 @@ def test_what_is_kept_is_listed_and_a_fact_forgotten_by_talking_is_not_known_unt
     assert done.locator(".text").inner_text().startswith("Done: I've forgotten what I kept about your blood type")
     assert "Done by the memory" in done.inner_text()
     browser.locator("#knowledge li", has_text="AB negative").wait_for(state="detached")
-    assert _reply_to(browser, "What's my blood type?").locator(".text").inner_text() == recall.not_told(
-        "What's my blood type?"
-    )
+    assert _reply_to(browser, "What's my blood type?").locator(".text").inner_text() == recall.ASKED_TO_FORGET
 
     done.locator("button.undo").click()  # Undo under the reply: the entry and its words are back
     done.locator("text=Undone").wait_for()
