@@ -457,7 +457,7 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
     page_ids += [item.id for item in retrieval.cut if item.kind in ("short_term", "page")]
     for item in (*retrieval.profile, *retrieval.user_knowledge, *retrieval.cut):
         page_ids += item.provenance.get("source_page_ids", [])
-    pages = Page.objects.filter(pk__in=set(page_ids)).only("seq", "user_input", "timestamp").order_by("seq")
+    pages = Page.objects.filter(pk__in=set(page_ids)).only("seq", "user_input", "said", "timestamp").order_by("seq")
     corrections = curation.corrections_in(set(page_ids))
     asked_words = " ".join(asked.lower().split())
     found: list[Statement] = []
@@ -483,19 +483,24 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
     for page in pages:
         # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget:
         # neither is an answer, nor quoted beside one.
-        request = memory_requests.read(page.user_input)
-        named = request.about if request is not None and request.kind == memory_requests.FORGET else ""
-        candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named))
+        # read in the words as said: once what it pointed at is forgotten, "PLEASE WIPE IT" points at nothing
+        requests = memory_requests.read_all((page.said or {}).get("user_input") or page.user_input)
+        named = next((r.about for r in requests if r.kind == memory_requests.FORGET), "")
+        clauses = tuple(plain(r.clause) for r in requests if r.clause)
+        candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named, clauses=clauses))
         for text in candidates:
             add(text, page, message)
     return found
 
 
-def _no_request(text: str, *, named: str) -> bool:
-    """Whether `text` is neither a request to the memory nor about `named`, what the message asked to forget
-    (nor part of it: "the glaucoma and the drops both")."""
+def _no_request(text: str, *, named: str, clauses: tuple[str, ...] = ()) -> bool:
+    """Whether `text` is neither a request to the memory (alone, or one of the message's `clauses` that ask: "PLEASE
+    WIPE IT FROM YOUR MEMORY." after what it points at) nor about `named`, what the message asked to forget (nor
+    part of it: "the glaucoma and the drops both")."""
     said = plain(text)
-    return memory_requests.read(text) is None and not (named and (plain(named) in said or said in plain(named)))
+    if memory_requests.read(text) is not None or any(clause in said for clause in clauses):
+        return False
+    return not (named and (plain(named) in said or said in plain(named)))
 
 
 def told_in(user_input: str, keep: Callable[[str], bool] = lambda text: True) -> tuple[list[str], str]:
@@ -764,7 +769,8 @@ ASKED_TO_FORGET = "I was asked to forget that, so I no longer have it."  # by th
 def asks_what_was_forgotten(space: MemorySpace, intent: Intent, result: Recall | None, encoder) -> Recall | None:
     """The reply to a question about what the person asked to forget ("escalation pager number?" after "drop the
     escalation number from memory"): the statement closest to the question among those forgotten (curation's
-    marks, which keep the words for Undo) is at least FORGOTTEN_CLOSE and closer than anything `result` quotes.
+    marks, which keep the words for Undo) is at least FORGOTTEN_CLOSE and closer than anything `result` quotes, and
+    nothing it quotes told the same again since (as close to it).
     The reply says so and gives nothing of what was forgotten (nor when: a history imported carries out its
     requests when imported, not when they were said); None otherwise. Reads the marks."""
     if intent.kind not in (MEMORY, MAYBE):
@@ -772,17 +778,26 @@ def asks_what_was_forgotten(space: MemorySpace, intent: Intent, result: Recall |
     forgotten = list(
         StatementMark.objects.filter(space=space, kind=StatementMark.Kind.FORGOTTEN, field="user_input")
         .order_by("-at", "-pk")
-        .values_list("sentence", flat=True)[:MAX_FORGOTTEN]
+        .values_list("sentence", "page__seq")[:MAX_FORGOTTEN]
     )
     if not forgotten:
         return None
     quoted = result.quoted if result is not None else ()
     asked = [intent.message, intent.asked_part or intent.message]
-    vectors = encoder.encode([*asked, *(s.text for s in quoted), *forgotten])
+    vectors = encoder.encode([*asked, *(s.text for s in quoted), *(sentence for sentence, _ in forgotten)])
     closeness = (vectors[: len(asked)] @ vectors[len(asked) :].T).max(axis=0)
     quoted_best = float(closeness[: len(quoted)].max()) if quoted else -1.0
     marks = closeness[len(quoted) :]
     best = int(np.argmax(marks))
     if marks[best] < FORGOTTEN_CLOSE or marks[best] <= quoted_best:
         return None
+    quoted_vectors, forgotten_vector = (
+        vectors[len(asked) : len(asked) + len(quoted)],
+        vectors[len(asked) + len(quoted) + best],
+    )
+    if any(
+        s.seq > forgotten[best][1] and float(v @ forgotten_vector) >= FORGOTTEN_CLOSE
+        for s, v in zip(quoted, quoted_vectors, strict=True)
+    ):
+        return None  # told again since ("forget my old number", then "my number is now ..."): the quote answers
     return Recall(ASKED_TO_FORGET, (), intent.rule)

@@ -251,6 +251,11 @@ def test_a_quoted_message_leaves_out_a_request_to_the_memory_and_what_it_named(w
     _tell(weak_memory, [*TOLD, (said, "Noted.")], days_ago(3))
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Where does our daughter live?").text
     assert "Leeds" in text and "forget" not in text and "Rua Alegre" not in text
+    # A request that points back at what it names is one with it: "WIPE IT" is no statement to quote.
+    said = "My locker code is 5521. PLEASE WIPE IT FROM YOUR MEMORY. My gym is FitZone on Leith Walk."
+    _tell(weak_memory, [(said, "Noted.")], days_ago(1))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Which gym do I go to?").text
+    assert "FitZone" in text and "WIPE" not in text and "5521" not in text
 
 
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):

@@ -148,6 +148,9 @@ def test_a_question_about_what_was_forgotten_says_it_was_asked_to_be_forgotten_a
     after = _ask(weak, "escalation pager number?")
     assert after.text == recall.ASKED_TO_FORGET
     assert after.quoted == ()
+    # Told again since: the new words are the answer.
+    _ask(weak, "new escalation pager for this week: +372 5550 9921")
+    assert "9921" in _ask(weak, "escalation pager number?").text
     # A question about anything else is answered as before.
     assert "Biscuit" in _ask(weak, "What's my dog called?").text
     assert "Ghent" in _ask(weak, "Where do I live?").text
