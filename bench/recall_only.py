@@ -36,6 +36,7 @@ class Answer:
     not_told: bool
     small_talk: bool = False  # a message of the set that asks nothing of the memory
     read_as: str = ""  # the rule that read it (engine/intent.py), when recall answered
+    memory_reply: str = ""  # the reply to a request to the memory (services/spoken_curation.py), carried out
 
     @property
     def recalled(self) -> bool:
@@ -78,6 +79,7 @@ def run(path: Path) -> list[Answer]:
                         not_told=bool(turn.get("not_told")),
                         small_talk="ask" not in turn,
                         read_as=found_answer.read_as if found_answer else ("memory request" if planned else ""),
+                        memory_reply=planned.text if planned else "",
                     )
                 )
                 turn_add(space=space, user_input=said, agent_response="", timestamp=when, planned=planned)

@@ -32,9 +32,11 @@ from memory_engine.engine.word_lists import (
     ABOUT_ME,
     FORGET_VERBS,
     KEEP_VERBS,
+    KEEPING_WORDS,
     MEMORY_WORDS,
     OWN_WORDS,
     OWNING_WORDS,
+    TOLD_ABOUT,
     alternation,
 )
 
@@ -75,8 +77,8 @@ _FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b")
 # A thing told, named by what it was about: "anything about Felix's diagnosis", "the bit about Dan", "lo del
 # despido", "lo de mi ex".
 _ABOUT_TOLD = re.compile(
-    r"^(?:(?:anything|everything|all|the (?:bit|part|thing|stuff|info|information))\s+(?:about|on|re)|lo del?|eso del?)"
-    r"\s+\w"
+    r"^(?:(?:anything|everything|all|the (?:bit|part|thing|stuff|info|information))\s+(?:about|on|re)|lo del?|eso del?"
+    rf"|{alternation(TOLD_ABOUT)})\s+\w"
 )
 # The verb with a subject of its own, or asking to be reminded: no request to the memory.
 _NOT_ASKED = re.compile(
@@ -133,6 +135,15 @@ class MemoryRequest:
     def last_thing(self) -> bool:
         """Whether it names the last thing told ("forget that") rather than what it says."""
         return plain(self.about).strip(" .!?") in LAST_THING
+
+
+_KEEPING = re.compile(rf"(?<![\w'])(?:{alternation(KEEPING_WORDS + FORGET_VERBS)})(?![\w'])")
+
+
+def speaks_of_keeping(text: str) -> bool:
+    """Whether `text` speaks of keeping or forgetting ("She prefers not to be in your memory."): in a message that
+    asks to forget, a reason for the request, not a statement of the person's."""
+    return _KEEPING.search(plain(text)) is not None
 
 
 def read(message: str) -> MemoryRequest | None:

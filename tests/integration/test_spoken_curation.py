@@ -56,6 +56,9 @@ def _ask(memory: MemoryOS, message: str):
         ("ah y borra lo del juicio, porfa", "lo del juicio"),
         ("et oublie le nom de mon avocat stp", "le nom de mon avocat"),
         ("aur haan loan wali baat bhool ja", "loan wali baat"),
+        # What was told of it, in the languages people mix in.
+        ("Per favore dimentica quello che ti ho detto su Chiara, grazie", "quello che ti ho detto su Chiara"),
+        ("olvida lo que te conté sobre mi jefe", "lo que te conté sobre mi jefe"),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -94,6 +97,8 @@ def test_the_same_words_that_ask_nothing_of_the_memory_are_no_request(message):
         ("I said anything about the tyre", "tyre"),
         ("lo del despido", "despido"),
         ("my phone number", "my phone number"),
+        ("the information about my wife", "my wife"),
+        ("quello che ti ho detto su Chiara e la separazione", "Chiara e la separazione"),
     ],
 )
 def test_a_request_names_its_thing_without_the_words_that_frame_it(about, thing):
@@ -211,6 +216,27 @@ def test_one_thing_asked_twice_in_a_message_is_forgotten_and_said_once(memory, a
     assert done.text.startswith("Done: I've forgotten what I kept about your dog") and done.text.count("dog") == 1
     assert "keep nothing" not in done.text
     assert not LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Biscuit").exists()
+
+
+def test_a_request_names_its_thing_in_another_form_of_the_word_and_it_is_forgotten(alice_space, settings):
+    # Written by someone who saw no code: "lo del despido" (the dismissal) for "me despidieron" (they dismissed me),
+    # "my diagnosis" for "got diagnosed": the same word in another form, in any language. Each was asked about
+    # ("did you mean ...?") and nothing forgotten, before a word was matched by its form as well as by its spelling.
+    told = [
+        ("Entre nosotros, en mi último trabajo me despidieron por un conflicto con mi jefe.", "Entendido."),
+        ("ngl kinda overwhelmed, got diagnosed w adhd last wk", "That's a lot."),
+    ]
+    weak = told_with_no_key(alice_space, settings, [*TOLD, *told])
+    asked = (("Oye, borra lo del despido, por favor.", "despidieron"), ("pls forget my diagnosis", "adhd"))
+    for request, gone in asked:
+        done = _ask(weak, request)
+        assert done.text.startswith("Done: I've forgotten"), done.text
+        kept = " ".join(
+            LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True)
+        )
+        assert gone not in kept and "Biscuit" in kept
+    assert "adhd" not in _ask(weak, "what did i get diagnosed with again").text
+    assert "Ghent" in _ask(weak, "Where do I live?").text
 
 
 def test_a_request_it_cannot_pin_down_asks_and_forgets_nothing(alice_space, settings):
