@@ -60,7 +60,7 @@ from memory_engine.engine.word_lists import (
     alternation,
 )
 from memory_engine.models import MemorySpace, Page, StatementMark
-from memory_engine.store.embeddings import get_embedder
+from memory_engine.store.embeddings import RecentVectors, get_embedder
 from memory_engine.store.keywords import content_tokens
 
 logger = logging.getLogger(__name__)
@@ -771,6 +771,7 @@ FORGOTTEN_CLOSE = 0.6  # a question this close (MiniLM cosine) to a statement as
 # the other questions of the same conversations at most 0.66 (one), mostly under 0.35.
 MAX_FORGOTTEN = 200  # the latest statements forgotten that a question is held against
 ASKED_TO_FORGET = "I was asked to forget that, so I no longer have it."  # by the person, or in the admin
+_FORGOTTEN_VECTORS = RecentVectors(size=4 * MAX_FORGOTTEN)  # the marks' vectors, by the model's label
 
 
 def asks_what_was_forgotten(space: MemorySpace, intent: Intent, result: Recall | None, encoder) -> Recall | None:
@@ -791,7 +792,12 @@ def asks_what_was_forgotten(space: MemorySpace, intent: Intent, result: Recall |
         return None
     quoted = result.quoted if result is not None else ()
     asked = [intent.message, intent.asked_part or intent.message]
-    vectors = encoder.encode([*asked, *(s.text for s in quoted), *(sentence for sentence, _ in forgotten)])
+    label = getattr(encoder, "label", type(encoder).__name__)
+    kept = _FORGOTTEN_VECTORS.get_many(  # the same marks for every question: each encoded once a process
+        [f"{label}\x00{sentence}" for sentence, _ in forgotten],
+        lambda keys: encoder.encode([key.partition("\x00")[2] for key in keys]),
+    )
+    vectors = np.vstack([encoder.encode([*asked, *(s.text for s in quoted)]), kept])
     closeness = (vectors[: len(asked)] @ vectors[len(asked) :].T).max(axis=0)
     quoted_best = float(closeness[: len(quoted)].max()) if quoted else -1.0
     marks = closeness[len(quoted) :]

@@ -64,6 +64,23 @@ class RecentVectors:
                 self._vectors.popitem(last=False)
         return vector.copy()
 
+    def get_many(self, texts: list[str], encode: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """The vectors of `texts`, one row each: those kept, and the rest by one call of `encode` (kept
+        from then on)."""
+        with self._lock:
+            found = {text: self._vectors[text] for text in texts if text in self._vectors}
+            for text in found:
+                self._vectors.move_to_end(text)
+        missing = list(dict.fromkeys(text for text in texts if text not in found))
+        if missing:
+            rows = encode(missing)
+            with self._lock:
+                for text, row in zip(missing, rows, strict=True):
+                    found[text] = self._vectors[text] = row
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        return np.array([found[text] for text in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
 
 class Embedder:
     """sentence-transformers on torch: any model it can load."""
