@@ -7,7 +7,7 @@ measure (curation.py). Pure.
 
 import re
 
-from memory_engine.engine.word_lists import CORRECTING_WORDS, DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
+from memory_engine.engine.word_lists import DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
 from memory_engine.store.keywords import content_tokens
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
@@ -33,8 +33,8 @@ def states(value: str, sentence: str) -> bool:
 # A statement that says something changed: "update: they postponed the exam to the 21st", "standup at 9:15
 # from monday, not 9:30 anymore".
 CHANGED = re.compile(
-    rf"(?<![\w'])(?:{alternation(CORRECTING_WORDS + MOVED_WORDS)}|instead|now|no longer|not anymore|any ?more|renamed|"
-    r"new)(?![\w'])"
+    r"\b(?:update|updated|change of plans?|changed|moved|postponed|rescheduled|brought forward|pushed back|"
+    rf"switched|instead|now|no longer|not anymore|any ?more|renamed|new|{alternation(MOVED_WORDS)})\b"
 )
 # The values a change is about: a time, a date, a number.
 _VALUES = re.compile(
@@ -52,7 +52,10 @@ def changes(earlier: str, later: str) -> bool:
     return bool(set(_VALUES.findall(later.lower())) - set(_VALUES.findall(earlier.lower())))
 
 
-_MOVED = re.compile(rf"(?<![\w'])(?:{alternation(MOVED_WORDS)}|no longer|not (?:\w+ )?any ?more)(?![\w'])")
+_MOVED = re.compile(
+    r"\b(?:moved|postponed|rescheduled|brought forward|pushed back|changed|switched|no longer|not (?:\w+ )?any ?more|"
+    rf"{alternation(MOVED_WORDS)})\b"
+)
 
 
 def tells_a_change(sentence: str) -> bool:
@@ -86,24 +89,15 @@ def _named_values(sentence: str) -> set[str]:
     }
 
 
-# A value set against the one before it, at the end of a clause: "twice a day, not once.", "l'apt 8 pas 6,".
-_CONTRAST = re.compile(
-    rf"[,\d]\s*(?<![\w'])(?:{alternation(NEGATIONS)})\s+((?:[^\s,;:!?.]+\s+){{0,2}}?[^\s,;:!?.]+)\s*(?:[,;:!?.]|$)",
-    re.IGNORECASE,
-)
-
-
 def sets_aside(earlier: str, later: str) -> bool:
     """Whether `later` sets aside a value `earlier` gave: right after a negation in `later` (and an article or a
     preposition) comes a word of `earlier` that names or counts something ("I booked Hotel Sakuraya", then
     "the hotel is Hotel Hanabusa, not Hotel Sakuraya"; "Luca's birthday is 8 August, not 3"; not "I'm not sure
-    the hotel has parking"), or any word of `earlier` set against a value at the end of a clause ("twice a day, not
-    once."). Whether the two are about the same thing is the caller's to know. Pure."""
+    the hotel has parking"). Whether the two are about the same thing is the caller's to know. Pure."""
     values = _named_values(earlier)
-    said_before = {word.lower() for word in _WORD.findall(earlier)}
-    for pattern, told in ((_SET_ASIDE, values), (_CONTRAST, said_before)):
-        for found in pattern.finditer(later):
-            words = [word.lower() for word in _WORD.findall(found.group(1))]
-            if next((word for word in words if word not in _LINKS), "") in told:
-                return True
+    for found in _SET_ASIDE.finditer(later):
+        words = [word.lower() for word in _WORD.findall(found.group(1))]
+        first = next((word for word in words if word not in _LINKS), "")
+        if first in values:
+            return True
     return False

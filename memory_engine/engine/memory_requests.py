@@ -32,7 +32,6 @@ from memory_engine.engine.word_lists import (
     ABOUT_ME,
     FORGET_VERBS,
     KEEP_VERBS,
-    KEEPING_WORDS,
     MEMORY_WORDS,
     OWN_WORDS,
     OWNING_WORDS,
@@ -135,15 +134,6 @@ class MemoryRequest:
     def last_thing(self) -> bool:
         """Whether it names the last thing told ("forget that") rather than what it says."""
         return plain(self.about).strip(" .!?") in LAST_THING
-
-
-_KEEPING = re.compile(rf"(?<![\w'])(?:{alternation(KEEPING_WORDS + FORGET_VERBS)})(?![\w'])")
-
-
-def speaks_of_keeping(text: str) -> bool:
-    """Whether `text` speaks of keeping or forgetting ("She prefers not to be in your memory."): in a message that
-    asks to forget, a reason for the request, not a statement of the person's."""
-    return _KEEPING.search(plain(text)) is not None
 
 
 def read(message: str) -> MemoryRequest | None:

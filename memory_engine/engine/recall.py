@@ -496,18 +496,11 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
 def _no_request(text: str, *, named: str, clauses: tuple[str, ...] = ()) -> bool:
     """Whether `text` is neither a request to the memory (alone, or one of the message's `clauses` that ask: "PLEASE
     WIPE IT FROM YOUR MEMORY." after what it points at) nor about `named`, what the message asked to forget (nor
-    part of it: "the glaucoma and the drops both"), nor, in a message that asked to forget, about the keeping."""
+    part of it: "the glaucoma and the drops both")."""
     said = plain(text)
     if memory_requests.read(text) is not None or any(clause in said for clause in clauses):
         return False
-    if named and memory_requests.speaks_of_keeping(text) and not _gives_a_value(text):
-        return False  # "No quiero que quede guardado.": the request's reason; not "my new number is 555, save it"
     return not (named and (plain(named) in said or said in plain(named)))
-
-
-def _gives_a_value(text: str) -> bool:
-    """Whether `text` holds a number or a name (a capitalised word inside it)."""
-    return any(c.isdigit() for c in text) or any(_is_name(text, match) for match in _WORD.finditer(text))
 
 
 def told_in(user_input: str, keep: Callable[[str], bool] = lambda text: True) -> tuple[list[str], str]:

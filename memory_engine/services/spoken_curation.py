@@ -43,7 +43,7 @@ from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, TOLD_ABOUT,
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.store.keywords import content_tokens, same_word
+from memory_engine.store.keywords import content_tokens
 from memory_engine.store.writes import space_write
 
 CAUSE = EntryVersion.Cause.CONVERSATION
@@ -312,22 +312,15 @@ def named(about: str) -> str:
 
 def score(about: str, texts: list[str], encoder) -> list[float]:
     """How close each text is to the thing named: the MiniLM cosine plus LEXICAL times the share of its
-    content words found in the text, in any of their forms ("my passport number" in "my passport number is
-    X123", "despido" in "me despidieron": keywords.same_word). Pure apart from the encoder."""
+    content words found in the text ("my passport number" in "my passport number is X123"). Pure apart from
+    the encoder."""
     if not texts:
         return []
     vectors = encoder.encode([about, *texts])
     cosines = vectors[1:] @ vectors[0]
     words = set(content_tokens(about)) - _GENERIC
-    shares = [_share_found(words, set(content_tokens(text))) for text in texts]
+    shares = [len(words & set(content_tokens(text))) / len(words) if words else 0.0 for text in texts]
     return [round(float(c) + LEXICAL * share, 6) for c, share in zip(np.asarray(cosines), shares, strict=True)]
-
-
-def _share_found(words: set[str], said: set[str]) -> float:
-    """The share of `words` found in `said`, in any of their forms."""
-    if not words:
-        return 0.0
-    return sum(any(same_word(word, other) for other in said) for word in words) / len(words)
 
 
 def _matching(space: MemorySpace, thing: str) -> list[Target]:
@@ -358,7 +351,7 @@ def _narrowest(targets: list[Target]) -> list[Target]:
     ]
 
 
-_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und|or|ou|oder)\s+")
+_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und)\s+")
 
 
 def _listed(thing: str) -> list[str]:

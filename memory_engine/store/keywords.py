@@ -13,7 +13,6 @@ Tokenizer choices:
 - Emoji, symbols and markup punctuation are separators; "<b>bold</b>" yields "b", "bold", "b".
 """
 
-import os
 import re
 import unicodedata
 from collections import Counter
@@ -26,7 +25,6 @@ __all__ = [
     "extract_keywords",
     "jaccard",
     "normalize_token",
-    "same_word",
     "strip_speaker_labels",
     "tokenize",
 ]
@@ -269,18 +267,3 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     if not union:
         return 0.0
     return len(set_a & set_b) / len(union)
-
-
-SHARED_STEM = 6  # two words sharing this many first letters are forms of one word ("despido", "despidieron") ...
-ENDING = 2  # ... as are two of at least 5 letters that differ only after their first len - ENDING ("bartek", "bartku")
-
-
-def same_word(one: str, other: str) -> bool:
-    """Whether two content tokens are forms of one word in any language, by their first letters: "diagnosis" and
-    "diagnos" (Porter's), "separazione" and "separando", "pracy" and "pracę" (and, as a cost, "statin" and
-    "station"); not "card" and "cardio" nor "wife" and "wifi" (a word of four letters is only itself). Pure."""
-    if one == other:
-        return True
-    shared = len(os.path.commonprefix([one, other]))
-    shorter = min(len(one), len(other))
-    return shared >= SHARED_STEM or (shorter >= 5 and shared >= max(4, shorter - ENDING))

@@ -256,12 +256,6 @@ def test_a_quoted_message_leaves_out_a_request_to_the_memory_and_what_it_named(w
     _tell(weak_memory, [(said, "Noted.")], days_ago(1))
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Which gym do I go to?").text
     assert "FitZone" in text and "WIPE" not in text and "5521" not in text
-    # Nor is the request's reason, about the keeping ("She prefers not to be in your memory."); a value told beside
-    # a word of keeping is still told ("My new gym is FitZone, save it.": recall._gives_a_value).
-    said = "Please delete the information about my sister Carla. She prefers not to be in your memory."
-    _tell(weak_memory, [(said, "Done.")], days_ago(1) + timedelta(minutes=30))
-    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What does my sister prefer?").text
-    assert "your memory" not in text and "Carla" not in text
 
 
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):

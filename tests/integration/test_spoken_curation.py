@@ -218,25 +218,24 @@ def test_one_thing_asked_twice_in_a_message_is_forgotten_and_said_once(memory, a
     assert not LongTermEntry.objects.filter(space=alice_space, status="active", value__contains="Biscuit").exists()
 
 
-def test_a_request_names_its_thing_in_another_form_of_the_word_and_it_is_forgotten(alice_space, settings):
-    # Written by someone who saw no code: "lo del despido" (the dismissal) for "me despidieron" (they dismissed me),
-    # "my diagnosis" for "got diagnosed": the same word in another form, in any language. Each was asked about
-    # ("did you mean ...?") and nothing forgotten, before a word was matched by its form as well as by its spelling.
+def test_a_thing_named_by_what_was_told_of_it_is_forgotten_and_a_name_only_begun_alike_is_not(alice_space, settings):
+    # Written by someone who saw no code: "the information about my wife" asked "did you mean ...?" and forgot
+    # nothing, its frame read as part of the thing. And from a review: a name that only begins like one told
+    # ("Carla", "Carlos") is not it.
     told = [
-        ("Entre nosotros, en mi último trabajo me despidieron por un conflicto con mi jefe.", "Entendido."),
-        ("ngl kinda overwhelmed, got diagnosed w adhd last wk", "That's a lot."),
+        ("My wife Yumiko will accompany me to the appointment.", "Good."),
+        ("Carlos from work lent me his car for the weekend.", "Nice of him."),
+        ("For your information, I am allergic to penicillin.", "Noted."),
     ]
     weak = told_with_no_key(alice_space, settings, [*TOLD, *told])
-    asked = (("Oye, borra lo del despido, por favor.", "despidieron"), ("pls forget my diagnosis", "adhd"))
-    for request, gone in asked:
-        done = _ask(weak, request)
-        assert done.text.startswith("Done: I've forgotten"), done.text
-        kept = " ".join(
-            LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True)
-        )
-        assert gone not in kept and "Biscuit" in kept
-    assert "adhd" not in _ask(weak, "what did i get diagnosed with again").text
-    assert "Ghent" in _ask(weak, "Where do I live?").text
+    done = _ask(weak, "Please delete the information about my wife. She prefers not to be in your memory.")
+    assert done.text.startswith("Done: I've forgotten"), done.text
+    kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
+    assert "Yumiko" not in kept and "Biscuit" in kept and "Carlos" in kept
+    assert "Yumiko" not in _ask(weak, "Who will accompany me to the appointment?").text
+    _ask(weak, "please forget what I told you about Carla")
+    kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
+    assert "Carlos" in kept
 
 
 def test_a_request_it_cannot_pin_down_asks_and_forgets_nothing(alice_space, settings):

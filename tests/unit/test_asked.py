@@ -107,11 +107,13 @@ def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes(
     assert not changes("The gig is on the 9th.", "The gig is on the 16th.")  # says no change: two gigs?
     assert tells_a_change("standup moved to 9:15 from Monday") and not tells_a_change("standup was fun")
     # In the words and languages people use (written by someone who saw no code).
-    assert changes("history essay due thurs the 12th", "nvm essay deadline got pushed to monday the 16th")
     assert changes(
         "la visita dal cardiologo il 3 aprile alle 9:15.", "Novità: la segreteria ha spostato la visita al 10 aprile."
     )
     assert tells_a_change("Die Feier wurde auf den 14. verschoben")
+    # and no words that say nothing of which value moved (from a review)
+    assert not changes("My PhD defence is on 14 March.", "I pushed to the repo 3 times today for my defence slides.")
+    assert not changes("My sister's birthday is on 12 May.", "nvm, my brother's birthday is on 3 June.")
     # Kept as the person's words with no first-person word, since it replaces what they told.
     assert statements("Heads up: standup moved to 9:15 from Monday. Weather's nice.") == [
         "Heads up: standup moved to 9:15 from Monday."
@@ -127,9 +129,6 @@ def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes(
         ("Jonas hat sein Finale am Samstag.", "Das Finale ist am Sonntag, nicht am Samstag."),
         ("its on saturday the 12th", "its sunday not saturday lol"),
         ("My advisor is Prof. Alvarez.", "Sorry, my advisor is Prof. Alvarado, NOT Alvarez."),
-        # Any word of the earlier statement, set against a value at the end of a clause (written by someone who
-        # saw no code).
-        ("take ferrous fumarate 210mg once a day.", "I was wrong, Rosalind said twice a day, not once. same 210mg"),
     ],
 )
 def test_a_correction_that_names_the_value_it_sets_aside_replaces_it(earlier, later):
@@ -143,8 +142,9 @@ def test_a_correction_that_names_the_value_it_sets_aside_replaces_it(earlier, la
         ("My dog Pipoca barks at the door bell.", "Pipoca is not a puppy any more."),  # the value, but kept
         ("the meeting is at the office", "no, it's at home"),  # nothing of the earlier named: not this test's to say
         ("I take warfarin, 3 mg each evening.", "Not today, thanks."),
-        ("I love running in the park.", "I'm not running today."),  # no value set against it
-        ("I take warfarin, 3 mg each evening.", "3 mg, not too bad, I take it each evening and feel fine."),
+        # from a review: a word of the earlier statement after "not" that is no value of it
+        ("I take warfarin, 3 mg each evening, not sure why.", "My INR on warfarin was 2.5 last week, not sure why."),
+        ("I take warfarin too, 3 mg each evening.", "3 mg, not too bad, I take it each evening and feel fine."),
     ],
 )
 def test_a_negation_that_names_no_value_of_the_earlier_statement_sets_nothing_aside(earlier, later):

@@ -6,7 +6,6 @@ from memory_engine.store.keywords import (
     extract_keywords,
     jaccard,
     normalize_token,
-    same_word,
     strip_speaker_labels,
     tokenize,
 )
@@ -145,19 +144,3 @@ class TestJaccard:
     def test_it_is_zero_for_two_empty_inputs_and_for_disjoint_ones(self):
         assert jaccard([], set()) == 0.0
         assert jaccard({"a"}, {"b"}) == 0.0
-
-
-@pytest.mark.parametrize(
-    ("one", "other"),
-    [("despido", "despidieron"), ("diagnosis", "diagnos"), ("separazione", "separando"), ("bartku", "bartek"),
-     ("pracy", "pracę"), ("wife", "wife")],
-)  # fmt: skip
-def test_forms_of_one_word_are_the_same_word_in_any_language(one, other):
-    assert same_word(one, other) and same_word(other, one)
-
-
-@pytest.mark.parametrize(
-    ("one", "other"), [("card", "cardio"), ("wife", "wifi"), ("passport", "password"), ("meds", "medal")]
-)
-def test_words_that_only_begin_alike_are_not_the_same_word(one, other):
-    assert not same_word(one, other) and not same_word(other, one)
