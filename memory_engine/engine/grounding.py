@@ -33,8 +33,8 @@ def states(value: str, sentence: str) -> bool:
 # A statement that says something changed: "update: they postponed the exam to the 21st", "standup at 9:15
 # from monday, not 9:30 anymore".
 CHANGED = re.compile(
-    r"\b(?:update|updated|change of plans?|changed|moved|postponed|rescheduled|brought forward|pushed back|"
-    rf"switched|instead|now|no longer|not anymore|any ?more|renamed|new|{alternation(MOVED_WORDS)})\b"
+    rf"\b(?:{alternation(MOVED_WORDS)}|update|updated|change of plans?|instead|now|no longer|not anymore|any ?more|"
+    r"renamed|new)\b"
 )
 # The values a change is about: a time, a date, a number.
 _VALUES = re.compile(
@@ -52,10 +52,7 @@ def changes(earlier: str, later: str) -> bool:
     return bool(set(_VALUES.findall(later.lower())) - set(_VALUES.findall(earlier.lower())))
 
 
-_MOVED = re.compile(
-    r"\b(?:moved|postponed|rescheduled|brought forward|pushed back|changed|switched|no longer|not (?:\w+ )?any ?more|"
-    rf"{alternation(MOVED_WORDS)})\b"
-)
+_MOVED = re.compile(rf"\b(?:{alternation(MOVED_WORDS)}|no longer|not (?:\w+ )?any ?more)\b")
 
 
 def tells_a_change(sentence: str) -> bool:

@@ -115,11 +115,12 @@ OPENING_WORDS = (
     "as", "regarding", "until", "despite", "because of", "due to", "thanks to", "according to", "apart from",
 )  # fmt: skip
 
-# Words telling, in the languages people mix in, that a date or a time was moved: "la segreteria ha spostato la visita
-# al 10 aprile", "die Feier wurde verschoben" (the English ones are grounding.CHANGED's own).
+# Words telling that a date or a time was moved, in the languages people mix in: "standup moved to 9:15", "la
+# segreteria ha spostato la visita al 10 aprile", "die Feier wurde verschoben".
 MOVED_WORDS = (
-    "spostato", "spostata", "rimandato", "rimandata", "verschoben", "verlegt", "reporté", "reportée", "pospuesto",
-    "pospuesta", "aplazado", "aplazada", "adiado", "adiada", "remarcado", "remarcada", "verplaatst", "przesunięty",
+    "moved", "postponed", "rescheduled", "brought forward", "pushed back", "changed", "switched", "spostato",
+    "spostata", "rimandato", "rimandata", "verschoben", "verlegt", "reporté", "reportée", "pospuesto", "pospuesta",
+    "aplazado", "aplazada", "adiado", "adiada", "remarcado", "remarcada", "verplaatst", "przesunięty",
     "przesunięta", "przełożony", "przełożona",
 )  # fmt: skip
 # Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".
