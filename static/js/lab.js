@@ -273,6 +273,8 @@
   } else {
     $("fork").addEventListener("submit", fork);
     for (const input of $("fork").querySelectorAll("input[data-source]")) {
+      // what was typed (or restored by the browser) before this script ran is marked too
+      markChanged(input);
       input.addEventListener("input", () => markChanged(input));
     }
     listExperiments();

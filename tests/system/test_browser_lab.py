@@ -116,6 +116,9 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     expect(browser.locator("#import-status")).to_contain_text("LoCoMo conv-26")
 
     browser.click("#lab-link")
+    # The form is on the page before its script has run: wait for the page's load, when it has.
+    browser.wait_for_url("**/lab/pat:caroline/helper/")
+    browser.wait_for_load_state("load")
     browser.fill("#fork input[name=name]", "hotter and more lexical")
     browser.fill("#fork input[name=heat_threshold]", "3")
     browser.fill("#fork input[name=lexical_weight]", "0.8")

@@ -254,6 +254,9 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     browser.click("#heat-panel summary")
     browser.wait_for_selector("#heat-chart .uplot canvas")
     browser.click("#lab-link")
+    # The form is on the page before its script has run: wait for the page's load, when it has.
+    browser.wait_for_url("**/lab/**")
+    browser.wait_for_load_state("load")
     browser.fill("#fork input[name=name]", "bigger short-term")
     browser.fill("#fork input[name=stm_capacity]", "5")
     browser.click("#fork button[type=submit]")
