@@ -22,10 +22,23 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory_engine.engine.language import plain, split_sentences
-from memory_engine.engine.word_lists import COUNTING_WORDS, DATE_WORDS, MONTHS, NOT_A_NAME, RELATIVES, alternation
+from memory_engine.engine.word_lists import (
+    AGE_UNITS,
+    COUNTING_WORDS,
+    DATE_WORDS,
+    HOW_OLD,
+    MONTHS,
+    NAME_ASKED,
+    NAME_ASKED_AFTER,
+    NOT_A_NAME,
+    OWNER_ARTICLES,
+    RELATIVES,
+    TURNS_WORDS,
+    alternation,
+)
 from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
@@ -48,7 +61,12 @@ _NAME_WORDS = frozenset(re.findall(r"\S+", "name names called named surname"))
 _NAMED_PLACES = frozenset(
     content_tokens(
         "town city village country street road company business firm shop store bakery cafe restaurant hotel "
-        "school college university uni team band club project supplier brand farm church gym pub bar"
+        "school college university uni team band club project supplier brand farm church gym pub bar "
+        # the same, as the other languages of NAME_ASKED say them
+        "resto restaurante ristorante école escuela escola escolinha scuola schule school szkoła empresa entreprise "
+        "azienda ditta firma bedrijf tienda loja negozio boutique laden winkel clínica clinique klinik clinica "
+        "hôtel hotel albergo hospital hôpital ospedale krankenhaus ziekenhuis ciudad cidade città ville stadt "
+        "pueblo village dorf calle rue strada straße straat"
     )
 )
 # Words a person uses for the same one: a relative, a pet, a boss. A word in several groups has them all.
@@ -57,8 +75,8 @@ _SAME_ONE_GROUPS = (
     "dad father papa pa appa daddy",
     "grandpa grandfather granddad grandad gramps lolo abuelo nonno",
     "grandma grandmother gran granny nana nan lola abuela nonna halmeoni",
-    "wife missus",
-    "husband hubby",
+    "wife missus esposa femme moglie ehefrau żona patni biwi",
+    "husband hubby marido mari marito ehemann mąż pati",
     "boyfriend bf",
     "girlfriend gf",
     "son boy lad",
@@ -68,10 +86,19 @@ _SAME_ONE_GROUPS = (
     "professor prof dr supervisor lecturer",
     "boss manager supervisor",
     "roommate roomate flatmate housemate",
-    "house home flat apartment address",
-    "landlord landlady",
+    "house home flat apartment apt address",
+    "landlord landlady proprio propriétaire propriétaires casero casera senhorio vermieter verhuurder",
+    # the same ones in the other languages people mix with English ("mon proprio", "la vet", "dulhe")
+    "vet veterinario veterinaria vétérinaire tierarzt tierärztin dierenarts weterynarz",
+    "dentist dentista dentiste zahnarzt zahnärztin tandarts dentysta",
+    "teacher profesor profesora professeur professeure maestra maestro professore professoressa lehrer "
+    "lehrerin leraar lerares juf meester nauczyciel nauczycielka",
+    "boss jefe jefa chefe patron patronne capo baas szef szefowa",
+    "groom dulha dulhe novio noivo marié sposo bräutigam bruidegom",
+    "bride dulhan novia noiva mariée sposa braut bruid",
     "bird budgie parrot cockatiel canary parakeet",
-    "cat kitten kitty",
+    "cat kitten kitty chat chaton gato gata gatito gatita gatto gatta gatinho gatinha katze kater kat kot kotek",
+    "dog perro perra perrito perrita cão cachorro cachorra cadela chien chienne cane cagnolino hund hond pies",
     "operation op surgery",
 )
 # ... and words that stand for many: "my partner" may be told as "my husband", "my dog" as "my greyhound".
@@ -114,6 +141,7 @@ _ENDS = (
     r"pls|please|exactly|called|named|had|has|have|so|but|and|when|before|who|which|where|whose)\b))"
 )
 _TOLD = r"(?:did )?i (?:tell|told|say|said|give|gave|mention|mentioned) (?:you|ya)"
+_TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
 _ASKING = (
     # "what is the name of my dentist", "the licence plate of my car", "remind me the name of Yasmin's fiancé"
     ("of", re.compile(
@@ -131,19 +159,32 @@ _ASKING = (
     ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} {_TOLD}\b")),
     # "what's my blood type", "whats noodle's morph", "what's Keisha's science teacher's name"
     ("mine", re.compile(rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
-    ("mine", re.compile(rf"\b(?:what|which)(?:'s| is| was| are| were)? ([a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}")),
+    # "what is Mr. Fennimore's direct line", "what is Halvorsen Maritime's VAT number"
+    ("mine", re.compile(
+        rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:(?:{alternation(_TITLES)})\.?\s+)?"
+        rf"((?:[a-z][\w\-]*\s+)?[a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}"
+    )),
+    # "what shoe size am i", "what blood type do i have"
+    ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} (?:am i|i am|i'm|do i (?:have|wear|take|use|drive))\b")),
     # "who's my team lead", "who is doing my knee op"; not "who's the friend that ...", told by what she did
     ("who", re.compile(rf"\bwho(?:'s| is| was| are)?(?: doing)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
     # "when is my wife's birthday"
     ("when", re.compile(rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}")),
-    # "how old is Tarçın", "remind me how old Momo is"
+    # "how old is Tarçın", "remind me how old Momo is", "cuántos años tiene Chispa", "quantos anos a Neusa tem"
     ("old", re.compile(
-        r"\bhow old (?:is |was |are |were )?"
+        rf"(?<!\w)(?:{alternation(HOW_OLD)}) "
+        r"(?:is |was |are |were |tiene |tem |ha |a |ist |ma |kończy |skończy |cumple |compie |wird |faz )?"
+        r"(?:(?:a|o|la|el|le|il|der|die|das|de) )?"
         r"(?:(my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
         r"([a-z][\w\-]*)(?: is| was)?\b"
     )),
     # "client's name again?"
     ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
+    # a name asked in other languages: "cómo se llama la vet", "wie heißt mein Zahnarzt", "dulhe ka naam kya hai"
+    ("named", re.compile(
+        rf"(?<!\w){alternation(NAME_ASKED)}\s+(?:(?:{alternation(OWNER_ARTICLES)})\s+)*([^\W\d_][\w\-]*)"
+    )),
+    ("named", re.compile(rf"(?<!\w)([^\W\d_][\w\-]*)\s+{alternation(NAME_ASKED_AFTER)}\b")),
     # "- my gym membership number? renewal form", "ingrid's direct line?": a thing of theirs asked in a few words
     ("terse", re.compile(
         r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?(?:(?:my|our)\s+|(?=[a-z][\w\-]*'s\s))"
@@ -155,16 +196,20 @@ _ASKING = (
 @dataclass(frozen=True)
 class Asked:
     """What a question asks (`kind`), what of (`thing`: "passport number", "birthday"; "" for a name or an
-    age) and of whom (`owner`: "dentist", "euan's bride"; "" when of the person themselves)."""
+    age) and of whom (`owner`: "dentist", "euan's bride"; "" when of the person themselves), and whether it
+    was asked in English, so that a reply can say it back in the question's words."""
 
     kind: str
     thing: str
     owner: str
+    in_english: bool = field(default=True, compare=False)  # asked in English: told back in its words
 
     def in_their_terms(self, question: str) -> str:
         """What was asked, as a reply tells it back: "your dentist's name", "Keisha's science teacher's
         name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
         owner = _as_written(self.owner, question)
+        if not self.in_english:  # "the name of “dulhe”", not "the dulhe's name"
+            return f"the name of \u201c{owner}\u201d"
         if self.kind == AGE:
             if owner:
                 return f"how old {owner} is"
@@ -202,6 +247,8 @@ class Asked:
         if self.kind != WHEN and not self._of_owner(said):
             return False
         if self.kind == IDENTIFIER:
+            if shape := _SHAPES.get(_shape_of(self.thing)):
+                return bool(shape.search(not_a_time(sentence)))  # an address or a number told without its word
             words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
             specific = [word for word in words if word not in _GENERIC_IDENTIFIERS]
             number_too = len(specific) < len(words) or not specific  # "truck number": "truck" and a number
@@ -228,11 +275,14 @@ class Asked:
 
     def _of_owner(self, said: set[str]) -> bool:
         """Whether the sentence speaks of the owner: its head word ("wholesaler" of "fabric wholesaler")
-        and whose it is ("euan" of "euan's bride")."""
+        and whose it is ("euan" of "euan's bride"); asked in another language, a word of the sentence may begin
+        as the head does ("proprio", "propriétaire"), since a word there has more forms than the reply reads."""
         if not self.owner:
             return True
         whose, _, owner = self.owner.rpartition("'s ")
         needed = [self.owner_head, *(content_tokens(whose)[-1:] if whose else [])]
+        if not self.in_english:
+            return all(_said(word, said) or _begun_alike(word, said) for word in needed if word)
         return all(_said(word, said) for word in needed if word)
 
 
@@ -243,13 +293,14 @@ def _age(possessive: str | None, who: str) -> Asked | None:
     assistant's ("how old are you")."""
     if possessive:
         return Asked(AGE, who, "")
-    if who in ("you", "u", "ya", "the", "a", "an", "this", "that", "it"):
+    if who in _YOU_ASKED or who in ("the", "a", "an", "this", "that", "it"):
         return None  # the assistant's, or a thing of the world's: "how old is the universe"
     return Asked(AGE, "", "" if who in _ASKING_OWN else who)
 
 
 _ASKING_OWN = frozenset(("am", "i", "did", "do", "does", "will", "would", "should", "was", "were"))
-_TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
+# The assistant, asked in other languages: "¿cuántos años tienes?", "wie alt bist du?"
+_YOU_ASKED = frozenset(("you", "u", "ya", "tienes", "tenés", "tens", "hai", "as", "bist", "ben", "masz", "du", "tu"))
 _GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
 
 
@@ -293,6 +344,8 @@ def _read(form: str, found: re.Match) -> Asked | None:
         return asked
     if form in ("who", "called"):
         return Asked(NAME, "", groups[0])
+    if form == "named":
+        return Asked(NAME, "", groups[0], in_english=False)
     if form == "old":
         return _age(found.group(1), found.group(2))
     owner, _, thing = groups[0].rpartition("'s ")
@@ -331,11 +384,33 @@ def _asked(thing: str, owner: str) -> Asked | None:
             return None  # "vale's last name": a surname is told without saying it is one
         owner = owner or " ".join(words[:-1])
         return Asked(NAME, "", owner) if owner else None
-    if words[-1] in _IDENTIFIERS:
+    if words[-1] in _IDENTIFIERS or _shape_of(thing):
         return Asked(IDENTIFIER, thing, owner)
     if words[-1] in ("birthday", "bday"):
         return Asked(WHEN, thing, owner)
     return None
+
+
+# What some identifiers look like, whatever words tell them: an email address has an "@" ("reach her at
+# m.marwyck@uni.ac.uk"), a phone number a run of six digits or more ("call 0412 555 019"), not a date.
+_EMAIL, _PHONE = "email", "phone"
+_SHAPES = {_EMAIL: re.compile(r"\S@\S"), _PHONE: re.compile(r"(?<![\d/])\+?\d(?:[\s.\-()]*\d){5,}")}
+_SHAPE_WORDS = (
+    (_EMAIL, re.compile(r"\b(?:e-?mail|mail address)\b")),
+    (_PHONE, re.compile(r"\b(?:phone|telephone|mobile|cell|landline|direct line|whatsapp)(?: number| no)?$")),
+)
+
+
+def _shape_of(thing: str) -> str:
+    """_EMAIL or _PHONE when `thing` ("her email address", "mobile number", "direct line") is one; else ""."""
+    return next((shape for shape, words in _SHAPE_WORDS if words.search(thing)), "")
+
+
+BEGUN_ALIKE = 5  # letters two forms of a word of another language share at least: "proprio", "propriétaire"
+
+
+def _begun_alike(word: str, said: set[str]) -> bool:
+    return len(word) >= BEGUN_ALIKE and any(other[:BEGUN_ALIKE] == word[:BEGUN_ALIKE] for other in said)
 
 
 def _said(word: str, said: set[str]) -> bool:
@@ -348,16 +423,26 @@ def _said(word: str, said: set[str]) -> bool:
 
 _MONTHS = rf"(?:{alternation(MONTHS)})\b\.?"
 # A date, a time, a year or a while: "on 7 May", "Mon 06:40", "a 2016 with", "45 min", not what identifies a thing
-_TIME_TOLD = re.compile(
-    rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+_DATE_TOLD = (
+    rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
     r"(?:,?\s+\d{4})?|\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\b|(?:in|since|from|a|an) (?:19|20)\d{2}|"
-    r"\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?)\b|\d{1,2}(?:st|nd|rd|th))\b"
+    r"\d{1,2}(?:st|nd|rd|th)"
 )
+_TIME_TOLD = re.compile(
+    rf"(?i)\b(?:{_DATE_TOLD}|\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?))\b"
+)
+_DATE_ONLY = re.compile(rf"(?i)\b(?:{_DATE_TOLD})\b")
 
 
 def not_a_time(sentence: str) -> str:
     """`sentence` without what it says of a date, a time, a year or a while (`_TIME_TOLD`)."""
     return _TIME_TOLD.sub(" ", sentence)
+
+
+def not_a_date(sentence: str) -> str:
+    """`sentence` without its dates and times of day ("on 3 March", "at 14:30", "the 2nd"), its whiles kept
+    ("12-hour shifts"): what a count asked for may be, when not an age."""
+    return _DATE_ONLY.sub(" ", sentence)
 
 
 def _has_digit(text: str) -> bool:
@@ -377,7 +462,8 @@ _NUMBER = re.compile(rf"\b\d+\b|\b{alternation(COUNTING_WORDS)}\b")
 _AN_AGE = re.compile(
     rf"(?:\b(?:turn|turns|turned|turning|aged?|is|are|was|were|be|i.m|im|am|he.s|she.s|they.re|it.s|at)\s+"
     rf"(?:(?:nearly|almost|about|around|only|just|already|now)\s+)?(?:{_NUMBER.pattern}))(?!\s*(?:%|percent|kg|km))"
-    rf"|(?:{_NUMBER.pattern})\s*-?\s*(?:years?|yrs?|months?|mos?|weeks?|y/?o|yo)\b"
+    rf"|(?:{_NUMBER.pattern})\s*-?\s*(?:years?|yrs?|months?|mos?|weeks?|y/?o|yo|{alternation(AGE_UNITS)})\b"
+    rf"|\b(?:{alternation(TURNS_WORDS)})\s+(?:{_NUMBER.pattern})"
 )
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_A_NAME = frozenset(NOT_A_NAME)

@@ -28,6 +28,7 @@ from memory_engine.engine.language import asks, is_statement, plain, questions, 
 from memory_engine.engine.word_lists import (
     FILLERS,
     FIRST_PERSON,
+    HOW_OLD,
     NOW_WORDS,
     POSSESSIVE,
     VALUE_NOUNS,
@@ -473,20 +474,27 @@ WANTS_PROPER = re.compile(
     r"church|hotel|venue|breed|model))\b"
 )
 WHEN, NUMBER, NAME, PROPER = "when", "number", "name", "proper"
+YEAR, AGE = "year", "age"  # asked in so many words (asked_strictly): "what year...", "how old..."
 # A date or a count asked for in so many words, in the part that asks ("when is...", "what day...", "how much...";
 # not "what did he say when I hurried him"): only a statement that holds one answers (engine/recall.py).
 _ASKS_A_DATE = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b"
 )
-_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|how old|what age|what number|what price)\b")
+_ASKS_A_YEAR = re.compile(r"\b(?:what|which) year\b")
+_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|what number|what price)\b")
+_ASKS_AN_AGE = re.compile(rf"(?<!\w)(?:{alternation(HOW_OLD)})\b")
 
 
 def asked_strictly(asked: str) -> str | None:
-    """WHEN or NUMBER when `asked` (a message's part that asks: asked_part) asks for a date or a count in so many
-    words; else None."""
+    """YEAR, WHEN, AGE or NUMBER when `asked` (a message's part that asks: asked_part) asks for a year, a date,
+    an age or a count in so many words; else None."""
     lowered = plain(asked)
+    if _ASKS_A_YEAR.search(lowered):
+        return YEAR
     if _ASKS_A_DATE.search(lowered):
         return WHEN
+    if _ASKS_AN_AGE.search(lowered):
+        return AGE
     return NUMBER if _ASKS_A_COUNT.search(lowered) else None
 
 

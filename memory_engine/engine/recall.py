@@ -40,9 +40,21 @@ from django.utils import timezone
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
-from memory_engine.engine.asked import asked_of
+from memory_engine.engine.asked import asked_of, not_a_date
 from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
-from memory_engine.engine.intent import MAYBE, MEMORY, NAME, NUMBER, UNREAD, WHEN, Intent, asked_strictly, read
+from memory_engine.engine.intent import (
+    AGE,
+    MAYBE,
+    MEMORY,
+    NAME,
+    NUMBER,
+    UNREAD,
+    WHEN,
+    YEAR,
+    Intent,
+    asked_strictly,
+    read,
+)
 from memory_engine.engine.language import is_statement, plain, questions, split_sentences, straight
 from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.engine.reranker import get_reranker
@@ -81,6 +93,9 @@ _MINE_DOES = re.compile(r"\b(?:did|does|do|will|would|can|could|should|has|have|
 _OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|are) (?:i|we|you)\b")
 # A sentence giving the person's own name: no answer to "what's my GP's name?".
 _GIVES_OWN_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i am called)\b")
+
+
+ASKS_A_VALUE = "asks a value of someone by its words"  # the rule of a question read by engine/asked.py alone
 
 
 def not_told(question: str) -> str:
@@ -167,16 +182,31 @@ _NAMED_THING = re.compile(
 )
 
 
-# What a statement holds that gives a date or a count asked for in so many words (strict_kind).
-_HOLDS = {WHEN: _HOLDS_A_DATE, NUMBER: re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")}
+# What a statement holds that gives a date, a year, an age or a count asked for in so many words (holds_asked):
+# a year is one ("in 2009", "'74") or a year of something ("my 2nd year"); a count is not the day of a date.
+_A_NUMBER = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
+_HOLDS = {
+    WHEN: _HOLDS_A_DATE,
+    YEAR: re.compile(
+        r"\b(?:1[89]|20)\d{2}\b|'\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:first|second|third|final|last)\b"
+    ),
+    AGE: _A_NUMBER,
+    NUMBER: _A_NUMBER,
+}
 
 
-def strict_kind(asked: str) -> re.Pattern | None:
-    """What a statement must hold to answer, when the words that ask (`asked`: intent.asked_part) ask for a date
-    or a count in so many words (intent.asked_strictly): a date (as answer_fit reads one), a digit or a number
-    word; else None. Pure."""
+def strict_kind(asked: str) -> Callable[[str], bool] | None:
+    """Whether a statement can answer, when the words that ask (`asked`: intent.asked_part) ask for a date, a year,
+    an age or a count in so many words (intent.asked_strictly): it holds a date (as answer_fit reads one), a year,
+    a digit or a number word (for a count, not only in a date or a time of day: "how many hours each shift?" is
+    not answered by "placement starts on 3 March"); None when nothing is asked so. Pure."""
     kind = asked_strictly(asked)
-    return _HOLDS[kind] if kind is not None else None
+    if kind is None:
+        return None
+    holds = _HOLDS[kind]
+    if kind == NUMBER:
+        return lambda statement: holds.search(not_a_date(statement).lower()) is not None
+    return lambda statement: holds.search(statement.lower()) is not None
 
 
 def answer_fit(sentence: str, kind: str | None, weights: Weights = WEIGHTS) -> float:
@@ -573,6 +603,10 @@ def respond(
     (engine/asking.py) does not read as small talk. With a `reranker` (engine/reranker.py), the best
     statements are reranked by it (`reranked`). Pure apart from the encoder, the reranker and the reader's
     file."""
+    if intent.kind != MEMORY and not intent.asks_the_model and intent.wanted is not None:
+        # a name, an age or an identifier of someone asked in words the rules do not read ("cómo se llama la vet",
+        # "cuántos años tiene Chispa"): read by what is asked of whom (engine/asked.py), which a statement must give
+        intent = intent.with_kind(MEMORY, ASKS_A_VALUE)
     if intent.kind != MEMORY and not intent.asks_the_model and names_someone_known(intent.message, statements):
         intent = intent.with_kind(MEMORY, "names someone they told about")
     if intent.kind is None:
@@ -602,10 +636,7 @@ def respond(
         ]
     if (strict := strict_kind(intent.asked_part)) is not None:
         # "how much was the salary offer?": a statement that holds no number does not give it, however close
-        scores = [
-            score if strict.search(s.text.lower()) else weights.not_given
-            for score, s in zip(scores, statements, strict=True)
-        ]
+        scores = [score if strict(s.text) else weights.not_given for score, s in zip(scores, statements, strict=True)]
     if intent.rule == UNREAD:
         # words the rules do not read ("rego?", "¿Cómo se llama mi perra?"): a statement answers only with a word
         # of the message that few statements have ("perra"), not by the model's likeness alone, which is weak

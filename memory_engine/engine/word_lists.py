@@ -210,3 +210,28 @@ ABOUT_ME = (
     "about me", "abt me", "on me", "of me", "regarding me", "de moi", "sur moi", "über mich", "de mí", "de mi",
     "sobre mim", "sobre mí", "di me", "over mij", "o mnie", "hakkımda", "mere baare mein", "mere bare mein",
 )  # fmt: skip
+# "How old is" asked in other languages, before the one asked about ("cuántos años tiene Chispa", "quantos anos
+# a Neusa tem"), and the words that tell an age after its number ("tiene 5 años", "wird 7 Jahre") or before it
+# ("cumple 40"): engine/asked.py reads an age asked and told in them as in English.
+HOW_OLD = (
+    "how old", "what age", "cuántos años", "cuantos años", "cuántos anos", "cuantos anos", "quantos anos",
+    "quanti anni", "quel âge", "quel age", "wie alt", "hoe oud", "ile lat",
+)  # fmt: skip
+AGE_UNITS = ("años", "anos", "anni", "ans", "jahre", "jahren", "jaar", "lat", "saal", "taon")
+TURNS_WORDS = ("cumple", "cumplirá", "cumplió", "faz", "fará", "fez", "compie", "compirà", "wird", "wordt", "fête")
+# A name asked in other languages, before the one whose name it is ("cómo se llama la vet", "c'est quoi le nom de
+# mon proprio", "wie heißt der Zahnarzt"), and the words between them that are not that one (articles,
+# possessives): engine/asked.py reads them as "what is the name of ...". Hindi-English asks after it: "dulhe ka naam".
+NAME_ASKED = (
+    "cómo se llama", "como se llama", "cómo se llamaba", "como se llamaba", "cuál es el nombre",
+    "cual es el nombre", "qual é o nome", "qual e o nome", "qual era o nome", "como se chama",
+    "c'est quoi le nom", "quel est le nom", "comment s'appelle", "come si chiama", "qual è il nome",
+    "wie heißt", "wie heisst", "wie hieß", "hoe heet", "jak się nazywa", "ano ang pangalan ng",
+    "ano yung pangalan ng",
+)  # fmt: skip
+NAME_ASKED_AFTER = ("ka naam", "ki naam", "ke naam", "ka name", "ki name")
+OWNER_ARTICLES = (
+    "mi", "tu", "su", "el", "la", "los", "las", "del", "meu", "minha", "o", "a", "do", "da", "mon", "ma", "mes",
+    "le", "les", "du", "de", "des", "dos", "das", "di", "dei", "il", "lo", "mio", "mia", "della", "mein",
+    "meine", "meiner", "der", "die", "das", "mijn", "het", "mój", "moja", "moje", "ng", "yung", "ang",
+)  # fmt: skip

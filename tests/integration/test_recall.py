@@ -93,8 +93,54 @@ def test_a_question_asking_a_date_or_a_count_in_so_many_words_is_answered_only_b
     offer = _said("The salary offer came in at 58k, Julien thinks I should take it.", 3)
     found = recall.respond(question, [*said, offer], encoder, now)
     assert found is not None and found.quoted == (offer,)
-    assert recall.strict_kind("which day of the week are we shut?").search("closed mondays")
+    assert recall.strict_kind("which day of the week are we shut?")("closed mondays")
     assert recall.strict_kind("what was it my late husband used to say when I hurried him?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "statement", "holds"),
+    [
+        # a count is not the day of a date nor a time of day
+        ("how many hours each shift at placement?", "placement starts at Merri Creek on 3 March, I'm 2nd year", False),
+        ("how many hours each shift at placement?", "it's 12-hour shifts at Merri Creek", True),
+        ("how much did gus quote me for the brakes", "gus can look at it on the 14th at 9:30", False),
+        ("how much did gus quote me for the brakes", "gus quoted 340 for the brakes", True),
+        # a year asked is a year, or a year of something
+        ("what year is the truck for the insurance form", "tanya needs the truck back by friday", False),
+        ("what year is the truck for the insurance form", "it's an '09 silverado", True),
+        ("what year of my training am i in?", "I'm in my 2nd year at Yarra", True),
+        # an age, in other languages too, may be told by a date it was reached
+        ("¿Cuántos años tiene Nico?", "Nico y Lía vienen conmigo", False),
+        ("how old is Cian?", "Cian was born in 2019", True),
+    ],
+)
+def test_what_a_question_asks_in_so_many_words_a_statement_holds_or_does_not(question, statement, holds):
+    assert recall.strict_kind(question)(statement) is holds
+
+
+def test_a_name_asked_in_words_the_rules_do_not_read_is_answered_by_what_gives_it_or_is_not_known():
+    now, encoder = datetime(2026, 11, 20, tzinfo=UTC), recall.get_embedder()
+    school = _said("Big news, przeprowadziliśmy się! now we live in Wyndale, Antek zmienia szkołę po feriach", 1)
+    teacher = _said("his teacher is Mrs Pemberton-Ray, klasa 5R, Eastbridge Primary", 2)
+    found = recall.respond(read("jak się nazywa teacher Antka? piszę kolejny mail."), [school, teacher], encoder, now)
+    assert found is not None and teacher in found.quoted and found.read_as == recall.ASKS_A_VALUE
+    question = "c'est quoi le nom de mon proprio déjà?"
+    found = recall.respond(read(question), [school, teacher], encoder, now)
+    assert found is not None and found.quoted == () and found.text == recall.not_told(question)
+
+
+def test_a_count_asked_that_only_a_date_beside_it_holds_is_not_known():
+    now, encoder = datetime(2026, 11, 20, tzinfo=UTC), recall.get_embedder()
+    said = [_said("My sister Ana's wedding is on 3 May in Porto.", 1)]
+    found = recall.respond(read("How many kids does my sister Ana have?"), said, encoder, now)
+    assert (
+        found is not None
+        and found.quoted == ()
+        and found.text == recall.not_told("How many kids does my sister Ana have?")
+    )
+    told = _said("Ana has 3 kids now, all boys.", 2)
+    found = recall.respond(read("How many kids does my sister Ana have?"), [*said, told], encoder, now)
+    assert found is not None and found.quoted == (told,)
 
 
 def test_a_sum_of_numbers_the_message_gives_is_the_models_to_work_out_though_it_names_someone_they_told_about():
@@ -338,6 +384,8 @@ _ENGLISH = (
         ("what's Keisha's science teacher's name", "You haven't told me Keisha's science teacher's name yet."),
         ("How old is Tarçın, did I tell you?", "You haven't told me how old Tarçın is yet."),
         ("client's name again?", "You haven't told me the client's name yet."),
+        ("dulhe ka naam kya hai, card pe likhna hai", "You haven't told me the name of \u201cdulhe\u201d yet."),
+        ("¿Cuántos años tiene Nico? Lo piden para la tarifa infantil.", "You haven't told me how old Nico is yet."),
         ("Where do I live?", recall.NOT_TOLD),  # nothing of theirs named: said plainly
         ("What did my eye specialist diagnose, do you recall?", recall.NOT_TOLD),  # not "your eye specialist diagnose"
         ("Side note, my truck, a rusty old Silverado, is making a noise, is that a worry?", recall.NOT_TOLD),

@@ -38,6 +38,26 @@ from memory_engine.engine.long_term import statements
         ("who's the friend that's done loads of marathons?", None),
         ("And what is the surname of the gentleman who is looking after my eyes?", None),
         ("vale's last name? booking a table under her name", None),
+        # An age asked in other languages; not the assistant's.
+        ("cuántos años tiene Chispa? the form is asking", Asked(AGE, "", "chispa")),
+        ("Quantos anos a Neusa tem?", Asked(AGE, "", "neusa")),
+        ("wie alt ist Tim?", Asked(AGE, "", "tim")),
+        ("¿cuántos años tienes?", None),
+        ("wie alt bist du?", None),
+        # Someone's thing with a title or a name of two words; a thing of theirs asked with "am I".
+        ("What is Mr. Fennimore's direct line?", Asked(IDENTIFIER, "direct line", "fennimore")),
+        ("What is Halvorsen Maritime's VAT number?", Asked(IDENTIFIER, "vat number", "halvorsen maritime")),
+        ("What's Prof. Marwyck's email address? I need to let her know", Asked(IDENTIFIER, "email address", "marwyck")),
+        ("what shoe size am i? buying new runners", Asked(IDENTIFIER, "shoe size", "")),
+        ("what time do i have to leave?", None),
+        # A name asked in other languages, of the one named after the words that ask (or before, in Hindi-English).
+        ("cómo se llama la vet otra vez?", Asked(NAME, "", "vet")),
+        ("c'est quoi le nom de mon proprio déjà?", Asked(NAME, "", "proprio")),
+        ("Qual é o nome da escolinha do Bento mesmo?", Asked(NAME, "", "escolinha")),
+        ("wie heißt der Zahnarzt?", Asked(NAME, "", "zahnarzt")),
+        ("dulhe ka naam kya hai, card pe likhna hai", Asked(NAME, "", "dulhe")),
+        ("mera naam kya hai", None),  # their own: recall's scores
+        ("cómo se llama?", None),
     ],
 )
 def test_what_a_question_asks_of_its_subject(question, asked):
@@ -65,6 +85,15 @@ def test_what_a_question_asks_of_its_subject(question, asked):
         ("And how old is Sunny again?", "My parakeet Sunny has been very quiet the last two days."),  # no age
         ("What is my flight number?", "My flight is on 7 May, arrive in the evening."),  # a date is no number of it
         ("what's my truck number again", "my truck is in the shop till 10:30 on the 3rd, a 2-day job"),
+        ("What's Prof. Marwyck's email address?", "Oops, her name is spelled Marwyck, with a y."),
+        ("What is Mr. Fennimore's direct line?", "Mr Fennimore wants the report by 09/11/2026."),
+        (
+            "What is Halvorsen Maritime's VAT number?",
+            "a reminder for invoice INV-0317 to Halvorsen Maritime, EUR 2,340",
+        ),
+        ("cuántos años tiene Chispa?", "mi perrita Chispa tiene cita con la vet el viernes"),
+        ("dulhe ka naam kya hai", "yaar meri cousin Anjali ki shaadi hai 22 Feb ko Jaipur mein"),
+        ("c'est quoi le nom de mon proprio déjà?", "le chauffage est brisé depuis lundi, Rue Sainte-Ursule"),
     ],
 )
 def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_an_answer(question, statement):
@@ -95,6 +124,16 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("What was my father's name again?", "Please add our late father. His name was Chukwuma."),
         ("what was my old boat called", "i had a boat for 40 years the Mary Ellen we fished cod"),  # not a relative
         ("What's my RFC?", "my RFC is GOMA800101XX1"),
+        # an email address and a phone number told without their words
+        ("What's Prof. Marwyck's email address?", "You can reach Prof. Marwyck at h.marwyck@uni.ac.uk"),
+        ("What is Mr. Fennimore's direct line?", "you can call Mr Fennimore on 020 7946 0321 before noon"),
+        ("cuántos años tiene Chispa?", "Chispa cumple 5 en junio"),
+        ("Quantos anos a Neusa tem?", "a Neusa tem 52 anos"),
+        ("wie alt ist Tim?", "Tim wird 7 Jahre alt"),
+        ("cómo se llama la vet otra vez?", "la vet de Chispa es la Dra. Morales, en Bayou Paws"),
+        ("c'est quoi le nom de mon proprio déjà?", "mon propriétaire, M. Beaudoin, ne répond pas"),
+        ("c'est quoi le nom de mon proprio déjà?", "an email to my landlord, M. Beaudoin-Rivard? le chauffage"),
+        ("ile lat kończy babcia? robię tort", "babcia kończy 80 lat w sobotę"),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
