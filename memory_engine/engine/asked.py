@@ -31,9 +31,11 @@ from memory_engine.engine.word_lists import (
     DATE_WORDS,
     HOW_OLD,
     MONTHS,
+    MY_ELSEWHERE,
     NAME_ASKED,
     NAME_ASKED_AFTER,
     NOT_A_NAME,
+    NOT_AN_OWNER,
     OWNER_ARTICLES,
     RELATIVES,
     TURNS_WORDS,
@@ -75,8 +77,8 @@ _SAME_ONE_GROUPS = (
     "dad father papa pa appa daddy",
     "grandpa grandfather granddad grandad gramps lolo abuelo nonno",
     "grandma grandmother gran granny nana nan lola abuela nonna halmeoni",
-    "wife missus esposa femme moglie ehefrau żona patni biwi",
-    "husband hubby marido mari marito ehemann mąż pati",
+    "wife missus",
+    "husband hubby",
     "boyfriend bf",
     "girlfriend gf",
     "son boy lad",
@@ -87,18 +89,9 @@ _SAME_ONE_GROUPS = (
     "boss manager supervisor",
     "roommate roomate flatmate housemate",
     "house home flat apartment apt address",
-    "landlord landlady proprio propriétaire propriétaires casero casera senhorio vermieter verhuurder",
-    # the same ones in the other languages people mix with English ("mon proprio", "la vet", "dulhe")
-    "vet veterinario veterinaria vétérinaire tierarzt tierärztin dierenarts weterynarz",
-    "dentist dentista dentiste zahnarzt zahnärztin tandarts dentysta",
-    "teacher profesor profesora professeur professeure maestra maestro professore professoressa lehrer "
-    "lehrerin leraar lerares juf meester nauczyciel nauczycielka",
-    "boss jefe jefa chefe patron patronne capo baas szef szefowa",
-    "groom dulha dulhe novio noivo marié sposo bräutigam bruidegom",
-    "bride dulhan novia noiva mariée sposa braut bruid",
+    "landlord landlady",
     "bird budgie parrot cockatiel canary parakeet",
-    "cat kitten kitty chat chaton gato gata gatito gatita gatto gatta gatinho gatinha katze kater kat kot kotek",
-    "dog perro perra perrito perrita cão cachorro cachorra cadela chien chienne cane cagnolino hund hond pies",
+    "cat kitten kitty",
     "operation op surgery",
 )
 # ... and words that stand for many: "my partner" may be told as "my husband", "my dog" as "my greyhound".
@@ -118,6 +111,28 @@ _ONE_OF = {
 }
 
 
+# The same ones in the other languages people mix with English ("mon proprio", "la vet", "dulhe ka naam"): a
+# question in those words is answered by a sentence in English or in theirs, never the other way round, since
+# some are English words too ("chat", "pies", "mari").
+_ELSEWHERE_GROUPS = (
+    ("proprio propriétaire casero casera senhorio vermieter verhuurder", "landlord landlady"),
+    ("veterinario veterinaria vétérinaire tierarzt tierärztin dierenarts weterynarz", "vet"),
+    ("dentista dentiste zahnarzt zahnärztin tandarts dentysta", "dentist"),
+    ("profesor profesora professeur professeure maestra professore professoressa lehrer lehrerin leraar lerares "
+     "nauczyciel nauczycielka", "teacher"),
+    ("jefe jefa chefe patron patronne capo baas szef szefowa", "boss manager"),
+    ("dulha dulhe novio noivo marié sposo bräutigam bruidegom", "groom"),
+    ("dulhan novia noiva mariée sposa braut bruid", "bride"),
+    ("marido mari marito ehemann mąż pati", "husband hubby"),
+    ("esposa femme moglie ehefrau żona patni biwi", "wife"),
+    ("hija hijita filha fille figlia tochter dochter córka beti", "daughter girl"),
+    ("hijo hijito filho fils figlio sohn zoon syn beta", "son boy"),
+    ("chat chaton gato gata gatito gatita gatto gatta gatinho gatinha katze kater kot kotek", "cat kitten kitty"),
+    ("perro perra perrito perrita cão cachorro cachorra cadela chien chienne cane cagnolino hund hond pies",
+     "dog pup puppy"),
+)  # fmt: skip
+
+
 def _same_one() -> dict[str, frozenset[str]]:
     words: dict[str, set[str]] = {}
     for group in _SAME_ONE_GROUPS:
@@ -127,6 +142,10 @@ def _same_one() -> dict[str, frozenset[str]]:
     for word, others in _ONE_OF.items():
         for token in content_tokens(word):
             words.setdefault(token, {token}).update(content_tokens(others))
+    for elsewhere, english in _ELSEWHERE_GROUPS:
+        tokens = content_tokens(elsewhere)
+        for token in tokens:  # a word of another language: its own forms and the English ones
+            words.setdefault(token, {token}).update(tokens, content_tokens(english))
     return {word: frozenset(others) for word, others in words.items()}
 
 
@@ -142,6 +161,15 @@ _ENDS = (
 )
 _TOLD = r"(?:did )?i (?:tell|told|say|said|give|gave|mention|mentioned) (?:you|ya)"
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
+_BETWEEN = rf"(?:{alternation(OWNER_ARTICLES)})\s+"
+# the one asked about in another language, after the articles, possessives and fillers before it (group 1), and
+# whose it is (group 3, after "de", "di", "von"...)
+_ELSEWHERE = (
+    rf"((?:{_BETWEEN})*)([^\W\d_][\w\-]*)"
+    rf"(?:\s+(?:de|del|da|do|di|della|du|des|von|van|vom)\s+(?:{_BETWEEN})*([^\W\d_][\w\-]*))?"
+)
+_NOT_AN_OWNER = frozenset(NOT_AN_OWNER)
+_MY_ELSEWHERE = frozenset(MY_ELSEWHERE)
 _ASKING = (
     # "what is the name of my dentist", "the licence plate of my car", "remind me the name of Yasmin's fiancé"
     ("of", re.compile(
@@ -162,7 +190,8 @@ _ASKING = (
     # "what is Mr. Fennimore's direct line", "what is Halvorsen Maritime's VAT number"
     ("mine", re.compile(
         rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:(?:{alternation(_TITLES)})\.?\s+)?"
-        rf"((?:[a-z][\w\-]*\s+)?[a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}"
+        rf"((?:(?!(?:the|a|an|that|this|these|those|my|our|your|his|her|their|st)\s)[a-z][\w\-]*\s+)?"
+        rf"[a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}"
     )),
     # "what shoe size am i", "what blood type do i have"
     ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} (?:am i|i am|i'm|do i (?:have|wear|take|use|drive))\b")),
@@ -170,21 +199,19 @@ _ASKING = (
     ("who", re.compile(rf"\bwho(?:'s| is| was| are)?(?: doing)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
     # "when is my wife's birthday"
     ("when", re.compile(rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}")),
-    # "how old is Tarçın", "remind me how old Momo is", "cuántos años tiene Chispa", "quantos anos a Neusa tem"
+    # "how old is Tarçın", "remind me how old Momo is"
     ("old", re.compile(
-        rf"(?<!\w)(?:{alternation(HOW_OLD)}) "
-        r"(?:is |was |are |were |tiene |tem |ha |a |ist |ma |kończy |skończy |cumple |compie |wird |faz )?"
-        r"(?:(?:a|o|la|el|le|il|der|die|das|de) )?"
+        r"\bhow old (?:is |was |are |were )?"
         r"(?:(my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
         r"([a-z][\w\-]*)(?: is| was)?\b"
     )),
     # "client's name again?"
     ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
-    # a name asked in other languages: "cómo se llama la vet", "wie heißt mein Zahnarzt", "dulhe ka naam kya hai"
-    ("named", re.compile(
-        rf"(?<!\w){alternation(NAME_ASKED)}\s+(?:(?:{alternation(OWNER_ARTICLES)})\s+)*([^\W\d_][\w\-]*)"
-    )),
-    ("named", re.compile(rf"(?<!\w)([^\W\d_][\w\-]*)\s+{alternation(NAME_ASKED_AFTER)}\b")),
+    # an age or a name asked in other languages, of someone's ("el marido de mi hermana"): "cuántos años tiene
+    # Chispa", "cómo se llama la vet", "wie heißt mein Zahnarzt", "dulhe ka naam kya hai"
+    ("aged", re.compile(rf"(?<!\w){alternation(HOW_OLD)}\s+{_ELSEWHERE}")),
+    ("named", re.compile(rf"(?<!\w){alternation(NAME_ASKED)}\s+{_ELSEWHERE}")),
+    ("named", re.compile(rf"(?<!\w)()([^\W\d_][\w\-]*)()\s+{alternation(NAME_ASKED_AFTER)}\b")),
     # "- my gym membership number? renewal form", "ingrid's direct line?": a thing of theirs asked in a few words
     ("terse", re.compile(
         r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?(?:(?:my|our)\s+|(?=[a-z][\w\-]*'s\s))"
@@ -208,8 +235,14 @@ class Asked:
         """What was asked, as a reply tells it back: "your dentist's name", "Keisha's science teacher's
         name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
         owner = _as_written(self.owner, question)
-        if not self.in_english:  # "the name of “dulhe”", not "the dulhe's name"
-            return f"the name of \u201c{owner}\u201d"
+        if not self.in_english:  # "the name of “dulhe”", "how old Chispa is", not "the dulhe's name"
+            if self.kind == AGE:
+                return (
+                    f"how old {owner} is"
+                    if owner
+                    else f"how old your \u201c{_as_written(self.thing, question)}\u201d is"
+                )
+            return f"the name of \u201c{_as_written(self.owner_head, question)}\u201d"
         if self.kind == AGE:
             if owner:
                 return f"how old {owner} is"
@@ -248,7 +281,8 @@ class Asked:
             return False
         if self.kind == IDENTIFIER:
             if shape := _SHAPES.get(_shape_of(self.thing)):
-                return bool(shape.search(not_a_time(sentence)))  # an address or a number told without its word
+                # an address or a number told without its word; a date is no phone number
+                return bool(shape.search(_ISO_DATE.sub(" ", not_a_time(sentence))))
             words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
             specific = [word for word in words if word not in _GENERIC_IDENTIFIERS]
             number_too = len(specific) < len(words) or not specific  # "truck number": "truck" and a number
@@ -260,6 +294,15 @@ class Asked:
                 _WHEN_WORDS.search(sentence.lower())
             )
         return bool(_AN_AGE.search(sentence.lower()))  # AGE
+
+    def speaks_of(self, statement: str) -> bool:
+        """Whether `statement` speaks of the one asked about (`owner`), or of the thing of theirs (`thing`) when
+        it is no one else's. Pure."""
+        said = set(content_tokens(statement))
+        if self.owner:
+            return self._of_owner(said)
+        words = [word for word in content_tokens(self.thing) if not word[0].isdigit()]
+        return bool(words) and all(_said(word, said) or _begun_alike(word, said) for word in words)
 
     @property
     def owner_head(self) -> str:
@@ -284,6 +327,20 @@ class Asked:
         if not self.in_english:
             return all(_said(word, said) or _begun_alike(word, said) for word in needed if word)
         return all(_said(word, said) for word in needed if word)
+
+
+def _asked_elsewhere(form: str, found: re.Match) -> Asked | None:
+    """A name or an age asked in another language (forms "named" and "aged"): of the one named after the words
+    that ask, and whose it is ("el marido de mi hermana": "hermana's marido"); an age of a thing of theirs ("mi
+    hija") as in English (`_age`); None for the assistant, a thing pointed at or the world ("wie heißt du?").
+    "... ka naam" names the one before it."""
+    between, who, whose = (found.group(i) or "" for i in (1, 2, 3))
+    if who in _NOT_AN_OWNER or whose in _NOT_AN_OWNER:
+        return None
+    if form == "aged":
+        mine = bool(set(between.split()) & _MY_ELSEWHERE)
+        return Asked(AGE, who if mine else "", "" if mine else who, in_english=False)
+    return Asked(NAME, "", f"{whose}'s {who}" if whose else who, in_english=False)
 
 
 def _age(possessive: str | None, who: str) -> Asked | None:
@@ -344,8 +401,8 @@ def _read(form: str, found: re.Match) -> Asked | None:
         return asked
     if form in ("who", "called"):
         return Asked(NAME, "", groups[0])
-    if form == "named":
-        return Asked(NAME, "", groups[0], in_english=False)
+    if form in ("named", "aged"):
+        return _asked_elsewhere(form, found)
     if form == "old":
         return _age(found.group(1), found.group(2))
     owner, _, thing = groups[0].rpartition("'s ")
@@ -394,10 +451,11 @@ def _asked(thing: str, owner: str) -> Asked | None:
 # What some identifiers look like, whatever words tell them: an email address has an "@" ("reach her at
 # m.marwyck@uni.ac.uk"), a phone number a run of six digits or more ("call 0412 555 019"), not a date.
 _EMAIL, _PHONE = "email", "phone"
+_ISO_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 _SHAPES = {_EMAIL: re.compile(r"\S@\S"), _PHONE: re.compile(r"(?<![\d/])\+?\d(?:[\s.\-()]*\d){5,}")}
 _SHAPE_WORDS = (
-    (_EMAIL, re.compile(r"\b(?:e-?mail|mail address)\b")),
-    (_PHONE, re.compile(r"\b(?:phone|telephone|mobile|cell|landline|direct line|whatsapp)(?: number| no)?$")),
+    (_EMAIL, re.compile(r"\b(?:e-?mail(?: address)?|mail address)$")),
+    (_PHONE, re.compile(r"\b(?:(?:phone|telephone|mobile|cell|whatsapp) (?:number|no)|direct line|landline)$")),
 )
 
 
@@ -410,7 +468,12 @@ BEGUN_ALIKE = 5  # letters two forms of a word of another language share at leas
 
 
 def _begun_alike(word: str, said: set[str]) -> bool:
-    return len(word) >= BEGUN_ALIKE and any(other[:BEGUN_ALIKE] == word[:BEGUN_ALIKE] for other in said)
+    """Whether a word of `said` begins as `word` does, and is not the same word of another gender ("hermano",
+    "hermana"; "figlio", "figlia")."""
+    return len(word) >= BEGUN_ALIKE and any(
+        other[:BEGUN_ALIKE] == word[:BEGUN_ALIKE] and not (len(other) == len(word) and other[:-1] == word[:-1])
+        for other in said
+    )
 
 
 def _said(word: str, said: set[str]) -> bool:
@@ -431,7 +494,11 @@ _DATE_TOLD = (
 _TIME_TOLD = re.compile(
     rf"(?i)\b(?:{_DATE_TOLD}|\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?))\b"
 )
-_DATE_ONLY = re.compile(rf"(?i)\b(?:{_DATE_TOLD})\b")
+# a day of a month only: a price ("4.50"), a time of day ("8:30 to 4:30") and "a 1900 calorie plan" are counts
+_DATE_ONLY = re.compile(
+    rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+    r"(?:,?\s+\d{4})?)"
+)
 
 
 def not_a_time(sentence: str) -> str:
@@ -440,8 +507,8 @@ def not_a_time(sentence: str) -> str:
 
 
 def not_a_date(sentence: str) -> str:
-    """`sentence` without its dates and times of day ("on 3 March", "at 14:30", "the 2nd"), its whiles kept
-    ("12-hour shifts"): what a count asked for may be, when not an age."""
+    """`sentence` without its days of a month ("on 3 March", "May 2nd"): what a count asked for may be, when
+    not one of time."""
     return _DATE_ONLY.sub(" ", sentence)
 
 
@@ -464,6 +531,7 @@ _AN_AGE = re.compile(
     rf"(?:(?:nearly|almost|about|around|only|just|already|now)\s+)?(?:{_NUMBER.pattern}))(?!\s*(?:%|percent|kg|km))"
     rf"|(?:{_NUMBER.pattern})\s*-?\s*(?:years?|yrs?|months?|mos?|weeks?|y/?o|yo|{alternation(AGE_UNITS)})\b"
     rf"|\b(?:{alternation(TURNS_WORDS)})\s+(?:{_NUMBER.pattern})"
+    rf"|\b[^\W\d_]+\s+(?:{alternation(AGE_UNITS)})\b"  # "neun Jahre", "siete años": a number in words there
 )
 _CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_A_NAME = frozenset(NOT_A_NAME)

@@ -482,7 +482,7 @@ _ASKS_A_DATE = re.compile(
 )
 _ASKS_A_YEAR = re.compile(r"\b(?:what|which) year\b")
 _ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|what number|what price)\b")
-_ASKS_AN_AGE = re.compile(rf"(?<!\w)(?:{alternation(HOW_OLD)})\b")
+_ASKS_AN_AGE = re.compile(rf"(?<!\w)(?:how old|what age|{alternation(HOW_OLD)})\b")
 
 
 def asked_strictly(asked: str) -> str | None:

@@ -95,9 +95,6 @@ _OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|a
 _GIVES_OWN_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i am called)\b")
 
 
-ASKS_A_VALUE = "asks a value of someone by its words"  # the rule of a question read by engine/asked.py alone
-
-
 def not_told(question: str) -> str:
     """What a reply says when the person never told what they ask, in their terms: "You haven't told me your
     blood type yet." for "What's my blood type?", "your dentist's name" for "the name of my dentist";
@@ -188,11 +185,15 @@ _A_NUMBER = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
 _HOLDS = {
     WHEN: _HOLDS_A_DATE,
     YEAR: re.compile(
-        r"\b(?:1[89]|20)\d{2}\b|'\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:first|second|third|final|last)\b"
+        r"\b(?:1[89]|20)\d{2}\b|'\d{2}\b|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|final|last) year\b"
+        r"|\byear \d{1,2}\b|\b\d+ years? ago\b"
     ),
     AGE: _A_NUMBER,
     NUMBER: _A_NUMBER,
 }
+
+
+_COUNTS_TIME = re.compile(r"\b(?:days?|nights?|weeks?|months?|years?|hours?|hrs?|minutes?|mins?|times?|long|often)\b")
 
 
 def strict_kind(asked: str) -> Callable[[str], bool] | None:
@@ -204,7 +205,7 @@ def strict_kind(asked: str) -> Callable[[str], bool] | None:
     if kind is None:
         return None
     holds = _HOLDS[kind]
-    if kind == NUMBER:
+    if kind == NUMBER and not _COUNTS_TIME.search(asked.lower()):  # "how many days until...": a date may give it
         return lambda statement: holds.search(not_a_date(statement).lower()) is not None
     return lambda statement: holds.search(statement.lower()) is not None
 
@@ -580,6 +581,17 @@ def names_used(statements: list[Statement]) -> set[str]:
     return {name for name in names - _LANGUAGES - _RELATIVES if not _WHEN_WORDS.fullmatch(name)}
 
 
+ASKED_OF_ONE_TOLD_ABOUT = "asks a name or an age, in another language, of one they told about"
+
+
+def _asks_of_one_told_about(intent: Intent, statements: list[Statement]) -> bool:
+    """Whether the message asks a name or an age in another language (engine/asked.py) of someone or something a
+    statement speaks of: a question about what they told, not about the world ("¿cómo se llama el presidente de
+    Francia?")."""
+    wanted = intent.wanted
+    return wanted is not None and not wanted.in_english and any(wanted.speaks_of(s.text) for s in statements)
+
+
 def names_someone_known(question: str, statements: list[Statement]) -> bool:
     """Whether the question names someone or something the person told about ("what instrument does Rafael
     play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
@@ -603,10 +615,9 @@ def respond(
     (engine/asking.py) does not read as small talk. With a `reranker` (engine/reranker.py), the best
     statements are reranked by it (`reranked`). Pure apart from the encoder, the reranker and the reader's
     file."""
-    if intent.kind != MEMORY and not intent.asks_the_model and intent.wanted is not None:
-        # a name, an age or an identifier of someone asked in words the rules do not read ("cómo se llama la vet",
-        # "cuántos años tiene Chispa"): read by what is asked of whom (engine/asked.py), which a statement must give
-        intent = intent.with_kind(MEMORY, ASKS_A_VALUE)
+    if intent.kind != MEMORY and not intent.asks_the_model and _asks_of_one_told_about(intent, statements):
+        # "cómo se llama la vet?", "ile lat kończy babcia?" after the person spoke of them: asked of theirs
+        intent = intent.with_kind(MEMORY, ASKED_OF_ONE_TOLD_ABOUT)
     if intent.kind != MEMORY and not intent.asks_the_model and names_someone_known(intent.message, statements):
         intent = intent.with_kind(MEMORY, "names someone they told about")
     if intent.kind is None:
@@ -637,10 +648,11 @@ def respond(
     if (strict := strict_kind(intent.asked_part)) is not None:
         # "how much was the salary offer?": a statement that holds no number does not give it, however close
         scores = [score if strict(s.text) else weights.not_given for score, s in zip(scores, statements, strict=True)]
-    if intent.rule == UNREAD:
+    if intent.rule == UNREAD and intent.wanted is None:
         # words the rules do not read ("rego?", "¿Cómo se llama mi perra?"): a statement answers only with a word
         # of the message that few statements have ("perra"), not by the model's likeness alone, which is weak
-        # outside English ("que", "para" are in most of what a Spanish speaker says)
+        # outside English ("que", "para" are in most of what a Spanish speaker says); what engine/asked.py reads of
+        # it ("cómo se llama la vet") a statement gives or not, which says more
         scores = [
             score if shares else weights.not_given
             for score, shares in zip(scores, shares_a_rare_word(intent.message, statements), strict=True)

@@ -210,12 +210,16 @@ ABOUT_ME = (
     "about me", "abt me", "on me", "of me", "regarding me", "de moi", "sur moi", "über mich", "de mí", "de mi",
     "sobre mim", "sobre mí", "di me", "over mij", "o mnie", "hakkımda", "mere baare mein", "mere bare mein",
 )  # fmt: skip
-# "How old is" asked in other languages, before the one asked about ("cuántos años tiene Chispa", "quantos anos
-# a Neusa tem"), and the words that tell an age after its number ("tiene 5 años", "wird 7 Jahre") or before it
-# ("cumple 40"): engine/asked.py reads an age asked and told in them as in English.
+# "How old is" asked in other languages, with its verb (so not "hace cuántos años nos casamos", how many years
+# ago), before the one asked about ("cuántos años tiene Chispa", "quantos anos a Neusa tem"), and the words that
+# tell an age in them: after any number ("tiene 5 años", "neun Jahre") or before one ("cumple 40"). engine/asked.py
+# reads an age asked and told in them as in English.
 HOW_OLD = (
-    "how old", "what age", "cuántos años", "cuantos años", "cuántos anos", "cuantos anos", "quantos anos",
-    "quanti anni", "quel âge", "quel age", "wie alt", "hoe oud", "ile lat",
+    "cuántos años tiene", "cuantos años tiene", "cuántos años cumple", "cuantos años cumple",
+    "cuántos años va a cumplir", "cuantos años va a cumplir", "quantos anos tem", "quantos anos faz",
+    "quantos anos vai fazer", "quantos anos a", "quantos anos o", "quanti anni ha", "quanti anni compie",
+    "quel âge a", "quel age a", "wie alt ist", "wie alt wird", "hoe oud is", "hoe oud wordt", "ile lat ma",
+    "ile lat kończy", "ile lat skończy",
 )  # fmt: skip
 AGE_UNITS = ("años", "anos", "anni", "ans", "jahre", "jahren", "jaar", "lat", "saal", "taon")
 TURNS_WORDS = ("cumple", "cumplirá", "cumplió", "faz", "fará", "fez", "compie", "compirà", "wird", "wordt", "fête")
@@ -230,8 +234,36 @@ NAME_ASKED = (
     "ano yung pangalan ng",
 )  # fmt: skip
 NAME_ASKED_AFTER = ("ka naam", "ki naam", "ke naam", "ka name", "ki name")
+# Words between the words that ask a name (or an age) in another language and the one asked about: articles,
+# possessives and fillers ("cómo se llamaba otra vez mi dentista", "wie heißt eigentlich mein Zahnarzt").
 OWNER_ARTICLES = (
-    "mi", "tu", "su", "el", "la", "los", "las", "del", "meu", "minha", "o", "a", "do", "da", "mon", "ma", "mes",
-    "le", "les", "du", "de", "des", "dos", "das", "di", "dei", "il", "lo", "mio", "mia", "della", "mein",
-    "meine", "meiner", "der", "die", "das", "mijn", "het", "mój", "moja", "moje", "ng", "yung", "ang",
+    "mi", "mis", "tu", "tus", "su", "sus", "el", "la", "los", "las", "del", "nuestro", "nuestra", "meu", "minha",
+    "seu", "sua", "nosso", "nossa", "o", "a", "do", "da", "dos", "das", "mon", "ma", "mes", "ton", "ta", "notre",
+    "le", "les", "du", "de", "des", "di", "dei", "il", "lo", "mio", "mia", "tuo", "tua", "nostro", "nostra",
+    "della", "dello", "mein", "meine", "meiner", "meinen", "dein", "deine", "unser", "unsere", "der", "die", "dem",
+    "den", "mijn", "onze", "het", "mój", "moja", "moje", "mojej", "nasz", "nasza", "ng", "yung", "ang", "si",
+    "otra", "otro", "vez", "eigentlich", "nochmal", "noch", "wieder", "encore", "déjà", "deja", "mesmo", "mesma",
+    "nuovo", "ancora", "weer", "alweer", "jeszcze", "raz",
+)  # fmt: skip
+# "My" in those languages: "cuántos años tiene mi hija" asks the age of a thing of theirs, told in words of its own.
+MY_ELSEWHERE = (
+    "mi", "mis", "nuestro", "nuestra", "meu", "minha", "nosso", "nossa", "mon", "ma", "mes", "notre", "mio", "mia",
+    "nostro", "nostra", "mein", "meine", "meiner", "meinen", "unser", "unsere", "mijn", "onze", "mój", "moja",
+    "moje", "mojej", "nasz", "nasza",
+)  # fmt: skip
+# What is never the one asked about there: the assistant, a thing pointed at, the world ("wie heißt du?", "wie
+# heißt das auf Englisch?", "cómo se llama eso en inglés", "c'est quoi le nom de ce film").
+NOT_AN_OWNER = (
+    "du", "tu", "usted", "ustedes", "vous", "je", "jij", "u", "ty", "pan", "pani", "lei", "voi", "você", "vocês",
+    "das", "dies", "dieses", "diese", "dieser", "dat", "dit", "eso", "esto", "esta", "este", "ese", "esa", "ça",
+    "ce", "cette", "cet", "ces", "questa", "questo", "quello", "quella", "isso", "isto", "essa", "esse", "to",
+    "ten", "ta", "auf", "en", "in", "em", "na", "w", "z", "im", "am", "al", "hai", "ka", "ki", "ke", "kya", "mera",
+    "meri", "mere", "tera", "teri", "aap", "capital", "capitale", "hauptstadt", "hoofdstad", "stolica",
+)  # fmt: skip
+# A yes to a question the memory asked ("Did you mean ...?": services/spoken_curation.py), as a whole message; not
+# "ok", which may only say it was read.
+AGREEING = (
+    "yes", "yeah", "yep", "yup", "yes please", "please do", "do it", "go ahead", "correct", "exactly", "that one",
+    "that's it", "that's right", "sure", "sí", "si", "claro", "oui", "ja", "jawohl", "sim",
+    "tak", "haan", "haa", "han ji", "oo", "opo", "esatto", "certo", "precies", "genau",
 )  # fmt: skip

@@ -12,7 +12,8 @@ and how the turn itself holds out what it repeated ("forget that I take sertrali
 What is meant is found by the memory's own match: the person's statements and the entries that a search for
 the words named ranks (recall.retrievals), scored by their closeness to those words (`score`). Only what
 scores SURE is forgotten; when the best scores less but some might be meant, the reply asks, naming them,
-and forgets nothing. "Forget that" means the person's last message: what it told.
+and forgets nothing until the next message says yes ("yes", "oui", "yes please, forget them"). "Forget that"
+means the person's last message: what it told.
 
 A statement is forgotten by its clause that matches ("and my midwife is Funmi" stays when "I have gestational
 diabetes" goes): an entry drawn from the turn that states no more than the clause is deleted; one that says
@@ -36,10 +37,10 @@ from django.utils import timezone
 from memory_engine.engine import recall
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import second_person
+from memory_engine.engine.language import plain, second_person
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, read_all
-from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, TOLD_ABOUT, alternation
+from memory_engine.engine.word_lists import AGREEING, OWN_WORDS, OWNING_WORDS, TOLD_ABOUT, alternation
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
@@ -106,9 +107,9 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     """What `message` asks of the memory, planned, or None when it asks nothing of it (nor "forget that" after a
     message that told nothing). Read-only."""
     requests = tuple(read_all(message))
-    if not requests:
-        return None
     now = now or timezone.now()
+    if not requests:
+        return _agreed(space, message, now)
     forgets = [r for r in requests if r.kind == FORGET]
     if not forgets:
         return Plan(_listing(_kept(space), _not_yet_kept(space), now))
@@ -140,6 +141,32 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
         return None
     said = [_forgot_reply(done, forget, now)] if done else []
     return Plan(" ".join(said + asked), forget=tuple(forget))
+
+
+# "yes", "yes please, forget it", "oui merci": the whole message agrees
+_AGREES = re.compile(
+    rf"^(?:{alternation(AGREEING)})(?:[\s,.!]+(?:please|pls|thanks|thank you|forget (?:it|them|that|those|both)|"
+    r"both|delete (?:it|them)|merci|gracias|danke|grazie|obrigad[oa]))*[\s.!]*$"
+)
+
+
+def _agreed(space: MemorySpace, message: str, now: datetime) -> Plan | None:
+    """A yes to the memory's last reply when it asked what a request to forget meant ("Did you mean ...?"): what
+    it asked about, forgotten; None for any other message, or a yes to anything else."""
+    if not _AGREES.match(plain(message).strip()):
+        return None
+    last = Page.objects.filter(space=space).defer("embedding").order_by("-seq").first()
+    if last is None or last.reply_source != Page.ReplySource.CURATION or _ASKED not in last.agent_response:
+        return None
+    done, forget = [], []
+    for request in read_all(last.user_input):
+        if request.kind != FORGET or request.last_thing:
+            continue
+        chosen, maybe = _meant(space, request)
+        if maybe and not chosen:  # what the reply asked about; what it was sure of went then
+            done.append(f"what I kept about {_thing(request)}")
+            forget += maybe
+    return Plan(_forgot_reply(done, forget, now), forget=tuple(forget)) if forget else None
 
 
 def _same_thing(one: str, other: str) -> bool:
@@ -451,11 +478,17 @@ def _unsure_reply(request: MemoryRequest, maybe: tuple[Target, ...], now: dateti
     thing = _thing(request)
     if not maybe:
         return f"I keep nothing about {thing}, so I've forgotten nothing."
-    options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in maybe)
+    said = {}  # a statement and the entry kept of it read the same: named once, as first told
+    for target in sorted(maybe, key=lambda t: t.said_at):
+        said.setdefault(target.text, target)
+    options = "; ".join(f"\u201c{t.text}\u201d ({recall.when_said(t.said_at, now)})" for t in said.values())
     return (
-        f"I'm not sure what to forget about {thing}, so I've forgotten nothing yet. Did you mean {options}? "
-        "Tell me again with its words, e.g. \u201cforget that I ...\u201d."
+        f"I'm not sure what to forget about {thing}, so {_ASKED} {options}? Say yes to forget "
+        f"{'it' if len(said) == 1 else 'them'}, or tell me again with its words, e.g. \u201cforget that I ...\u201d."
     )
+
+
+_ASKED = "I've forgotten nothing yet. Did you mean"  # in a reply that asks what a request meant (_agreed)
 
 
 def _listing(entries: list[LongTermEntry], recent: list[Target], now: datetime) -> str:

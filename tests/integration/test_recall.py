@@ -101,14 +101,21 @@ def test_a_question_asking_a_date_or_a_count_in_so_many_words_is_answered_only_b
     ("question", "statement", "holds"),
     [
         # a count is not the day of a date nor a time of day
-        ("how many hours each shift at placement?", "placement starts at Merri Creek on 3 March, I'm 2nd year", False),
-        ("how many hours each shift at placement?", "it's 12-hour shifts at Merri Creek", True),
-        ("how much did gus quote me for the brakes", "gus can look at it on the 14th at 9:30", False),
+        ("how many kids does my sister have?", "her wedding is on 3 May in Porto", False),
+        ("how much did gus quote me for the brakes", "gus can look at it on 14 May", False),
         ("how much did gus quote me for the brakes", "gus quoted 340 for the brakes", True),
+        ("how much does my coffee cost?", "a flat white is 4.50 at the corner", True),  # a price, not a time
+        ("how many calories is my plan?", "the dietitian gave me a 1900 calorie plan", True),
+        # a count of time may be worked out from dates or times of day
+        ("how many days until my exam?", "the exam is on 3 March", True),
+        ("how many hours do I work on fridays?", "fridays I'm in 8:30 to 4:30", True),
         # a year asked is a year, or a year of something
         ("what year is the truck for the insurance form", "tanya needs the truck back by friday", False),
         ("what year is the truck for the insurance form", "it's an '09 silverado", True),
         ("what year of my training am i in?", "I'm in my 2nd year at Yarra", True),
+        ("what year is my son in?", "Oliver is in year 4 now", True),
+        ("what year did we get married?", "we married 10 years ago this June", True),
+        ("what year did I buy my house?", "I bought my first house with Tom.", False),
         # an age, in other languages too, may be told by a date it was reached
         ("¿Cuántos años tiene Nico?", "Nico y Lía vienen conmigo", False),
         ("how old is Cian?", "Cian was born in 2019", True),
@@ -123,9 +130,12 @@ def test_a_name_asked_in_words_the_rules_do_not_read_is_answered_by_what_gives_i
     school = _said("Big news, przeprowadziliśmy się! now we live in Wyndale, Antek zmienia szkołę po feriach", 1)
     teacher = _said("his teacher is Mrs Pemberton-Ray, klasa 5R, Eastbridge Primary", 2)
     found = recall.respond(read("jak się nazywa teacher Antka? piszę kolejny mail."), [school, teacher], encoder, now)
-    assert found is not None and teacher in found.quoted and found.read_as == recall.ASKS_A_VALUE
+    assert found is not None and teacher in found.quoted and found.read_as == recall.ASKED_OF_ONE_TOLD_ABOUT
+    # of someone no statement speaks of: the world's, the model's to answer
+    assert recall.respond(read("¿cómo se llama el presidente de Francia?"), [school, teacher], encoder, now) is None
     question = "c'est quoi le nom de mon proprio déjà?"
-    found = recall.respond(read(question), [school, teacher], encoder, now)
+    landlord = _said("my landlord never answers about the heating", 3)
+    found = recall.respond(read(question), [school, teacher, landlord], encoder, now)
     assert found is not None and found.quoted == () and found.text == recall.not_told(question)
 
 

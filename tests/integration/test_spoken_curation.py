@@ -247,6 +247,28 @@ def test_a_request_it_cannot_pin_down_asks_and_forgets_nothing(alice_space, sett
     assert LongTermEntry.objects.filter(space=alice_space, status="active").count() == active
 
 
+def test_a_yes_to_what_an_unsure_request_asked_about_forgets_it_and_a_yes_to_anything_else_does_nothing(
+    alice_space, settings
+):
+    weak = told_with_no_key(alice_space, settings, TOLD)
+    assert _ask(weak, "yes").source != Page.ReplySource.CURATION  # a yes with nothing asked: no request
+    asked = _ask(weak, "please forget my medication")
+    assert asked.source == Page.ReplySource.CURATION and asked.forgotten == ()
+    assert "Did you mean" in asked.text and asked.text.count("sertraline") == 1  # the statement, named once
+    assert _ask(weak, "ok").source != Page.ReplySource.CURATION  # read, not a yes
+    assert "sertraline" in _ask(weak, "What medicine do I take?").text
+
+    asked = _ask(weak, "please forget my medication")
+    done = _ask(weak, "Yes please, forget it!")
+    assert done.source == Page.ReplySource.CURATION and done.text.startswith("Done: I've forgotten")
+    assert done.forgotten and "sertraline" not in done.text
+    kept = " ".join(LongTermEntry.objects.filter(space=alice_space, status="active").values_list("value", flat=True))
+    assert "sertraline" not in kept and "Biscuit" in kept
+    assert "sertraline" not in _ask(weak, "What medicine do I take?").text
+    # the yes is spent: another forgets nothing
+    assert _ask(weak, "yes").source != Page.ReplySource.CURATION
+
+
 def test_what_do_you_know_about_me_lists_what_is_kept(alice_space, settings):
     weak = told_with_no_key(alice_space, settings, TOLD)
     listed = _ask(weak, "what do you know about me?")

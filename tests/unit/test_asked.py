@@ -53,11 +53,25 @@ from memory_engine.engine.long_term import statements
         # A name asked in other languages, of the one named after the words that ask (or before, in Hindi-English).
         ("cómo se llama la vet otra vez?", Asked(NAME, "", "vet")),
         ("c'est quoi le nom de mon proprio déjà?", Asked(NAME, "", "proprio")),
-        ("Qual é o nome da escolinha do Bento mesmo?", Asked(NAME, "", "escolinha")),
+        ("Qual é o nome da escolinha do Bento mesmo?", Asked(NAME, "", "bento's escolinha")),
         ("wie heißt der Zahnarzt?", Asked(NAME, "", "zahnarzt")),
         ("dulhe ka naam kya hai, card pe likhna hai", Asked(NAME, "", "dulhe")),
         ("mera naam kya hai", None),  # their own: recall's scores
         ("cómo se llama?", None),
+        # of someone's; a thing of theirs; filler words; and not the assistant, a thing pointed at or the world
+        ("cómo se llama el marido de mi hermana?", Asked(NAME, "", "hermana's marido")),
+        ("wie heißt eigentlich mein Zahnarzt?", Asked(NAME, "", "zahnarzt")),
+        ("cómo se llamaba otra vez mi dentista?", Asked(NAME, "", "dentista")),
+        ("cuántos años tiene mi hija?", Asked(AGE, "hija", "")),
+        ("wie heißt das auf Englisch?", None),
+        ("¿cómo se llama la capital de Australia?", None),
+        ("hoe heet je?", None),
+        ("c'est quoi le nom de ce film ?", None),
+        ("hace cuántos años nos casamos?", None),  # how many years ago
+        ("how old a kid needs to be to fly alone?", None),
+        ("what's the doctor's name?", None),  # "the the doctor's name" said back
+        ("what is the company's VAT number?", None),
+        ("what cell phone do i have?", None),  # a phone, not its number
     ],
 )
 def test_what_a_question_asks_of_its_subject(question, asked):
@@ -94,6 +108,11 @@ def test_what_a_question_asks_of_its_subject(question, asked):
         ("cuántos años tiene Chispa?", "mi perrita Chispa tiene cita con la vet el viernes"),
         ("dulhe ka naam kya hai", "yaar meri cousin Anjali ki shaadi hai 22 Feb ko Jaipur mein"),
         ("c'est quoi le nom de mon proprio déjà?", "le chauffage est brisé depuis lundi, Rue Sainte-Ursule"),
+        ("cómo se llama mi hermano?", "Mi hermana Lucía vive en Lyon."),  # begun alike, another of the family
+        ("cómo se llama el marido de mi hermana?", "Mi marido Jorge es de Sevilla."),  # my husband, not hers
+        ("what's my dog's name?", "Baked two pies for Helen's party."),  # "pies" is a dog in Polish, not here
+        ("what's my email password?", "My email is k.jones@gmail.com"),
+        ("what's my mom's phone number?", "Mom's surgery is on 2026-12-14"),  # a date is no phone number
     ],
 )
 def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_an_answer(question, statement):
@@ -134,6 +153,9 @@ def test_a_statement_about_the_subject_that_does_not_give_what_is_asked_is_not_a
         ("c'est quoi le nom de mon proprio déjà?", "mon propriétaire, M. Beaudoin, ne répond pas"),
         ("c'est quoi le nom de mon proprio déjà?", "an email to my landlord, M. Beaudoin-Rivard? le chauffage"),
         ("ile lat kończy babcia? robię tort", "babcia kończy 80 lat w sobotę"),
+        ("wie alt ist mein Sohn?", "Mein Sohn Lukas ist neun Jahre alt."),  # a number in words of theirs
+        ("cuántos años tiene mi hija?", "My daughter Sofia just turned 7."),
+        ("cómo se llama nuestro perro?", "Our dog is called Toby."),
     ],
 )
 def test_a_statement_that_gives_what_is_asked_answers_in_the_persons_words(question, statement):
