@@ -65,10 +65,10 @@ _NAMED_PLACES = frozenset(
         "town city village country street road company business firm shop store bakery cafe restaurant hotel "
         "school college university uni team band club project supplier brand farm church gym pub bar "
         # the same, as the other languages of NAME_ASKED say them
-        "resto restaurante ristorante école escuela escola escolinha scuola schule school szkoła empresa entreprise "
-        "azienda ditta firma bedrijf tienda loja negozio boutique laden winkel clínica clinique klinik clinica "
-        "hôtel hotel albergo hospital hôpital ospedale krankenhaus ziekenhuis ciudad cidade città ville stadt "
-        "pueblo village dorf calle rue strada straße straat"
+        "resto restaurante ristorante école escuela escola escolinha scuola schule szkoła empresa entreprise "
+        "azienda ditta bedrijf tienda loja negozio boutique laden winkel clínica clinique klinik clinica "
+        "hôtel albergo hospital hôpital ospedale krankenhaus ziekenhuis ciudad cidade città ville stadt "
+        "pueblo dorf calle rue strada straße straat"
     )
 )
 # Words a person uses for the same one: a relative, a pet, a boss. A word in several groups has them all.
@@ -324,9 +324,7 @@ class Asked:
             return True
         whose, _, owner = self.owner.rpartition("'s ")
         needed = [self.owner_head, *(content_tokens(whose)[-1:] if whose else [])]
-        if not self.in_english:
-            return all(_said(word, said) or _begun_alike(word, said) for word in needed if word)
-        return all(_said(word, said) for word in needed if word)
+        return all(_said(word, said) or (not self.in_english and _begun_alike(word, said)) for word in needed if word)
 
 
 def _asked_elsewhere(form: str, found: re.Match) -> Asked | None:
@@ -350,14 +348,12 @@ def _age(possessive: str | None, who: str) -> Asked | None:
     assistant's ("how old are you")."""
     if possessive:
         return Asked(AGE, who, "")
-    if who in _YOU_ASKED or who in ("the", "a", "an", "this", "that", "it"):
+    if who in ("you", "u", "ya", "the", "a", "an", "this", "that", "it"):
         return None  # the assistant's, or a thing of the world's: "how old is the universe"
     return Asked(AGE, "", "" if who in _ASKING_OWN else who)
 
 
 _ASKING_OWN = frozenset(("am", "i", "did", "do", "does", "will", "would", "should", "was", "were"))
-# The assistant, asked in other languages: "¿cuántos años tienes?", "wie alt bist du?"
-_YOU_ASKED = frozenset(("you", "u", "ya", "tienes", "tenés", "tens", "hai", "as", "bist", "ben", "masz", "du", "tu"))
 _GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
 
 
@@ -486,19 +482,17 @@ def _said(word: str, said: set[str]) -> bool:
 
 _MONTHS = rf"(?:{alternation(MONTHS)})\b\.?"
 # A date, a time, a year or a while: "on 7 May", "Mon 06:40", "a 2016 with", "45 min", not what identifies a thing
-_DATE_TOLD = (
+_DAY_OF_MONTH = (
     rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
-    r"(?:,?\s+\d{4})?|\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\b|(?:in|since|from|a|an) (?:19|20)\d{2}|"
-    r"\d{1,2}(?:st|nd|rd|th)"
+    r"(?:,?\s+\d{4})?"
 )
 _TIME_TOLD = re.compile(
-    rf"(?i)\b(?:{_DATE_TOLD}|\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?))\b"
+    rf"(?i)\b(?:{_DAY_OF_MONTH}|\d{{1,2}}[:.]\d{{2}}(?:\s*[ap]\.?m\.?)?|\d{{1,2}}\s*[ap]\.?m\b|"
+    r"(?:in|since|from|a|an) (?:19|20)\d{2}|"
+    r"\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?)\b|\d{1,2}(?:st|nd|rd|th))\b"
 )
 # a day of a month only: a price ("4.50"), a time of day ("8:30 to 4:30") and "a 1900 calorie plan" are counts
-_DATE_ONLY = re.compile(
-    rf"(?i)\b(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
-    r"(?:,?\s+\d{4})?)"
-)
+_DATE_ONLY = re.compile(rf"(?i)\b(?:{_DAY_OF_MONTH})")
 
 
 def not_a_time(sentence: str) -> str:

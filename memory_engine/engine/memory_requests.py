@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from memory_engine.engine.language import asks, plain, split_sentences
 from memory_engine.engine.word_lists import (
     ABOUT_ME,
+    AGREEING,
     FORGET_VERBS,
     KEEP_VERBS,
     MEMORY_WORDS,
@@ -134,6 +135,19 @@ class MemoryRequest:
     def last_thing(self) -> bool:
         """Whether it names the last thing told ("forget that") rather than what it says."""
         return plain(self.about).strip(" .!?") in LAST_THING
+
+
+# "yes", "yes please, forget it", "oui merci": the whole message agrees
+_AGREES = re.compile(
+    rf"^(?:{alternation(AGREEING)})(?:[\s,.!]+(?:please|pls|thanks|thank you|forget (?:it|them|that|those|both)|"
+    r"both|delete (?:it|them)|merci|gracias|danke|grazie|obrigad[oa]))*[\s.!]*$"
+)
+
+
+def agrees(message: str) -> bool:
+    """Whether the whole of `message` says yes (word_lists.AGREEING): an answer to a question the memory asked
+    ("Did you mean ...?": services/spoken_curation.py), not a request of its own."""
+    return _AGREES.match(plain(message).strip()) is not None
 
 
 def read(message: str) -> MemoryRequest | None:

@@ -179,8 +179,8 @@ _NAMED_THING = re.compile(
 )
 
 
-# What a statement holds that gives a date, a year, an age or a count asked for in so many words (holds_asked):
-# a year is one ("in 2009", "'74") or a year of something ("my 2nd year"); a count is not the day of a date.
+# What a statement holds that gives a date, a year, an age or a count asked for in so many words (strict_kind):
+# a year is one ("in 2009", "'74") or a year of something ("my 2nd year", "year 4").
 _A_NUMBER = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
 _HOLDS = {
     WHEN: _HOLDS_A_DATE,
@@ -199,8 +199,8 @@ _COUNTS_TIME = re.compile(r"\b(?:days?|nights?|weeks?|months?|years?|hours?|hrs?
 def strict_kind(asked: str) -> Callable[[str], bool] | None:
     """Whether a statement can answer, when the words that ask (`asked`: intent.asked_part) ask for a date, a year,
     an age or a count in so many words (intent.asked_strictly): it holds a date (as answer_fit reads one), a year,
-    a digit or a number word (for a count, not only in a date or a time of day: "how many hours each shift?" is
-    not answered by "placement starts on 3 March"); None when nothing is asked so. Pure."""
+    a digit or a number word (for a count not of time, not only in the day of a month: "how much did gus quote
+    me?" is not answered by "gus can look at it on 14 May"); None when nothing is asked so. Pure."""
     kind = asked_strictly(asked)
     if kind is None:
         return None

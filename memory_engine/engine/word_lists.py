@@ -234,22 +234,21 @@ NAME_ASKED = (
     "ano yung pangalan ng",
 )  # fmt: skip
 NAME_ASKED_AFTER = ("ka naam", "ki naam", "ke naam", "ka name", "ki name")
-# Words between the words that ask a name (or an age) in another language and the one asked about: articles,
-# possessives and fillers ("cómo se llamaba otra vez mi dentista", "wie heißt eigentlich mein Zahnarzt").
-OWNER_ARTICLES = (
-    "mi", "mis", "tu", "tus", "su", "sus", "el", "la", "los", "las", "del", "nuestro", "nuestra", "meu", "minha",
-    "seu", "sua", "nosso", "nossa", "o", "a", "do", "da", "dos", "das", "mon", "ma", "mes", "ton", "ta", "notre",
-    "le", "les", "du", "de", "des", "di", "dei", "il", "lo", "mio", "mia", "tuo", "tua", "nostro", "nostra",
-    "della", "dello", "mein", "meine", "meiner", "meinen", "dein", "deine", "unser", "unsere", "der", "die", "dem",
-    "den", "mijn", "onze", "het", "mój", "moja", "moje", "mojej", "nasz", "nasza", "ng", "yung", "ang", "si",
-    "otra", "otro", "vez", "eigentlich", "nochmal", "noch", "wieder", "encore", "déjà", "deja", "mesmo", "mesma",
-    "nuovo", "ancora", "weer", "alweer", "jeszcze", "raz",
-)  # fmt: skip
 # "My" in those languages: "cuántos años tiene mi hija" asks the age of a thing of theirs, told in words of its own.
 MY_ELSEWHERE = (
     "mi", "mis", "nuestro", "nuestra", "meu", "minha", "nosso", "nossa", "mon", "ma", "mes", "notre", "mio", "mia",
     "nostro", "nostra", "mein", "meine", "meiner", "meinen", "unser", "unsere", "mijn", "onze", "mój", "moja",
     "moje", "mojej", "nasz", "nasza",
+)  # fmt: skip
+# Words between the words that ask a name (or an age) in another language and the one asked about: articles,
+# possessives and fillers ("cómo se llamaba otra vez mi dentista", "wie heißt eigentlich mein Zahnarzt").
+OWNER_ARTICLES = (
+    *MY_ELSEWHERE,
+    "tu", "tus", "su", "sus", "el", "la", "los", "las", "del", "seu", "sua", "o", "a", "do", "da", "dos", "das",
+    "ton", "ta", "le", "les", "du", "de", "des", "di", "dei", "il", "lo", "tuo", "tua", "della", "dello", "dein",
+    "deine", "der", "die", "dem", "den", "het", "ng", "yung", "ang", "si", "otra", "otro", "vez", "eigentlich",
+    "nochmal", "noch", "wieder", "encore", "déjà", "deja", "mesmo", "mesma", "nuovo", "ancora", "weer", "alweer",
+    "jeszcze", "raz",
 )  # fmt: skip
 # What is never the one asked about there: the assistant, a thing pointed at, the world ("wie heißt du?", "wie
 # heißt das auf Englisch?", "cómo se llama eso en inglés", "c'est quoi le nom de ce film").

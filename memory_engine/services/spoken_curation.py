@@ -37,10 +37,10 @@ from django.utils import timezone
 from memory_engine.engine import recall
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import plain, second_person
+from memory_engine.engine.language import second_person
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
-from memory_engine.engine.memory_requests import FORGET, MemoryRequest, read_all
-from memory_engine.engine.word_lists import AGREEING, OWN_WORDS, OWNING_WORDS, TOLD_ABOUT, alternation
+from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, read_all
+from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, TOLD_ABOUT, alternation
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
@@ -143,17 +143,10 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     return Plan(" ".join(said + asked), forget=tuple(forget))
 
 
-# "yes", "yes please, forget it", "oui merci": the whole message agrees
-_AGREES = re.compile(
-    rf"^(?:{alternation(AGREEING)})(?:[\s,.!]+(?:please|pls|thanks|thank you|forget (?:it|them|that|those|both)|"
-    r"both|delete (?:it|them)|merci|gracias|danke|grazie|obrigad[oa]))*[\s.!]*$"
-)
-
-
 def _agreed(space: MemorySpace, message: str, now: datetime) -> Plan | None:
     """A yes to the memory's last reply when it asked what a request to forget meant ("Did you mean ...?"): what
     it asked about, forgotten; None for any other message, or a yes to anything else."""
-    if not _AGREES.match(plain(message).strip()):
+    if not agrees(message):
         return None
     last = Page.objects.filter(space=space).defer("embedding").order_by("-seq").first()
     if last is None or last.reply_source != Page.ReplySource.CURATION or _ASKED not in last.agent_response:
