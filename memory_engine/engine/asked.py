@@ -21,6 +21,7 @@ Pure: regular expressions and word lists, no model.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -29,7 +30,9 @@ from memory_engine.engine.word_lists import (
     AGE_UNITS,
     COUNTING_WORDS,
     DATE_WORDS,
+    FIGURE_WORDS,
     HOW_OLD,
+    MEDICINE_WORDS,
     MONTHS,
     MY_ELSEWHERE,
     NAME_ASKED,
@@ -45,6 +48,9 @@ from memory_engine.store.keywords import content_tokens
 
 NAME = "name"
 IDENTIFIER = "identifier"
+_NOT_A_NAME_START = r"(?:my|our|your|his|her|their|a|an|the|so|very|not|in|at|from|on)"
+DOSE = "dose"  # a medicine or its dose ("what statin did my GP put me on", "quanti milligrammi"): given by a dose
+SURNAME = "surname"  # the thing of a name asked when it is the family name ("whats femke's last name")
 WHEN = "when"
 AGE = "age"
 
@@ -161,6 +167,7 @@ _ENDS = (
 )
 _TOLD = r"(?:did )?i (?:tell|told|say|said|give|gave|mention|mentioned) (?:you|ya)"
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
+_TITLED = re.compile(rf"(?i:\b(?:{'|'.join(t for t in _TITLES if t != 'st')}|miss|doctor))\.?\s+[A-ZÀ-Ý][\w'\-]+")
 _BETWEEN = rf"(?:{alternation(OWNER_ARTICLES)})\s+"
 # the one asked about in another language, after the articles, possessives and fillers before it (group 1), and
 # whose it is (group 3, after "de", "di", "von"...)
@@ -170,7 +177,20 @@ _ELSEWHERE = (
 )
 _NOT_AN_OWNER = frozenset(NOT_AN_OWNER)
 _MY_ELSEWHERE = frozenset(MY_ELSEWHERE)
+_MEDICINE_ASKED = (
+    *MEDICINE_WORDS, "dose", "dosage", "statin", "antibiotic", "inhaler", "dosis", "dosering", "dosaggio",
+    "medicamentos", "pastiglie", "medicijnen", "tabletten",
+)  # fmt: skip
 _ASKING = (
+    # "what statin did my GP put me on, and at what dose", "AND WHAT DOSE IS MY WATER TABLET", "welk medicijn",
+    # "che pastiglie", "quanti milligrammi": a medicine, which a statement gives with its dose; not one to take or
+    # avoid ("which medicine must I avoid?": the allergy told is the answer)
+    ("dose", re.compile(
+        r"\b(?:what|which|welke?|che|quale?|quali|quel(?:le)?s?|qu[eé]|qual|quais|welche[snmr]?|jakie|jaki)\s+"
+        rf"(?:{alternation(_MEDICINE_ASKED)})s?\b(?!\s+(?:must|should|can|could|may|might|shall|to)\b)|"
+        r"\b(?:how many|quanti|quantos|cu[aá]ntos|wie viele|hoeveel|ile)\s+"
+        r"(?:milligrams?|mg|milligrammi|miligramas|miligramos|milligramm|miligramów)\b"
+    )),
     # "what is the name of my dentist", "the licence plate of my car", "remind me the name of Yasmin's fiancé"
     ("of", re.compile(
         rf"\b(?:what|which|remind me|tell me)(?:'s| is| was| are| were)? the {_NOUNS} of {_OWNER}\s+{_NOUNS}{_ENDS}"
@@ -234,6 +254,8 @@ class Asked:
     def in_their_terms(self, question: str) -> str:
         """What was asked, as a reply tells it back: "your dentist's name", "Keisha's science teacher's
         name", "your truck number", "your wife's birthday", "how old Tarçın is". Pure."""
+        if self.kind == DOSE:
+            return "that medicine or its dose"
         owner = _as_written(self.owner, question)
         if not self.in_english:  # "the name of “dulhe”", "how old Chispa is", not "the dulhe's name"
             if self.kind == AGE:
@@ -250,7 +272,7 @@ class Asked:
         if owner:  # "your dentist", "the client", "Keisha's science teacher"
             whose = _whose(self.owner, question) or ("" if owner[0].isupper() else "the")
             owner = f"{whose} {owner}" if whose else owner
-        thing = "name" if self.kind == NAME else _as_written(self.thing, question)
+        thing = (self.thing or "name") if self.kind == NAME else _as_written(self.thing, question)
         if not owner:
             return f"your {thing}"
         return f"{owner}'s {thing}"
@@ -270,6 +292,24 @@ class Asked:
 
     def _gives(self, sentence: str, question: str) -> bool:
         said = set(content_tokens(sentence))
+        if self.kind == DOSE:  # a dose; the medicine also by its name's ending or the words that give one
+            if _DOSE.search(sentence):
+                return True
+            if self.thing == DOSE:
+                return False
+            named = self.thing in said or bool(said & _MEDICINE_WORDS)  # "my blue Ventolin inhaler"
+            return named or _PRESCRIBED.search(sentence) is not None or _A_DRUG.search(sentence) is not None
+        if self.kind == NAME and self.thing == SURNAME:
+            # told after their name ("Sofia Lindqvist"), or said to be one ("her surname is Lindqvist")
+            if not re.search(r"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]", sentence):  # "the TA is priya raman": written in lower case,
+                # two words after it are all one can tell
+                head = self.owner_head.removesuffix("s")  # "my TAs last name"
+                told = rf"\b{re.escape(head)}s?\s+(?:is|was|called|named)\s+(?!{_NOT_A_NAME_START}\b)\w+\s+\w+"
+                return re.search(told, sentence, re.IGNORECASE) is not None
+            if self._of_owner(said) and _TITLED.search(sentence):  # "my landlord is Mr Okafor"
+                return True
+            after_name = rf"(?i:\b{re.escape(self.owner_head)})\s+[A-ZÀ-Ý][\w'\-]+"
+            return re.search(rf"{after_name}|(?i:surname|last name|family name)\b.*\b[A-ZÀ-Ý]", sentence) is not None
         if self.kind == NAME:
             if self.owner_head in _NAMED_PLACES:
                 return _names_one(sentence, question)
@@ -395,6 +435,9 @@ def _read(form: str, found: re.Match) -> Asked | None:
         if asked and asked.kind == NAME and told_by_deeds and asked.owner_head not in _NAMED_PLACES:
             return None  # "the gentleman who is looking after my eyes": known by what he does, not the word
         return asked
+    if form == "dose":  # what is asked: a dose ("what dose", "how many milligrams"), or the medicine
+        asked = content_tokens(found.group(0))[-1:]
+        return Asked(DOSE, DOSE if not asked or asked[0] in _DOSE_WORDS else asked[0], "")
     if form in ("who", "called"):
         return Asked(NAME, "", groups[0])
     if form in ("named", "aged"):
@@ -433,10 +476,11 @@ def _asked(thing: str, owner: str) -> Asked | None:
     if not words:
         return None
     if words[-1] in _NAME_WORDS:
-        if len(words) > 1 and words[-2] in ("last", "full", "family", "second", "middle"):
-            return None  # "vale's last name": a surname is told without saying it is one
-        owner = owner or " ".join(words[:-1])
-        return Asked(NAME, "", owner) if owner else None
+        surname = words[-1] == "surname" or (len(words) > 1 and words[-2] in ("last", "family"))
+        if not surname and len(words) > 1 and words[-2] in ("full", "second", "middle"):
+            return None
+        owner = owner or " ".join(words[: -2 if surname and words[-1] == "name" else -1])
+        return Asked(NAME, SURNAME if surname else "", owner) if owner else None
     if words[-1] in _IDENTIFIERS or _shape_of(thing):
         return Asked(IDENTIFIER, thing, owner)
     if words[-1] in ("birthday", "bday"):
@@ -478,6 +522,61 @@ def _said(word: str, said: set[str]) -> bool:
     if word in said or _SAME_ONE.get(word, frozenset()) & said:
         return True
     return len(word) >= 6 and any(len(other) >= 5 and _one_letter_apart(word, other) for other in said)
+
+
+_DOSE_WORDS = frozenset(
+    content_tokens("dose dosage dosis dosering dosaggio milligrams mg milligrammi miligramas miligramos milligramm")
+)
+# A medicine told by name: its usual endings ("amlodipine", "sertraline", "enalapril", "penicillin") or the words
+# that give one ("my GP put me on ...", "prescribed", "I take ...").
+_A_DRUG = re.compile(
+    r"(?i)\b\w+(?:pine|pril|olol|statin|cillin|mycin|azole|sartan|oxetine|aline|azepam|formin|tidine|triptan|"
+    r"profen|codone|lukast|terol|olone|asone|farin|amol|oxacin|cycline|dronate|parin|gliptin|glutide|xaban)\b"
+)
+_PRESCRIBED = re.compile(
+    r"(?i)\b(?:put (?:me|him|her|them|us) on|prescribed?|prescription|i take|i'm taking|i am taking|takes|is on|"
+    r"am on|gave (?:me|him|her|them) (?:some )?\w+)\b"
+)
+_FIGURE_WORDS = frozenset(content_tokens(" ".join(FIGURE_WORDS)))
+_MEDICINE_WORDS = frozenset(content_tokens(" ".join(MEDICINE_WORDS)))
+# A dose: milligrams and the like, not millilitres of formula or units of alcohol.
+_DOSE = re.compile(
+    rf"(?i)\b(?:\d+(?:[.,]\d+)?|{alternation(COUNTING_WORDS)})\s*(?:mg|mcg|µg|ug|iu|milligrams?|micrograms?)\b"
+)  # "10mg", "five milligrams"
+
+
+def holds(word: str, sentence: str, said: frozenset[str] | None = None) -> str:
+    """What `sentence` (its words `said`, as content_tokens gives them, when known) holds of a word named (as
+    content_tokens gives it): WORD for the word, another word for it (`_said`) or another form of it in any
+    language ("diagnosis": "got diagnosed", "despido": "me despidieron"); DOSE for a medicine named by its kind
+    when the sentence holds a dose ("the meds": "methylphenidate 10mg"); FIGURE for a value's word when it holds
+    a figure ("the price": "1.380 Euro"), which says it only beside another word held; "" for none. Pure."""
+    said = frozenset(content_tokens(sentence)) if said is None else said
+    if _said(word, said) or any(_another_form(word, other) for other in said):
+        return HELD_WORD
+    if word in _MEDICINE_WORDS and _DOSE.search(sentence):
+        return HELD_DOSE
+    if word in _FIGURE_WORDS and _has_digit(not_a_date(sentence)):
+        return HELD_FIGURE
+    return ""
+
+
+HELD_WORD, HELD_DOSE, HELD_FIGURE = "word", "dose", "figure"
+# What ends two forms of one word after what they share: "diagnos"/"diagnosis", "despid-o"/"despid-ieron"; not
+# "frank"/"frankfurt", "doctor"/"doctorate", "intern"/"interview", "grandma"/"grandpa".
+_ENDINGS = frozenset(
+    ("", "s", "es", "e", "ed", "d", "ing", "is", "o", "os", "on", "ón", "ido", "ida", "ieron", "ió", "io", "ar",
+     "er", "ir", "en", "ung", "t", "te", "i", "ando", "endo", "ados", "idos")
+)  # fmt: skip
+_GENDER_ENDINGS = ({"", "a"}, {"o", "a"}, {"os", "as"}, {"", "e"}, {"e", "a"})  # "Daniel"/"Daniela", "amigo"/"amiga"
+
+
+def _another_form(word: str, other: str) -> bool:
+    """Whether two words are forms of one: they share their first BEGUN_ALIKE letters or more, and what follows in
+    each is an ending (`_ENDINGS`), not the other gender's ("hermano", "hermana")."""
+    shared = len(os.path.commonprefix((word, other)))
+    ends = {word[shared:], other[shared:]}
+    return word != other and shared >= BEGUN_ALIKE and ends <= _ENDINGS and ends not in _GENDER_ENDINGS
 
 
 _MONTHS = rf"(?:{alternation(MONTHS)})\b\.?"

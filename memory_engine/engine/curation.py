@@ -141,6 +141,7 @@ def _words(page: Page) -> dict[str, str]:
 
 
 _CLAUSE_END = re.compile(r"(?:,|;|\s+(?:and|but|so)\b)\s+", re.IGNORECASE)
+_JOINED_WORDS = re.compile(r"(?:between you|(?!(?:i|we|he|she|they|it|you)\b)[^\s',]+)\s+and", re.IGNORECASE)
 _OPENING_PHRASE = re.compile(rf"(?:(?:and|but|so)\s+)?(?:{'|'.join(word_lists.OPENING_WORDS)})\b[^,;]*,", re.IGNORECASE)
 
 
@@ -148,7 +149,8 @@ def clauses(sentence: str) -> list[str]:
     """The sentence's clauses, each with the comma or "and" that joins it to the next: "I'm a nurse and I
     have a cat named Milo." gives "I'm a nurse and" and "I have a cat named Milo.". A phrase that opens a
     clause goes with it: "For the VPN from home, IT gave me this token: VX-4471-KQ." is one clause, so that
-    forgetting the token leaves no "For the VPN from home," to quote. Pure."""
+    forgetting the token leaves no "For the VPN from home," to quote; so does a word joined by "and" ("Tom and
+    Ann are 5", "Between you and me I let his tyre down"), which is no clause. Pure."""
     pieces, start = [], 0
     for joint in _CLAUSE_END.finditer(sentence):
         pieces.append(sentence[start : joint.end()].strip())
@@ -156,7 +158,7 @@ def clauses(sentence: str) -> list[str]:
     pieces.append(sentence[start:].strip())
     joined: list[str] = []
     for piece in filter(None, pieces):
-        if joined and _OPENING_PHRASE.fullmatch(joined[-1]):
+        if joined and (_OPENING_PHRASE.fullmatch(joined[-1]) or _JOINED_WORDS.fullmatch(joined[-1])):
             joined[-1] = f"{joined[-1]} {piece}"
         else:
             joined.append(piece)

@@ -7,7 +7,7 @@ measure (curation.py). Pure.
 
 import re
 
-from memory_engine.engine.word_lists import DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
+from memory_engine.engine.word_lists import CORRECTION_WORDS, DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
 from memory_engine.store.keywords import content_tokens
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
@@ -33,13 +33,14 @@ def states(value: str, sentence: str) -> bool:
 # A statement that says something changed: "update: they postponed the exam to the 21st", "standup at 9:15
 # from monday, not 9:30 anymore".
 CHANGED = re.compile(
-    rf"\b(?:{alternation(MOVED_WORDS)}|update|updated|change of plans?|instead|now|no longer|not anymore|any ?more|"
+    rf"\b(?:{alternation(MOVED_WORDS + CORRECTION_WORDS)}|update|updated|change of plans?|instead|now|no longer|"
+    r"not anymore|any ?more|"
     r"renamed|new)\b"
 )
-# The values a change is about: a time, a date, a number.
+# The values a change is about: a time, a date, a number, how often ("twice a day, not once").
 _VALUES = re.compile(
-    r"\b\d{1,2}[:.]\d{2}\b|\b\d+(?:st|nd|rd|th)?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d+(?:st|nd|rd|th)?\b|\b(?:once|twice|thrice|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b"
 )
 
 
@@ -52,7 +53,7 @@ def changes(earlier: str, later: str) -> bool:
     return bool(set(_VALUES.findall(later.lower())) - set(_VALUES.findall(earlier.lower())))
 
 
-_MOVED = re.compile(rf"\b(?:{alternation(MOVED_WORDS)}|no longer|not (?:\w+ )?any ?more)\b")
+_MOVED = re.compile(rf"\b(?:{alternation(MOVED_WORDS + CORRECTION_WORDS)}|no longer|not (?:\w+ )?any ?more)\b")
 
 
 def tells_a_change(sentence: str) -> bool:

@@ -24,7 +24,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_engine.engine.asked import Asked, asked_of, not_a_time
-from memory_engine.engine.language import asks, is_statement, plain, questions, split_sentences
+from memory_engine.engine.language import (
+    TELLS_WHAT_TO_REMIND,
+    asks,
+    is_statement,
+    opens_as_imperative,
+    plain,
+    questions,
+    split_sentences,
+)
 from memory_engine.engine.word_lists import (
     FILLERS,
     FIRST_PERSON,
@@ -111,7 +119,8 @@ _ASKING_WORD = re.compile(
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
 _MEMORY_CUE = re.compile(
     # "remind me how ibid. works" is no cue (it asks how things work); nor is "I told him I'm allergic"
-    r"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))|remember|recall|did i (?:tell|say|mention)|"
+    rf"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))(?!{TELLS_WHAT_TO_REMIND})|"
+    r"remember|recall|did i (?:tell|say|mention)|"
     r"have i (?:told|said|mentioned)|i (?:told|said|mentioned)(?! (?:him|her|them|the|my|our|his|their)\b)|"
     r"i forgot(?! (?:all|everything|how)\b)|i forget|forgot what|blanking|"
     r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
@@ -121,8 +130,9 @@ _MEMORY_CUE = re.compile(
 )
 # "I'm buying him kit for his birthday, remind me what position he plays": asked in passing, no question mark.
 _REMIND = re.compile(
-    r"\b(?:remind me|tell me again)(?: of| about)? (?:what|where|when|who|which|whose|how many|how much|how old|"
-    r"the|my|our|his|her|their)\b"
+    rf"\b(?:remind me(?!{TELLS_WHAT_TO_REMIND})|tell me again)(?: of| about)? "
+    r"(?:(?:what|where|when|who|which|whose|how many|how much|how old)\b|"
+    r"(?:the|my|our|his|her|their)\b)"
 )
 _YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
 _AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
@@ -259,6 +269,8 @@ class Reading:
         text = plain(message)
         asked = tuple(questions(text))
         requests = tuple(q for q in asked if any(map(_REQUEST.search, _asking_clauses(q))))
+        # a request in the imperative beside a question: "She asked what 永 means. Please explain simply."
+        requests += tuple(s for s in split_sentences(text) if s not in asked and opens_as_imperative(s))
         return cls(text, asked, requests, _gives_a_value(message))
 
 

@@ -14,6 +14,8 @@ from memory_engine.engine.word_lists import (
     CHAT_SPELLING,
     FILLERS,
     FIRST_PERSON,
+    IMPERATIVES,
+    OWNING_WORDS,
     WH_WORDS,
     alternation,
 )
@@ -21,7 +23,9 @@ from memory_engine.store.keywords import strip_speaker_labels
 
 __all__ = [
     "asks",
+    "TELLS_WHAT_TO_REMIND",
     "is_statement",
+    "opens_as_imperative",
     "opens_as_request",
     "plain",
     "questions",
@@ -29,6 +33,7 @@ __all__ = [
     "speaks_of_self",
     "split_sentences",
     "straight",
+    "tells_what_to_remind",
 ]
 
 
@@ -122,6 +127,19 @@ _EMBEDDED_WH = re.compile(
 )
 
 
+# What follows "remind me" when it tells what to be reminded of, rather than asking it: "remind me my fishing
+# buddy lyle's birthday is june 18th"; not "remind me my wifi password is it the one with the dog", which asks.
+TELLS_WHAT_TO_REMIND = (
+    r" (?:that )?(?:my|our|his|her|their|the)\b[^.?!]*\s(?:is|are|was|were)\s+(?!(?:it|they|that|this|he|she)\b)\w"
+)
+_TOLD_TO_REMIND = re.compile(rf"^(?:{alternation(FILLERS)}[\s,:]+)*remind me{TELLS_WHAT_TO_REMIND}")
+
+
+def tells_what_to_remind(sentence: str) -> bool:
+    """Whether a sentence (plain) tells what to be reminded of ("remind me my X is Y"), asking nothing."""
+    return _TOLD_TO_REMIND.match(sentence) is not None
+
+
 # An exclamation, not a question, when no question mark ends it: "what a week", "how lovely", "what fun".
 _EXCLAIMS = re.compile(
     rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:what (?:a|an) (?:[a-z']+[^\w,]*){{1,3}}|"
@@ -132,11 +150,14 @@ _EXCLAIMS = re.compile(
 def asks(sentence: str) -> bool:
     """Whether a sentence (plain: see `plain`) asks something: it ends with "?", opens as a question, ends
     with a clause that opens with a wh-word ("the insurer wants the make of my car, what was it again"),
-    or asks inside a run-on sentence. An exclamation ("what a week!", "how lovely") does not."""
+    or asks inside a run-on sentence. An exclamation ("what a week!", "how lovely") does not, nor "remind me
+    my X is Y", which tells."""
     last_clause = sentence.rsplit(",", 1)[-1].strip()
     first, _, rest = sentence.partition(",")
     if not sentence.endswith("?") and _EXCLAIMS.match(first):  # "what a week, honestly"; "what a mess, where's it"
         return bool(rest.strip()) and asks(rest.strip())
+    if not sentence.endswith("?") and tells_what_to_remind(sentence):
+        return False
     return (
         sentence.endswith("?")
         or _OPENS_QUESTION.match(sentence) is not None
@@ -152,9 +173,35 @@ def questions(text: str) -> list[str]:
 
 def is_statement(sentence: str) -> bool:
     """Whether a sentence tells something rather than asks it: it neither ends with a question mark nor
-    opens as a question ("btw do u think its worth buying a used laptop" asks). A request that tells
-    something on the way ("my husband Otieno says I should rehearse") is a statement."""
-    return not questions(sentence)
+    opens as a question ("btw do u think its worth buying a used laptop" asks), nor asks in the imperative
+    with nothing of the person's in it ("redo the tile calc with the right area"). A request that tells
+    something on the way ("my husband Otieno says I should rehearse", "write a card for my sister Ines") is a
+    statement."""
+    said = plain(sentence)
+    if questions(sentence):
+        return False
+    return not opens_as_imperative(said) or tells_what_to_remind(said) or _CARRIES_A_VALUE.search(sentence) is not None
+
+
+# A request that carries something of the person's: a figure, a name after its first word, or a thing of theirs
+# ("help me draft a reminder for invoice INV-0317, amount EUR 2,340", "add something about our late father",
+# "y pon el nombre de mi perrita"); not "redo the tile calc with the right area".
+_THEIRS = alternation((*OWNING_WORDS, "we", "we're", "we've", "i'm", "i've"))
+_CARRIES_A_VALUE = re.compile(rf"\d|(?<=\s)[A-ZÀ-Ý]|(?i:(?<![\w']){_THEIRS}(?![\w']))")
+
+
+# A request in the imperative, perhaps after a filler or a please: "redo the flyer con el precio correcto",
+# "Schreiben Sie bitte eine kurze Adressänderung"; not the same word telling ("plan is to fly", "help, it's gone",
+# "list of my allergies").
+_IMPERATIVE = re.compile(
+    rf"^(?:(?:{alternation((*FILLERS, 'please', 'pls', 'plz', 'pl', 'bitte', 'porfa', 'por favor'))})\W+)*"
+    rf"{alternation(IMPERATIVES)}(?![\w'\-:,!])(?!\s+(?:is|was|are|were|has|had|of)\b)"
+)
+
+
+def opens_as_imperative(sentence: str) -> bool:
+    """Whether a sentence (plain) opens as a request in the imperative (IMPERATIVES)."""
+    return _IMPERATIVE.match(sentence.strip()) is not None
 
 
 # A sentence that opens as a request is no statement about oneself, question mark or not ("can you remind

@@ -21,8 +21,17 @@ from functools import lru_cache
 import numpy as np
 
 from memory_engine.config import memory_settings
+from memory_engine.engine import memory_requests
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, sets_aside, states, tells_a_change
-from memory_engine.engine.language import is_statement, opens_as_request, speaks_of_self, split_sentences, straight
+from memory_engine.engine.language import (
+    is_statement,
+    opens_as_request,
+    plain,
+    speaks_of_self,
+    split_sentences,
+    straight,
+    tells_what_to_remind,
+)
 from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, to_bytes
@@ -151,7 +160,8 @@ MAX_STATEMENT_CHARS = 200
 
 def statements(text: str) -> list[str]:
     """The sentences of `text` in which the speaker says something about themselves: statements
-    (language.is_statement), not opening as a request ("can you remind me what I said"), with a
+    (language.is_statement), not opening as a request ("can you remind me what I said") nor asking something of
+    the memory ("please forget my diagnosis": engine/memory_requests.py), with a
     first-person word or telling a change of theirs ("standup moved to 9:15", grounding.tells_a_change),
     short enough to keep as a fact. Pure."""
     found = []
@@ -159,7 +169,8 @@ def statements(text: str) -> list[str]:
         if (
             MIN_STATEMENT_CHARS <= len(sentence) <= MAX_STATEMENT_CHARS
             and is_statement(sentence)
-            and not opens_as_request(sentence)
+            and (not opens_as_request(sentence) or tells_what_to_remind(plain(sentence)))  # "remind me my code is 4471"
+            and not memory_requests.read_all(sentence)  # "pls dont keep what i said abt my diagnosis"
             and (speaks_of_self(sentence) or tells_a_change(sentence))
             and sentence not in found
         ):

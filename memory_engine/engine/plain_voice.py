@@ -21,7 +21,15 @@ from collections.abc import Callable
 from datetime import datetime
 
 from memory_engine.engine.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
-from memory_engine.engine.language import is_statement, plain, second_person, split_sentences
+from memory_engine.engine.language import (
+    is_statement,
+    opens_as_imperative,
+    plain,
+    questions,
+    second_person,
+    split_sentences,
+    tells_what_to_remind,
+)
 from memory_engine.engine.recall import Statement, when_said
 from memory_engine.store.keywords import content_tokens
 
@@ -50,7 +58,7 @@ def reply(
     text = plain(message)
     sentences = split_sentences(text)
     first = sentences[0] if sentences else text
-    if "?" in text or _asks_for_something(text) or decide(message).name in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS):
+    if questions(text) or _asks_for_something(text) or decide(message).name in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS):
         held = related()
         return _with_memory(NEEDS_MODEL, held, now), held
     if _THANKS.search(text):
@@ -78,15 +86,10 @@ _SAID_BACK = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b")
 _ASKING = re.compile(r"\b(?:please|help|can you|could you|would you|need you|want you|let me|remind)\b")
 
 
-_REQUEST = re.compile(
-    r"^(?:(?:ok|okay|so|and|also|please|pls|hey|oh)\W+)*(?:write|draft|make|give|tell|list|suggest|recommend|plan|"
-    r"help|find|explain|translate|summari[sz]e|compose|create|send|fix|check|show|describe|remind)\b"
-)
-
-
 def _asks_for_something(text: str) -> bool:
-    """A request in the imperative ("write a note to my vet", "plan a trip"), which needs a writer."""
-    return any(_REQUEST.match(sentence) for sentence in split_sentences(text))
+    """A request in the imperative ("write a note to my vet", "plan a trip", "escríbeme un mensajito"), which
+    needs a writer; not "remind me my X is Y", which tells."""
+    return any(opens_as_imperative(s) and not tells_what_to_remind(s) for s in split_sentences(text))
 
 
 def _with_memory(line: str, related: tuple[Statement, ...], now: datetime) -> str:

@@ -42,7 +42,42 @@ VALUE_NOUNS = (
     *WANTED_NOUNS, "surname", "day", "postcode", "price", "cost", "rate", "rent", "sum", "total", "amount", "fee",
     "span", "size", "length", "height", "weight", "dose", "strength", "code", "reference", "extension", "ext",
 )  # fmt: skip
+# Words for a value a figure gives, in the languages people mix in: "forget the price from the offer" names "das
+# Angebot liegt bei 1.380 Euro", "oublie le montant de mon loyer" names "mon loyer c'est 1 475 $".
+FIGURE_WORDS = (
+    "price", "cost", "rate", "rent", "sum", "total", "amount", "fee", "salary", "pay", "number", "figure",
+    "preis", "kosten", "betrag", "summe", "gehalt", "nummer", "prix", "montant", "coût", "tarif", "salaire",
+    "numéro", "precio", "costo", "coste", "importe", "monto", "salario", "sueldo", "número", "preço", "custo",
+    "valor", "salário", "prezzo", "importo", "stipendio", "numero", "prijs", "bedrag", "salaris", "cena", "kwota",
+    "pensja", "numer", "magkano", "presyo", "halaga",
+)  # fmt: skip
+# A medicine named by its kind ("forget the meds") is told by its dose ("the doc put me on methylphenidate 10mg").
+MEDICINE_WORDS = (
+    "med", "meds", "medication", "medicine", "pill", "tablet", "prescription", "drug", "medicamento", "remédio",
+    "remedio", "médicament", "medikament", "tabletten", "farmaco", "pastiglie", "medicijn", "leki", "dawai", "gamot",
+)  # fmt: skip
 
+# Verbs that open a request in the imperative, in the languages people mix in ("redo the tile calc", "escríbeme un
+# mensajito", "Schreiben Sie bitte", "gawa ka ng caption"): what follows is asked for, not told. Words that also
+# open a statement ("change of plan", "update food cost went up", "work out most mornings", "fais du vélo") are not
+# here.
+IMPERATIVES = (
+    "write", "rewrite", "redo", "re-do", "draft", "redraft", "make", "give", "tell", "list", "suggest",
+    "recommend", "plan", "help", "find", "explain", "translate", "summarise", "summarize", "compose", "create",
+    "send", "fix", "check", "show", "describe", "remind", "calculate", "figure out", "add", "put", "fill in",
+    "fill out", "prepare", "edit", "format", "convert", "compare", "generate",
+    "escribe", "escríbeme", "escribeme", "redacta", "hazme", "haz", "dime", "recuérdame", "recuerdame",
+    "pon", "ponme", "prepara", "manda", "mándame", "dame", "ayúdame", "ayudame",
+    "écris", "écrivez", "écris-moi", "rédige", "rédigez", "faites", "dis-moi", "rappelle-moi", "aide-moi",
+    "schreib", "schreibe", "schreiben sie", "erstelle", "erstellen sie", "mach", "mache", "sag mir", "erinnere mich",
+    "hilf mir", "formuliere", "formulieren sie",
+    "escreve", "escreva", "faça", "redige", "redija", "diz-me", "lembra-me", "me lembra", "ajuda-me",
+    "scrivi", "scrivimi", "fai", "fammi", "dimmi", "ricordami", "aiutami",
+    "schrijf", "maak", "zeg", "herinner me", "help me",
+    "napisz", "zrób", "przypomnij", "pomóż",
+    "likho", "likh do", "bana do", "banao", "bata do", "batao",
+    "gawa ka", "gawan mo", "pakisulat", "isulat mo", "paki-draft", "pakigawa",
+)  # fmt: skip
 # Things the person asks to have written, which may need something of theirs: "a gift tag for the kid's
 # present, use her name", "babysitter note. kid's allergy.".
 WRITTEN_THINGS = (
@@ -122,6 +157,13 @@ MOVED_WORDS = (
     "spostata", "rimandato", "rimandata", "verschoben", "verlegt", "reporté", "reportée", "pospuesto", "pospuesta",
     "aplazado", "aplazada", "adiado", "adiada", "remarcado", "remarcada", "verplaatst", "przesunięty",
     "przesunięta", "przełożony", "przełożona",
+)  # fmt: skip
+# Words that tell a value told before was wrong ("I was wrong, twice a day", "oups typo, c'est l'apt 8",
+# "Korrektur: Der Umzug findet jetzt am 10. Mai statt"): a change, as MOVED_WORDS are. Not "actually", which as
+# often tells something new ("actually my brother's birthday is on 3 June").
+CORRECTION_WORDS = (
+    "correction", "corrected", "typo", "i meant", "misread", "my mistake", "my bad", "was wrong", "korrektur",
+    "corrección", "correção", "correzione", "correctie", "poprawka", "mali pala",
 )  # fmt: skip
 # Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".
 NEGATIONS = ("not", "no", "nicht", "kein", "keine", "pas", "non", "não", "nao", "nie", "niet", "nahi", "nahin",

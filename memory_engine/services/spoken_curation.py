@@ -35,12 +35,20 @@ import numpy as np
 from django.utils import timezone
 
 from memory_engine.engine import recall
+from memory_engine.engine.asked import HELD_DOSE, HELD_WORD, holds
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import second_person
+from memory_engine.engine.language import second_person, split_sentences
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, read_all
-from memory_engine.engine.word_lists import OWN_WORDS, OWNING_WORDS, TOLD_ABOUT, alternation
+from memory_engine.engine.word_lists import (
+    FUNCTION_WORDS,
+    OWN_WORDS,
+    OWNER_ARTICLES,
+    OWNING_WORDS,
+    TOLD_ABOUT,
+    alternation,
+)
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
@@ -71,12 +79,24 @@ _FRAME = re.compile(
 )
 # The frame after the thing: "the stats thing i said" -> "the stats".
 _FRAME_END = re.compile(r"\s+(?:thing|stuff|bit)?\s*(?:i|we) (?:said|told you|mentioned)$", re.IGNORECASE)
+# A clause of someone's after the thing named: "the thing about lyle's birthday he says he don't want any fuss".
+_GOES_ON = re.compile(
+    r"\s+(?:he|she|they|we|it)\s+(?:says|said|wants|want|doesn't|don't|does|is|isn't|was|wasn't|asked|decided|"
+    r"prefers|told|thinks|would|will|has|had)\b",
+    re.IGNORECASE,
+)
 _TO_YOU = re.compile(r"(?<![\w'])(?:you|your|you're|u|ur)(?![\w'])", re.IGNORECASE)
 _POSSESSED = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\s+", re.IGNORECASE)
 _GENERIC = frozenset(
     {"said", "told", "tell", "thing", "bit", "part", "stuff", "mention", "mentioned", "everything", *OWN_WORDS}
 )
+# The other languages' short words, which name nothing ("de", "mon", "aus"); not those that are English words too
+# ("forget the die thing").
+_FUNCTION_WORDS = frozenset(
+    content_tokens(" ".join((*FUNCTION_WORDS, *OWNER_ARTICLES, "aus", "von", "vom", "zum")))
+) - frozenset(("die", "ma", "da", "do", "con", "den", "em", "mi", "dose"))
+MAX_NAMED_WORDS = 30  # words of a thing named that are read: a longer request names nothing more surely
 
 
 @dataclass(frozen=True)
@@ -222,6 +242,12 @@ def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ..
             chosen += [t for t in narrowed if (t.text, t.page_id, t.entry_id) not in kept]
         elif named_here == thing:
             maybe = tuple(t for t in targets if t.score >= MAYBE)[:ASKED_ABOUT]
+    if not chosen and (head := head_of(thing)):
+        # "the thing about lyle's birthday he says he don't want any fuss": what it names before the clause
+        targets = _matching(space, head)
+        best = targets[0].score if targets else 0.0
+        sure = [t for t in targets if t.score >= max(SURE, best - MARGIN)]
+        chosen = [_by_clause(t, head) for t in _narrowest(sure)]
     return (tuple(_narrowest(chosen)), ()) if chosen else ((), maybe)
 
 
@@ -252,14 +278,15 @@ def forget_as_asked(space: MemorySpace, page: Page) -> list[Forgotten]:
 def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forgotten]:
     """Forget what `planned` forgets, each change naming `asked_in`, the turn that asked; returns what changed.
     For each statement, the entries drawn from its turn: deleted when they state no more than it, edited to the
-    rest when they say more; an entry of its words is made and deleted when none held it."""
+    rest when they say more; an entry of its words is made and deleted when none held it. An entry meant is
+    deleted whole."""
     deleted: dict[int, LongTermEntry] = {}
     edits: dict[int, tuple[LongTermEntry, list[str]]] = {}
     for target in planned.forget:
         if target.entry_id is not None:
             entry = LongTermEntry.objects.filter(space=space, pk=target.entry_id).defer("embedding").first()
             if entry is not None:
-                deleted[entry.pk] = entry
+                deleted[entry.pk] = entry  # whole: what is left of "my HIV status, on Biktarvy" still says it
             continue
         page = (
             asked_in
@@ -330,17 +357,42 @@ def named(about: str) -> str:
     return _ARTICLE.sub("", thing).strip() or thing or about
 
 
+def head_of(thing: str) -> str:
+    """The thing named before a clause of someone's that goes on after it ("lyle's birthday he says he don't want
+    any fuss" -> "lyle's birthday"), or "" when none does. Only a fallback: "my dad he has cancer" names the
+    cancer, not every statement about the dad. Pure."""
+    goes_on = _GOES_ON.search(thing)
+    if goes_on and set(content_tokens(thing[: goes_on.start()])) - _GENERIC:
+        return thing[: goes_on.start()].strip(" ,")
+    return ""
+
+
 def score(about: str, texts: list[str], encoder) -> list[float]:
     """How close each text is to the thing named: the MiniLM cosine plus LEXICAL times the share of its
-    content words found in the text ("my passport number" in "my passport number is X123"). Pure apart from
-    the encoder."""
+    content words the text holds (`asked.holds`: "my passport number" in "my passport number is X123", "my
+    diagnosis" in "got diagnosed w adhd", "the meds" in "methylphenidate 10mg"; the other languages' short words
+    ("de", "mon") are no part of it). Pure apart from the encoder."""
     if not texts:
         return []
     vectors = encoder.encode([about, *texts])
     cosines = vectors[1:] @ vectors[0]
-    words = set(content_tokens(about)) - _GENERIC
-    shares = [len(words & set(content_tokens(text))) / len(words) if words else 0.0 for text in texts]
+    words = list(dict.fromkeys(w for w in content_tokens(about) if w not in _GENERIC and w not in _FUNCTION_WORDS))
+    words = words[:MAX_NAMED_WORDS]
+    shares = [_share(words, text) for text in texts]
     return [round(float(c) + LEXICAL * share, 6) for c, share in zip(np.asarray(cosines), shares, strict=True)]
+
+
+def _share(words: list[str], text: str) -> float:
+    """The share of the named words `text` holds (`asked.holds`); a figure counts for a value's word only beside
+    another word held ("Preis aus dem Angebot": "das Angebot liegt bei 1.380 Euro"), never alone ("my salary",
+    never told, is not "my rent is 1200")."""
+    if not words:
+        return 0.0
+    said = frozenset(content_tokens(text))
+    held = [holds(word, text, said) for word in words]
+    if not any(how in (HELD_WORD, HELD_DOSE) for how in held):
+        return 0.0
+    return sum(bool(how) for how in held) / len(words)
 
 
 def _matching(space: MemorySpace, thing: str) -> list[Target]:
@@ -371,12 +423,12 @@ def _narrowest(targets: list[Target]) -> list[Target]:
     ]
 
 
-_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und)\s+")
+_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und|or|ou|oder|lub)\s+")
 
 
 def _listed(thing: str) -> list[str]:
     """The things a request names in a list, each alone ("the glaucoma and the drops both" -> "the glaucoma", "the
-    drops both"); [] for one thing. Pure."""
+    drops both"; "my diagnosis or the meds"); [] for one thing. Pure."""
     parts = [part for part in _LIST_PARTS.split(thing) if content_tokens(part)]
     return parts if len(parts) > 1 else []
 
@@ -384,14 +436,14 @@ def _listed(thing: str) -> list[str]:
 def _by_clause(target: Target, thing: str) -> Target:
     """A statement narrowed to its clause that matches the thing named best, when that clause matches nearly as
     well as the whole ("and my midwife is Funmi" is no part of "forget my gestational diabetes")."""
-    pieces = clauses(target.text) if target.page_id is not None else []
-    if len(pieces) < 2:
+    pieces = [piece for sentence in split_sentences(target.text) for piece in clauses(sentence)]
+    if target.page_id is None or len(pieces) < 2:
         return target
     scores = score(thing, pieces, get_embedder())
     best = max(range(len(pieces)), key=lambda i: scores[i])
     if scores[best] < target.score - MARGIN:
         return target
-    return Target(pieces[best], target.said_at, scores[best], page_id=target.page_id)
+    return replace(target, text=pieces[best], score=scores[best])
 
 
 def _last_told(space: MemorySpace) -> list[Target]:

@@ -218,6 +218,12 @@ def test_a_phrase_that_opens_a_clause_is_part_of_it():
         "and on Tuesday, I see Dr. Singh.",
     ]
     assert curation.clauses("I live in Leeds, with my wife Moira.") == ["I live in Leeds,", "with my wife Moira."]
+    # A word joined by "and" is no clause: forgetting "the tyre" left "... Between you" to be quoted.
+    tyre = "Between you and me I let his tyre down last night."
+    assert curation.clauses(tyre) == [tyre]
+    assert curation.clauses("Tom and Ann are 5 and Bea is 7.") == ["Tom and Ann are 5 and", "Bea is 7."]
+    assert curation.clauses("I'm 34 and I live in Ghent.") == ["I'm 34 and", "I live in Ghent."]
+    assert curation.clauses("Dad died and I inherited his Volvo.") == ["Dad died and", "I inherited his Volvo."]
 
 
 def test_a_fact_corrected_in_conversation_is_superseded_in_the_knowledge_and_answered_latest_first(told):

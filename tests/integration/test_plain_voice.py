@@ -31,6 +31,14 @@ TOLD = [
         ("Biscuit is my beagle, he's three.", "Noted."),  # said back only when it opens with I, my, we
         ("Any plans for the weekend?", plain_voice.NEEDS_MODEL),
         ("write a note to my vet", plain_voice.NEEDS_MODEL),
+        # a question without a question mark is no statement to hear ("I hear you." it got), nor a request in the
+        # imperative one to note ("Noted." it got)
+        ("which aws region is checkout deployed in", plain_voice.NEEDS_MODEL),
+        ("Redo the tile calc with the right area", plain_voice.NEEDS_MODEL),
+        ("Recuérdame la fecha de la entrevista para ponerla en el calendario", plain_voice.NEEDS_MODEL),
+        ("oh and remind me my fishing buddy lyle's birthday is june 18th", "Noted."),
+        ("sort of nervous about my interview tomorrow", "Noted."),
+        ("check if my flight is delayed", plain_voice.NEEDS_MODEL),
     ],
 )
 def test_each_kind_of_message_gets_its_plain_line(message, reply):

@@ -3,7 +3,8 @@ the subject (the dentist, the car) but not what is asked of it (a name, a plate)
 
 import pytest
 
-from memory_engine.engine.asked import AGE, IDENTIFIER, NAME, WHEN, Asked, asked_of
+from memory_engine.engine import recall
+from memory_engine.engine.asked import AGE, DOSE, IDENTIFIER, NAME, WHEN, Asked, asked_of, holds
 from memory_engine.engine.grounding import changes, sets_aside, tells_a_change
 from memory_engine.engine.long_term import statements
 
@@ -37,7 +38,8 @@ from memory_engine.engine.long_term import statements
         ("Which city do I live in?", None),
         ("who's the friend that's done loads of marathons?", None),
         ("And what is the surname of the gentleman who is looking after my eyes?", None),
-        ("vale's last name? booking a table under her name", None),
+        # A surname: told after the name ("my flatmate Vale Moreno"), not by any name near hers.
+        ("vale's last name? booking a table under her name", Asked(NAME, "surname", "vale")),
         # An age asked in other languages; not the assistant's.
         ("cuántos años tiene Chispa? the form is asking", Asked(AGE, "", "chispa")),
         ("Quantos anos a Neusa tem?", Asked(AGE, "", "neusa")),
@@ -172,6 +174,13 @@ def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes(
         "la visita dal cardiologo il 3 aprile alle 9:15.", "Novità: la segreteria ha spostato la visita al 10 aprile."
     )
     assert tells_a_change("Die Feier wurde auf den 14. verschoben")
+    # A value told to have been wrong is a change too ("actually", "typo", "Korrektur"): with no key, "redo the tile
+    # calc with the right area" got only the area first told.
+    assert changes("Wall area comes to 8.4 square metres.", "my mistake, wall area is 9.2 m2, I'd missed the bit.")
+    # not "actually", which as often tells something new (from a review)
+    assert not changes("my sister's birthday is on 12 May.", "actually my brother's birthday is on 3 June.")
+    assert tells_a_change("oups typo, c'est l'apt 8 pas 6") and tells_a_change("Korrektur: am 10. Mai, nicht am 3.")
+    assert not tells_a_change("I actually like running")  # no value
     # and no words that say nothing of which value moved (from a review)
     assert not changes("My PhD defence is on 14 March.", "I pushed to the repo 3 times today for my defence slides.")
     assert not changes("My sister's birthday is on 12 May.", "nvm, my brother's birthday is on 3 June.")
@@ -179,6 +188,8 @@ def test_a_change_of_a_time_date_or_number_is_told_and_replaces_what_it_changes(
     assert statements("Heads up: standup moved to 9:15 from Monday. Weather's nice.") == [
         "Heads up: standup moved to 9:15 from Monday."
     ]
+    # "remind me my X is Y" is kept as told (from a review: it was answered "Noted." and never kept)
+    assert statements("remind me my locker code is 4471") == ["remind me my locker code is 4471"]
 
 
 @pytest.mark.parametrize(
@@ -210,3 +221,118 @@ def test_a_correction_that_names_the_value_it_sets_aside_replaces_it(earlier, la
 )
 def test_a_negation_that_names_no_value_of_the_earlier_statement_sets_nothing_aside(earlier, later):
     assert not sets_aside(earlier, later)
+
+
+@pytest.mark.parametrize(
+    ("word", "sentence"),
+    [
+        ("diagnosis", "ngl kinda overwhelmed, got diagnosed w adhd last wk"),
+        ("despido", "en mi último trabajo me despidieron por un conflicto con mi jefe"),
+        ("med", "the doc put me on methylphenidate 10mg."),
+        ("tablet", "she wants me on metformin 500 milligrams twice a day"),
+        ("preis", "Die Umzugsfirma heißt Brenneke & Söhne, das Angebot liegt bei 1.380 Euro."),
+        ("montant", "mon loyer c'est 1 475 $ par mois btw"),
+        ("passport", "my passport number is X123"),
+    ],
+)
+def test_a_sentence_holds_a_word_named_by_its_form_or_by_the_shape_of_its_value(word, sentence):
+    # What a request to forget names ("borra lo del despido", "my diagnosis or the meds", "den Preis aus dem
+    # Angebot") in the words a statement used: written by someone who saw no code, each only asked "did you mean".
+    assert holds(word, sentence)
+
+
+@pytest.mark.parametrize(
+    ("word", "sentence"),
+    [
+        ("christina", "Christopher from work lent me his car"),  # a name begun alike is another name
+        ("carla", "Carlos from work lent me his car"),
+        ("hermana", "mi hermano vive en Lyon"),  # the same word of another gender
+        ("med", "my GP is Dr Okafor, room 12"),  # a figure is no dose
+        ("price", "the quote comes on 3 May"),  # a day of a month is no price
+        ("diagnosis", "the doctor was kind"),
+    ],
+)
+def test_a_sentence_does_not_hold_another_name_a_gender_pair_or_a_figure_that_is_no_value(word, sentence):
+    assert not holds(word, sentence)
+
+
+def test_a_surname_asked_is_given_only_after_the_name_or_said_to_be_one():
+    # Written by someone who saw no code: "What's Sofia's surname, for the card?" was answered with "Ewan and
+    # Sofia's wedding at Hollin Barn", and "whats femke's last name" got "I hear you."
+    question = "What's Sofia's surname, for the card?"
+    assert asked_of(question) == Asked(NAME, "surname", "sofia")
+    assert asked_of("whats femke's last name") == Asked(NAME, "surname", "femke")
+    assert asked_of(question).gives("Sofia Lindqvist is my boss.", question)
+    assert asked_of(question).gives("Sofia married Tom, her surname is Brandt now.", question)
+    landlord = "what's my landlord's surname?"
+    assert asked_of(landlord).gives("my landlord is Mr Okafor, he never answers", landlord)
+    assert not asked_of(question).gives("need to RSVP to Ewan and Sofia's wedding at Hollin Barn on 14 June.", question)
+    assert not asked_of(question).gives("sofia is my boss", question)  # in lower case, two words after it
+    lower = "wait whats my TAs last name again i need to email her abt my grade"
+    assert asked_of(lower).gives("ya write the email pls the TA is priya raman", lower)
+    assert not asked_of("whats kiara's surname").gives("my bestie kiara's bday party is at skate central", "")
+    assert "kiara's surname yet." in recall.not_told("whats kiara's surname, need it for the card")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What statin did my GP put me on, and at what dose?",
+        "which medicine my mama takes for the sugar, the pharmacist asked",
+        "Che pastiglie mi ha prescritto il dottor Ferraguti l'ultima volta, e quanti milligrammi?",
+        "Welk medicijn heeft de huisarts Daan voorgeschreven voor de allergie?",
+        "which tablets did Dr Penhallow put me on last year, the chemist wants the name",
+        "what dose was i on again?",
+    ],
+)
+def test_a_medicine_asked_is_given_only_by_a_statement_with_its_dose(question):
+    # Written by someone who saw no code: each was answered with a statement about the same doctor, relative or
+    # illness that names no medicine ("also my mama has the sugar (diabetes)", "GP wants me to compare").
+    asked = asked_of(question)
+    assert asked.kind == DOSE
+    assert asked.gives("the doc put me on methylphenidate 10mg.", question)
+    assert asked.gives("she wants me on metformin 500 milligrams twice a day", question)
+    assert not asked.gives("also my mama has the sugar (diabetes), she comes every morning", question)
+    assert not asked.gives("Dr Penhallow appointment is now the 21st of march", question)
+    # and by its name, when the medicine rather than its dose is asked (from a review)
+    named = "my GP put me on amlodipine last spring"
+    assert asked.gives(named, question) is (asked.thing != DOSE)
+    assert recall.not_told(question) == "You haven't told me that medicine or its dose yet."
+
+
+def test_a_medicine_to_take_or_avoid_is_no_medicine_asked_by_its_dose():
+    # "I am allergic to penicillin" answers it (chat_quality's own set)
+    assert (
+        asked_of("The pharmacy offers an antibiotic. Which medicine must I avoid, according to what I told you?")
+        is None
+    )
+    assert asked_of("which tablets should I take for a headache?") is None
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I'm at 4471 rue Sainte-Ursule, apt 6.", "oups typo, c'est l'apt 8 pas 6, j'étais fatiguée"),
+        (
+            "my midwife Rosalind told me to take ferrous fumarate 210mg once a day.",
+            "ah canım I was wrong, Rosalind said twice a day, not once. same 210mg",
+        ),
+        (
+            "Ah, devo anche ricordarmi la visita dal cardiologo, il dottor Ferraguti, il 3 aprile alle 9:15.",
+            "Novità: la segreteria ha spostato la visita dal dottor Ferraguti al 10 aprile, stesso orario.",
+        ),
+        ("Wall area comes to 8.4 square metres, tiles are 30x60.", "correction: wall area is 9.2 m2."),
+    ],
+)
+def test_a_correction_shares_a_word_with_what_it_corrects_whatever_the_vectors_read(earlier, later):
+    # Written by someone who saw no code: the first value was quoted alone, since the correction, in another
+    # language or in few words, was too far from it by the vectors to be given as the latest.
+    assert recall.shares_a_subject(earlier, later) and recall.corrects(earlier, later)
+
+
+def test_another_one_of_the_same_kind_or_a_word_of_no_value_is_no_correction():
+    # from a review: "what car do I drive?" answered "the latest: my car actually needs 4 new tyres"
+    assert not recall.corrects("I drive a 2011 Skoda Octavia.", "my car actually needs 4 new tyres")
+    assert not recall.corrects("My sister's birthday is on 12 May.", "nvm, my brother's birthday is on 3 June.")
+    assert not recall.corrects("standup is at 9:30 every morning.", "I actually like our standup.")
+    assert not recall.shares_a_subject("el 3 de mayo", "de 10 a 12")  # short words of another language

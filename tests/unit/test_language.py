@@ -2,7 +2,14 @@
 
 import pytest
 
-from memory_engine.engine.language import is_statement, plain, questions, speaks_of_self, split_sentences
+from memory_engine.engine.language import (
+    is_statement,
+    opens_as_imperative,
+    plain,
+    questions,
+    speaks_of_self,
+    split_sentences,
+)
 
 
 class TestSplitSentences:
@@ -64,3 +71,58 @@ def test_a_sentence_tells_unless_it_asks():
 def test_only_the_sentences_that_ask_are_questions():
     assert questions("I've tried everything. What helps with jet lag?") == ["what helps with jet lag?"]
     assert questions("Dr. Okafor is my GP. Is he in on Monday?") == ["is he in on monday?"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "tells"),
+    [
+        ("Redo the tile calc with the right area", False),
+        ("redo the flyer con el precio correcto", False),
+        ("Recuérdame la fecha de la entrevista para ponerla en el calendario", False),
+        ("Redo the shopping list to fit the weekly budget", False),
+        ("ok so please draft a polite reply, keep it short", False),
+        # a thing of theirs, a figure or a name carried on the way is told (a German noun too)
+        ("escríbeme un mensajito para la vet confirmando la cita, y pon el nombre de mi perrita", True),
+        ("Please add something about our late father, that he would be very proud.", True),
+        ("Schreiben Sie bitte eine kurze Adressänderung für meine Bank, mit meiner neuen Anschrift.", True),
+        ("Escreve uma legenda curta para o Instagram com o nome da empresa", True),
+        ("gawa ka ng short caption for IG, ilagay mo yung name ng bakery ko", True),
+    ],
+)
+def test_a_request_in_the_imperative_in_any_language_tells_only_what_it_carries(request_, tells):
+    # Written by someone who saw no code: each was answered "Noted." with no key, and a request that carried
+    # nothing was quoted back later ("What size were the tiles again?" got "Redo the tile calc with the right area").
+    assert opens_as_imperative(plain(request_))
+    assert is_statement(request_) is tells
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Plan is to fly out on Monday.",
+        "Show was great last night.",
+        "Make is Toyota, a 2011 Corolla.",
+        "Update: the party moved to Friday.",
+        "Change of plan: Rhiannon's working that weekend.",
+        "Check-in is at 3pm.",
+        "Help, my cat is sick.",
+        "oh and remind me my fishing buddy lyle's birthday is june 18th i always forget it",
+        # from a review: a subject left out, not a request
+        "sort of nervous about my interview tomorrow",
+        "list of my allergies: penicillin and latex",
+        "work out most mornings before my shift at the hospital",
+        # a request that carries a figure or a name tells it on the way
+        "Please help me draft a polite reminder for invoice INV-0317 to Halvorsen Maritime, amount EUR 2,340.",
+        "update party moved to Sun 10th, Bounce Barn double booked.",
+        "write a birthday card for my sister Ines",
+    ],
+)
+def test_the_same_words_telling_are_statements(statement):
+    assert is_statement(statement)
+    assert not questions(statement)
+
+
+def test_remind_me_with_a_question_in_it_asks():
+    # from a review: "remind me my wifi password is it the one with the dog" asks, with no question mark
+    assert not is_statement("remind me my wifi password is it the one with the dog")
+    assert not is_statement("remind me the dentist's name, was it patel or shah")
