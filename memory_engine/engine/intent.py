@@ -37,6 +37,7 @@ from memory_engine.engine.word_lists import (
     FILLERS,
     FIRST_PERSON,
     HOW_OLD,
+    MY_ELSEWHERE,
     NOW_WORDS,
     POSSESSIVE,
     VALUE_NOUNS,
@@ -56,6 +57,9 @@ MIN_CONTENT_WORDS = 2  # a sentence with fewer content words tells nothing
 _WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
 _FIRST_PERSON = re.compile(rf"\b{alternation(FIRST_PERSON)}\b")
 _POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
+_THEIRS_ANYWHERE = re.compile(
+    rf"(?<![\w']){alternation((*POSSESSIVE, *MY_ELSEWHERE, 'mere', 'meri', 'mera'))}(?![\w'])"
+)
 # The person, not as the one asked ("asked me for an explanation"): something of theirs or about them.
 _THEIR_OWN = re.compile(rf"\b{alternation(tuple(word for word in FIRST_PERSON if word != 'me'))}\b")
 # "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
@@ -269,8 +273,10 @@ class Reading:
         text = plain(message)
         asked = tuple(questions(text))
         requests = tuple(q for q in asked if any(map(_REQUEST.search, _asking_clauses(q))))
-        # a request in the imperative beside a question: "She asked what 永 means. Please explain simply."
-        requests += tuple(s for s in split_sentences(text) if s not in asked and opens_as_imperative(s))
+        # a request in the imperative beside a question about no thing of theirs: "She asked what 永 means. Please
+        # explain simply."; not "when is my flight? add it to my calendar"
+        if not any(_THEIRS_ANYWHERE.search(q) for q in asked):
+            requests += tuple(s for s in split_sentences(text) if s not in asked and opens_as_imperative(s))
         return cls(text, asked, requests, _gives_a_value(message))
 
 

@@ -186,7 +186,7 @@ def is_statement(sentence: str) -> bool:
 # A request that carries something of the person's: a figure, a name after its first word, or a thing of theirs
 # ("help me draft a reminder for invoice INV-0317, amount EUR 2,340", "add something about our late father",
 # "y pon el nombre de mi perrita"); not "redo the tile calc with the right area".
-_THEIRS = alternation((*OWNING_WORDS, "we", "we're", "we've", "i'm", "i've"))
+_THEIRS = alternation((*OWNING_WORDS, "i", "we", "we're", "we've", "i'm", "i've", "ich", "yo", "eu", "je", "ik"))
 _CARRIES_A_VALUE = re.compile(rf"\d|(?<=\s)[A-ZÀ-Ý]|(?i:(?<![\w']){_THEIRS}(?![\w']))")
 
 

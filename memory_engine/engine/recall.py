@@ -397,26 +397,11 @@ def choose(
                 and scores[i] >= enough
                 and corrects(statements[best].text, statements[i].text)
             )
-            # the same, in words of the best the vectors read poorly ("oups typo, c'est l'apt 8 pas 6" after "I'm at
-            # 4471 rue Sainte-Ursule, apt 6.", "la segreteria ha spostato la visita dal dottor Ferraguti al 10
-            # aprile"): what was quoted is corrected, however the question reads
-            or (
-                scores[i] >= enough
-                and shares_a_subject(statements[best].text, statements[i].text)
-                and corrects(statements[best].text, statements[i].text)
-            )
         )
     ]
     if not newer:
         return (statements[best],)
     return (statements[best], statements[newer[0]])  # the best of them
-
-
-def shares_a_subject(one: str, other: str) -> bool:
-    """Whether two statements share a word naming what they are about (not a figure, nor a word of two letters or
-    a short word of another language: "apt", "Ferraguti", "visita"; not "ha", "il"). Pure."""
-    shared = set(content_tokens(one.replace("'", " "))) & set(content_tokens(other.replace("'", " ")))  # "l'apt"
-    return any(len(word) > 2 and not word[0].isdigit() for word in shared - _FUNCTION_WORDS)
 
 
 def corrects(earlier: str, later: str) -> bool:

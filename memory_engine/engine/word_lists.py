@@ -158,11 +158,12 @@ MOVED_WORDS = (
     "aplazado", "aplazada", "adiado", "adiada", "remarcado", "remarcada", "verplaatst", "przesunięty",
     "przesunięta", "przełożony", "przełożona",
 )  # fmt: skip
-# Words that tell a value told before was wrong ("I was wrong, twice a day", "oups typo, c'est l'apt 8",
-# "Korrektur: Der Umzug findet jetzt am 10. Mai statt"): a change, as MOVED_WORDS are. Not "actually", which as
-# often tells something new ("actually my brother's birthday is on 3 June").
+# Words that tell a value told before was wrong ("correction: twice a day", "oups typo, c'est l'apt 8",
+# "Korrektur: Der Umzug findet jetzt am 10. Mai statt"): a change, as MOVED_WORDS are. Not "actually", "my bad"
+# or "I meant", which as often tell something new ("actually my brother's birthday is on 3 June", "I meant to
+# tell you, mum is turning 70").
 CORRECTION_WORDS = (
-    "correction", "corrected", "typo", "i meant", "misread", "my mistake", "my bad", "was wrong", "korrektur",
+    "correction", "corrected", "typo", "misread", "korrektur",
     "corrección", "correção", "correzione", "correctie", "poprawka", "mali pala",
 )  # fmt: skip
 # Words that set a value aside, before it: "Hanabusa, not Sakuraya", "Sonntag, nicht Samstag", "não Pipoca".

@@ -46,6 +46,7 @@ from memory_engine.engine.word_lists import (
     OWN_WORDS,
     OWNER_ARTICLES,
     OWNING_WORDS,
+    RELATIVES,
     TOLD_ABOUT,
     alternation,
 )
@@ -383,14 +384,15 @@ def score(about: str, texts: list[str], encoder) -> list[float]:
 
 
 def _share(words: list[str], text: str) -> float:
-    """The share of the named words `text` holds (`asked.holds`); a figure counts for a value's word only beside
-    another word held ("Preis aus dem Angebot": "das Angebot liegt bei 1.380 Euro"), never alone ("my salary",
-    never told, is not "my rent is 1200")."""
+    """The share of the named words `text` holds (`asked.holds`); a figure or a dose counts for a value's word or a
+    medicine's only beside another word held ("Preis aus dem Angebot": "das Angebot liegt bei 1.380 Euro"), never
+    alone ("my salary", never told, is not "my rent is 1200"), but for a dose of the person's own ("the meds":
+    "the doc put me on methylphenidate 10mg"; not "my dad takes warfarin 5mg")."""
     if not words:
         return 0.0
     said = frozenset(content_tokens(text))
     held = [holds(word, text, said) for word in words]
-    if not any(how in (HELD_WORD, HELD_DOSE) for how in held):
+    if HELD_WORD not in held and not (HELD_DOSE in held and _OWN_DOSE.search(text) and not said & _RELATIVES):
         return 0.0
     return sum(bool(how) for how in held) / len(words)
 
@@ -423,13 +425,16 @@ def _narrowest(targets: list[Target]) -> list[Target]:
     ]
 
 
+_OWN_DOSE = re.compile(r"(?i)(?<![\w'])(?:i|me|i'm|i've|myself)(?![\w'])")
+_RELATIVES = frozenset(content_tokens(" ".join(RELATIVES)))
+_NAMES_NOTHING = frozenset(content_tokens("whatever it's called whatever his her their name is something like that"))
 _LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und|or|ou|oder|lub)\s+")
 
 
 def _listed(thing: str) -> list[str]:
     """The things a request names in a list, each alone ("the glaucoma and the drops both" -> "the glaucoma", "the
     drops both"; "my diagnosis or the meds"); [] for one thing. Pure."""
-    parts = [part for part in _LIST_PARTS.split(thing) if content_tokens(part)]
+    parts = [part for part in _LIST_PARTS.split(thing) if set(content_tokens(part)) - _NAMES_NOTHING]
     return parts if len(parts) > 1 else []
 
 

@@ -116,14 +116,18 @@ def test_a_clause_that_goes_on_after_the_thing_is_tried_without_it_only_when_the
     assert spoken_curation.head_of(spoken_curation.named(about)) == "lyle's birthday"
     assert spoken_curation.head_of("my dad he has cancer") == "my dad"
     assert spoken_curation.head_of("the thing he said about my mum") == ""
+    # a part of a list that names nothing is no thing to forget (from a review: it forgot "my cat is called Mochi")
+    assert spoken_curation._listed("the sertraline or whatever it's called") == []
 
 
 def test_a_figure_or_a_word_begun_alike_alone_names_nothing_to_forget():
     # From a review: "forget my salary" (never told) deleted "my rent is 1200 a month"; "my grandma" the grandpa.
     assert spoken_curation._share(["salary"], "my rent is 1200 a month") == 0.0
     assert spoken_curation._share(["preis", "angebot"], "das Angebot liegt bei 1.380 Euro.") == 1.0
-    assert spoken_curation._share(["med"], "the doc put me on methylphenidate 10mg.") == 1.0
+    assert spoken_curation._share(["med"], "the doc put me on methylphenidate 10mg.") == 1.0  # their own dose
     for word, text in [
+        ("med", "my dad takes warfarin 5mg after his stroke"),  # someone else's
+        ("med", "the vet put Biscuit on 50 mg carprofen"),
         ("grandma", "my grandpa has dementia"),
         ("frank", "I fly to Frankfurt on Monday"),
         ("doctor", "I finished my doctorate in May"),
