@@ -74,7 +74,8 @@ def run(path: Path) -> list[Answer]:
                     Answer(
                         conversation=conversation["id"],
                         asked=said,
-                        text=found_answer.text if found_answer else "",
+                        # a question beside a request is answered in the request's reply
+                        text=found_answer.text if found_answer else (planned.answered if planned else ""),
                         expect=turn.get("expect"),
                         not_told=bool(turn.get("not_told")),
                         small_talk="ask" not in turn,

@@ -5,15 +5,21 @@ A guess shares a question's subject but not what is asked of it: "What is the na
 dispatch. Recall (engine/recall.py) quotes only statements that give what is asked, and says "you haven't
 told me your dentist's name" when none does.
 
-Three kinds of asking are read, each with its own test; any other question is left to recall's scores:
+These kinds of asking are read, each with its own test; any other question is left to recall's scores:
 
 - a name ("the name of my dentist", "who's my team lead", "what's my dog called"): the statement speaks of
   the same one (OWNER_WORDS: the word itself, a relative's other words, a pet's kinds) and holds a name the
-  question does not;
+  question does not; a surname ("femke's last name", "my landlord's surname") by a name after the first name,
+  a full or titled name, or "surname is ...";
 - an identifier ("my passport number", "my blood type", "the rego on my ute", "my shoe size"): the
   statement says what it is of ("passport", "blood", "rego") and, when the question names an owner, of it;
 - a date or an age of someone ("when is my wife's birthday", "how old is Tarçın"): the statement speaks of
-  them, says what the date is of when the question does ("birthday"), and holds a date or a number.
+  them, says what the date is of when the question does ("birthday"), and holds a date or a number;
+- a dose ("what dose was I on again?", "quanti milligrammi"): the statement holds a dose ("10mg", "five
+  milligrams").
+
+`holds` says whether a statement holds a word named, in another form too ("despido"/"despidieron"), a dose
+for a medicine or a figure beside another word held: spoken curation's match (services/spoken_curation.py).
 
 Pure: regular expressions and word lists, no model.
 """
@@ -34,12 +40,12 @@ from memory_engine.engine.word_lists import (
     HOW_OLD,
     MEDICINE_WORDS,
     MONTHS,
-    MY_ELSEWHERE,
     NAME_ASKED,
     NAME_ASKED_AFTER,
     NOT_A_NAME,
     NOT_AN_OWNER,
     OWNER_ARTICLES,
+    OWNING_WORDS,
     RELATIVES,
     TURNS_WORDS,
     alternation,
@@ -178,7 +184,7 @@ _ELSEWHERE = (
     rf"(?:\s+(?:de|del|da|do|di|della|du|des|von|van|vom)\s+(?:{_BETWEEN})*([^\W\d_][\w\-]*))?"
 )
 _NOT_AN_OWNER = frozenset(NOT_AN_OWNER)
-_MY_ELSEWHERE = frozenset(MY_ELSEWHERE)
+_OWNING = frozenset(OWNING_WORDS)
 _DOSE_ASKED = ("dose", "dosage", "dosis", "dosering", "dosaggio")
 _ASKING = (
     # "what dose was I on", "AND WHAT DOSE IS MY WATER TABLET", "quanti milligrammi": a dose, given by a dose
@@ -370,7 +376,7 @@ def _asked_elsewhere(form: str, found: re.Match) -> Asked | None:
     if who in _NOT_AN_OWNER or whose in _NOT_AN_OWNER:
         return None
     if form == "aged":
-        mine = bool(set(between.split()) & _MY_ELSEWHERE)
+        mine = bool(set(between.split()) & _OWNING)
         return Asked(AGE, who if mine else "", "" if mine else who, in_english=False)
     return Asked(NAME, "", f"{whose}'s {who}" if whose else who, in_english=False)
 

@@ -37,11 +37,14 @@ from memory_engine.engine.word_lists import (
     FILLERS,
     FIRST_PERSON,
     HOW_OLD,
-    MY_ELSEWHERE,
     NOW_WORDS,
+    OWNING_WORDS,
     POSSESSIVE,
+    TOLD_YOU_ELSEWHERE,
     VALUE_NOUNS,
     WANTED_NOUNS,
+    WH_ELSEWHERE,
+    WHAT_TO_DO_ELSEWHERE,
     WRITTEN_THINGS,
     alternation,
 )
@@ -56,10 +59,26 @@ MIN_CONTENT_WORDS = 2  # a sentence with fewer content words tells nothing
 
 _WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
 _FIRST_PERSON = re.compile(rf"\b{alternation(FIRST_PERSON)}\b")
-_POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
-_THEIRS_ANYWHERE = re.compile(
-    rf"(?<![\w']){alternation((*POSSESSIVE, *MY_ELSEWHERE, 'mere', 'meri', 'mera'))}(?![\w'])"
+# Another language's question of a thing of theirs: a word that asks, a possessive or "I told you", and no word
+# asking what to do ("Wie viele Zimmer hat meine neue Wohnung?", "lo de los taxes, qué te dije?"; not "¿Dónde
+# puedo renovar mi pasaporte?", "Cosa mi consigli di vedere?"). "ma" is Italian "but" and Polish "has" too.
+_WH_ELSEWHERE = re.compile(rf"(?<![\w']){alternation(WH_ELSEWHERE)}(?![\w'])")
+_OWNED_ELSEWHERE = re.compile(
+    rf"(?<![\w']){alternation((*(w for w in OWNING_WORDS if w != 'ma'), *TOLD_YOU_ELSEWHERE))}(?![\w'])"
 )
+_WHAT_TO_DO_ELSEWHERE = re.compile(rf"(?<![\w']){alternation(WHAT_TO_DO_ELSEWHERE)}")
+
+
+def _asks_elsewhere_of_theirs(question: str) -> bool:
+    return bool(
+        _WH_ELSEWHERE.search(question)
+        and _OWNED_ELSEWHERE.search(question)
+        and not _WHAT_TO_DO_ELSEWHERE.search(question)
+    )
+
+
+_POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
+_THEIRS_ANYWHERE = re.compile(rf"(?<![\w']){alternation(OWNING_WORDS)}(?![\w'])")
 # The person, not as the one asked ("asked me for an explanation"): something of theirs or about them.
 _THEIR_OWN = re.compile(rf"\b{alternation(tuple(word for word in FIRST_PERSON if word != 'me'))}\b")
 # "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
@@ -327,6 +346,9 @@ ABOUT_THE_ASSISTANT = "asks about the assistant"
 ASKS_ADVICE = "asks for advice, an opinion or a favour"
 ADVICE_ABOUT_THEIRS = "asks advice about a value of theirs"
 UNREAD = "asks in words the rules do not read"
+# Another language's question of a thing of theirs, read as UNREAD is, that "you haven't told me" answers when no
+# statement does (engine/recall.py).
+ELSEWHERE_OF_THEIRS = "asks in another language about a thing of theirs"
 WORKS_OUT = "asks to work out numbers it gives"
 # An English yes/no question asks for advice or knowledge ("will it hurt the garlic?", "also random - is gum good
 # for teeth?"), and a tag asks to be agreed with ("bacalhau is safe right?"): neither asks for a value told.
@@ -419,6 +441,7 @@ RULES = (
     Rule(ASKS_ADVICE, None, lambda r: bool(r.requests)),
     Rule("asks again", MEMORY, lambda r: any(_AGAIN.search(q) for q in r.asked)),
     Rule("asks about themselves", MEMORY, lambda r: any(_FIRST_PERSON.search(q) for q in r.asked)),
+    Rule(ELSEWHERE_OF_THEIRS, MAYBE, lambda r: any(_asks_elsewhere_of_theirs(q) for q in r.asked)),
     Rule("asks what, who, where or when", MAYBE, lambda r: any(_WH.search(q) for q in r.asked)),
     Rule(UNREAD, MAYBE, _asks_for_a_value_unread),
     Rule("asks something else", None, lambda r: True),

@@ -32,6 +32,7 @@ from memory_engine.engine.word_lists import (
     ABOUT_ME,
     AGREEING,
     FORGET_VERBS,
+    FORGET_VERBS_ENGLISH,
     KEEP_VERBS,
     MEMORY_WORDS,
     OWN_WORDS,
@@ -54,6 +55,12 @@ _NOT_KEEPING = (
 )  # fmt: skip
 _VERB = (
     rf"(?:{alternation(FORGET_VERBS)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
+    r"|scratch (?:that|it|this) from (?:your )?memory)"
+)
+# The English verbs, which "i" before them makes a statement ("i forget where i put it"); before another
+# language's verb, "i" and "a" are Polish "and" ("a, i zapomnij proszę ...").
+_ENGLISH_VERB = (
+    rf"(?:{alternation(FORGET_VERBS_ENGLISH)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
     r"|scratch (?:that|it|this) from (?:your )?memory)"
 )
 _FOUND_VERB = re.compile(rf"(?<![\w-]){_VERB}(?![\w-])")
@@ -80,9 +87,14 @@ _ABOUT_TOLD = re.compile(
     r"^(?:(?:anything|everything|all|the (?:bit|part|thing|stuff|info|information))\s+(?:about|on|re)|lo del?|eso del?"
     rf"|{alternation(TOLD_ABOUT)})\s+\w"
 )
+_TOLD_FRAME = re.compile(rf"^{alternation(TOLD_ABOUT)}\s+\w")
+_ENGLISH = re.compile(_ENGLISH_VERB)
+_AND_ELSEWHERE = re.compile(r"^(?:(?:a|i|oraz)\W+)*")  # Polish "and", before its verb: "a, i zapomnij ..."
+_PLEASE_FIRST = re.compile(r"^(?:(?:please|pls|bitte|proszę|por favor|per favore|alsjeblieft|stp|kindly)\s+)+")
 # The verb with a subject of its own, or asking to be reminded: no request to the memory.
 _NOT_ASKED = re.compile(
-    rf"\b(?:i|we|he|she|they|it|people|ex)\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_VERB}"
+    rf"\b(?:we|he|she|they|it|people|ex)\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_VERB}"
+    rf"|\bi\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_ENGLISH_VERB}"
     rf"|(?:\w\s+(?:and|or)|(?<!\byou )\bto|\bhelped \w+|\bsteer)\s+{_VERB}"
     r"|\b(?:don't|do not|dont|never)\s+(?:forget|let me)\b|\bbefore i\b|\bhow (?:do|can|to|would) (?:i|we|you)\b"
     r"|\bhelp (?:me|us)\b"
@@ -216,8 +228,11 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     after = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
     named_straight = _DEFINITE.match(_ASKING.sub("", after).strip()) is not None  # "forget the X", not "about the X"
     told_about = _ABOUT_TOLD.match(_ASKING.sub("", after).strip()) is not None
+    framed = _PLEASE_FIRST.sub("", after)
     from_memory = _FROM_MEMORY.search(text[verb.end() :]) is not None
     after = _LEAD.sub("", after)
+    if _TOLD_FRAME.match(framed):  # with its frame, which spoken curation reads whole ("o que te disse sobre ...")
+        return MemoryRequest(FORGET, about=_said_as(clause, framed), clause=clause)
     if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after) or told_about or from_memory):
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause)
     if named_straight and _DEFINITE.match(after) and _FORGETTING.fullmatch(verb.group(0)):
@@ -253,7 +268,9 @@ def _asks_to_forget(text: str) -> bool:
         return False
     ahead = text[: verb.start()]
     rest = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
-    opens = not _OPENING.sub("", ahead).strip()
+    opens = not _OPENING.sub("", ahead).strip() or (
+        not _ENGLISH.fullmatch(verb.group(0)) and not _AND_ELSEWHERE.sub("", ahead).strip()
+    )
     # "that thing I said about my ex, wipe it"; "meri ex ka naam delete kar do" (the verb last, in Hindi)
     ends = _PRONOUN.match(rest) is not None or (not rest and verb.group(0) in VERB_LAST)
     return opens or ends or _ASKING.search(ahead) is not None

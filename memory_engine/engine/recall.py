@@ -44,6 +44,7 @@ from memory_engine.engine.asked import asked_of, not_a_date
 from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
 from memory_engine.engine.intent import (
     AGE,
+    ELSEWHERE_OF_THEIRS,
     MAYBE,
     MEMORY,
     NAME,
@@ -648,7 +649,7 @@ def respond(
     if (strict := strict_kind(intent.asked_part)) is not None:
         # "how much was the salary offer?": a statement that holds no number does not give it, however close
         scores = [score if strict(s.text) else weights.not_given for score, s in zip(scores, statements, strict=True)]
-    if intent.rule == UNREAD and intent.wanted is None:
+    if intent.rule in (UNREAD, ELSEWHERE_OF_THEIRS) and intent.wanted is None:
         # words the rules do not read ("rego?", "¿Cómo se llama mi perra?"): a statement answers only with a word
         # of the message that few statements have ("perra"), not by the model's likeness alone, which is weak
         # outside English ("que", "para" are in most of what a Spanish speaker says); what engine/asked.py reads of
@@ -670,8 +671,9 @@ def respond(
         ranked = sorted(zip(scores, statements, strict=True), key=lambda pair: -pair[0])[:3]
         logger.debug("recall %r (%s): %s", intent.message, intent.rule, [(score, s.text[:60]) for score, s in ranked])
     # "And how old is Sunny? I got him so long ago": a value asked by its words that nothing gives is not known,
-    # whatever else the message says
-    asks_what_none_gave = intent.kind == MEMORY and intent.wanted is not None
+    # whatever else the message says; so is a thing of theirs asked in another language ("Wie viele Zimmer hat
+    # meine neue Wohnung?"), which a model knows no more of
+    asks_what_none_gave = (intent.kind == MEMORY and intent.wanted is not None) or intent.rule == ELSEWHERE_OF_THEIRS
     if not quoted and (intent.kind == MAYBE or not intent.only_asks_memory) and not asks_what_none_gave:
         return None
     if not quoted:

@@ -23,6 +23,20 @@ POSSESSIVE = ("my", "our")
 
 # The words a question opens with.
 WH_WORDS = ("what", "what's", "which", "who", "who's", "whose", "where", "where's", "when", "when's", "how", "how's")
+# The same in the languages people mix in, but those that are other words too ("que", "qui", "como", "che", "was"
+# are "that", "like", "was"; "kya" asks yes or no too; language.plain reads "wat" as "what"): "¿cuál es mi talla?",
+# "meri salary kitni batayi thi maine?".
+WH_ELSEWHERE = (
+    "qué", "cuál", "cuáles", "quién", "quiénes", "dónde", "cuándo", "cuánto", "cuánta", "cuántos", "cuántas",
+    "qual", "quais", "quem", "onde", "quando", "quanto", "quanta", "quantos", "quantas", "o que",
+    "quel", "quelle", "quels", "quelles", "où", "quand", "combien", "c'est quoi", "quoi",
+    "quale", "quali", "chi", "dove", "quanti", "quante", "cosa", "che cosa",
+    "wer", "wo", "wann", "wie", "welche", "welcher", "welches", "welchen", "wieviel", "wie viel", "wie viele",
+    "waar", "wanneer", "welk", "welke", "hoeveel", "hoe",
+    "co", "kto", "gdzie", "kiedy", "ile", "jak", "jaki", "jaka", "jakie", "który", "która", "które",
+    "kab", "kahan", "kaun", "kitna", "kitni", "kitne", "kaunsa", "kaunsi",
+    "ano", "anong", "sino", "saan", "kailan", "magkano", "ilan", "alin",
+)  # fmt: skip
 AUX_WORDS = (
     "do", "does", "did", "is", "are", "am", "was", "were", "have", "has", "had", "can", "could", "would", "will",
     "should", "shall", "tell me", "remind me", "any",
@@ -73,7 +87,7 @@ IMPERATIVES = (
     "hilf mir", "formuliere", "formulieren sie",
     "escreve", "escreva", "faça", "redige", "redija", "diz-me", "lembra-me", "me lembra", "ajuda-me",
     "scrivi", "scrivimi", "fai", "fammi", "dimmi", "ricordami", "aiutami",
-    "schrijf", "maak", "zeg", "herinner me", "help me",
+    "schrijf", "maak", "zeg", "herinner me",
     "napisz", "zrób", "przypomnij", "pomóż",
     "likho", "likh do", "bana do", "banao", "bata do", "batao",
     "gawa ka", "gawan mo", "pakisulat", "isulat mo", "paki-draft", "pakigawa",
@@ -205,9 +219,12 @@ def alternation(words) -> str:
 # Asking the memory to forget (engine/memory_requests.py), in the imperative: "forget my medicine", "oublie
 # mon adresse", "borra lo que te dije", "meri ex ka naam delete kar do". KEEP_VERBS follow "don't", "stop", "no
 # need to": "don't keep my ...".
-FORGET_VERBS = (
+FORGET_VERBS_ENGLISH = (
     "forget", "delete", "erase", "wipe", "remove", "scrub", "unlearn", "un-remember", "unremember", "purge",
     "expunge", "get rid of", "throw away", "clear", "drop",
+)  # fmt: skip
+FORGET_VERBS = (
+    *FORGET_VERBS_ENGLISH,
     "oublie", "oubliez", "efface", "effacez", "effaces", "supprime", "supprimez", "supprimes",
     "olvida", "olvide", "olvídalo", "olvidalo", "olvídate de", "olvidate de", "borra", "borre", "bórralo", "elimina",
     "vergiss", "vergessen sie", "lösch", "lösche", "löschen", "löschen sie",
@@ -224,14 +241,15 @@ KEEP_VERBS = (
 )  # fmt: skip
 # The words of the person's that own what follows: "my address", "meine Adresse", "o meu CPF".
 OWNING_WORDS = (
-    "my", "our", "mon", "ma", "mes", "mi", "mis", "mein", "meine", "meinen", "meiner", "meinem", "meu", "minha",
-    "meus", "minhas", "mio", "mia", "miei", "mie", "mijn", "mój", "moja", "moje", "mojego", "mojej", "moim", "mere",
-    "meri", "mera",
+    "my", "our", "mon", "ma", "mes", "notre", "mi", "mis", "nuestro", "nuestra", "mein", "meine", "meinen",
+    "meiner", "meinem", "unser", "unsere", "meu", "minha", "meus", "minhas", "nosso", "nossa", "mio", "mia", "miei",
+    "mie", "nostro", "nostra", "mijn", "onze", "mój", "moja", "moje", "mojego", "mojej", "moim", "nasz", "nasza",
+    "mere", "meri", "mera",
 )  # fmt: skip
 # The words of a thing of the person's, or of something they told: "my", "where I live", "what I said about".
 OWN_WORDS = (
     *OWNING_WORDS, "mine", "i", "i'm", "i've", "i'd", "me", "we", "us", "je", "j'ai", "moi", "yo", "te dije", "ich",
-    "eu", "ik", "benim", "maine", "ko",
+    "eu", "ik", "benim", "maine", "ko", "ako",
 )  # fmt: skip
 # Asking what the memory holds of the person: "what do you know about me?", "dump ur memory of me".
 MEMORY_WORDS = (
@@ -247,7 +265,10 @@ TOLD_ABOUT = (
     "quello che ti ho detto su", "quello che ti ho detto di", "ciò che ti ho detto su",
     "quello che ti ho raccontato su", "quello che ti ho raccontato di", "lo que te dije de", "lo que te dije sobre",
     "lo que te conté de", "lo que te conté sobre", "ce que je t'ai dit sur", "ce que je t'ai dit de",
-    "ce que je t'ai dit à propos de", "ce que je t'ai raconté sur",
+    "ce que je t'ai dit à propos de", "ce que je t'ai raconté sur", "o que te disse sobre", "o que eu disse sobre",
+    "o que te contei sobre", "o que te falei sobre", "was ich dir über", "was ich über", "wat ik je vertelde over",
+    "wat ik zei over", "wat ik je over", "o tym co pisałam o", "o tym co pisałem o", "o tym co ci mówiłam o",
+    "o tym co ci mówiłem o", "o tym co ci pisałam o", "o tym co ci pisałem o", "yung sinabi ko tungkol sa",
 )  # fmt: skip
 ABOUT_ME = (
     "about me", "abt me", "on me", "of me", "regarding me", "de moi", "sur moi", "über mich", "de mí", "de mi",
@@ -277,16 +298,30 @@ NAME_ASKED = (
     "ano yung pangalan ng",
 )  # fmt: skip
 NAME_ASKED_AFTER = ("ka naam", "ki naam", "ke naam", "ka name", "ki name")
-# "My" in those languages: "cuántos años tiene mi hija" asks the age of a thing of theirs, told in words of its own.
-MY_ELSEWHERE = (
-    "mi", "mis", "nuestro", "nuestra", "meu", "minha", "nosso", "nossa", "mon", "ma", "mes", "notre", "mio", "mia",
-    "nostro", "nostra", "mein", "meine", "meiner", "meinen", "unser", "unsere", "mijn", "onze", "mój", "moja",
-    "moje", "mojej", "nasz", "nasza",
+# "I told you" in those languages: what follows asks for what they told ("lo de los taxes, qué te dije?").
+TOLD_YOU_ELSEWHERE = (
+    "te dije", "te conté", "te conte", "te falei", "te disse", "je t'ai dit", "je vous ai dit", "ti ho detto",
+    "hab ich dir", "habe ich dir", "heb ik je", "ci mówiłam", "ci mówiłem", "ci powiedziałam", "ci powiedziałem",
+    "ci podałam", "ci podałem", "batayi thi", "bataya tha", "batai thi", "sinabi ko",
+)  # fmt: skip
+# Words of a question in those languages that ask what to do, which is a model's to answer: "¿Dónde puedo renovar
+# mi pasaporte?", "Wie kann ich meine Steuererklärung machen?", "Cosa mi consigli?", "dapat ba ako mag-resign?"
+# (a word's start: "consigli", "consiglia").
+WHAT_TO_DO_ELSEWHERE = (
+    "puedo", "puede", "podría", "debo", "debería", "recomiend", "aconsej", "conviene", "hago", "hacer",
+    "posso", "pode", "poderia", "devo", "deveria", "recomend", "aconselh", "faço", "fazer", "acha",
+    "peux", "peut", "pourr", "dois", "doit", "devrai", "conseill", "recommand", "faire", "penses",
+    "può", "puoi", "dovrei", "consigli", "fare", "pensi",
+    "kann", "kannst", "könnt", "soll", "sollte", "muss", "empfiehl", "empfehl", "rätst", "machen", "meinst",
+    "kan ", "moet", "zou", "raad", "aanraden",
+    "mogę", "może", "powinn", "polec", "radzisz", "zrobić",
+    "chahiye", "sakta", "sakti", "karu", "karun", "suggest", "best",
+    "dapat", "pwede", "puwede", "sa tingin mo",
 )  # fmt: skip
 # Words between the words that ask a name (or an age) in another language and the one asked about: articles,
 # possessives and fillers ("cómo se llamaba otra vez mi dentista", "wie heißt eigentlich mein Zahnarzt").
 OWNER_ARTICLES = (
-    *MY_ELSEWHERE,
+    *OWNING_WORDS,
     "tu", "tus", "su", "sus", "el", "la", "los", "las", "del", "seu", "sua", "o", "a", "do", "da", "dos", "das",
     "ton", "ta", "le", "les", "du", "de", "des", "di", "dei", "il", "lo", "tuo", "tua", "della", "dello", "dein",
     "deine", "der", "die", "dem", "den", "het", "ng", "yung", "ang", "si", "otra", "otro", "vez", "eigentlich",

@@ -38,7 +38,7 @@ from memory_engine.engine import recall
 from memory_engine.engine.asked import HELD_DOSE, HELD_WORD, holds
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import second_person, split_sentences
+from memory_engine.engine.language import asks, plain, second_person, split_sentences
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, read_all
 from memory_engine.engine.word_lists import (
@@ -119,6 +119,7 @@ class Plan:
 
     text: str
     forget: tuple[Target, ...] = ()
+    answered: str = ""  # the answer to a question asked beside the requests, which `text` opens with
 
 
 NOTHING = Plan("")  # a message planned already, which asks nothing of the memory
@@ -161,7 +162,30 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     if not done and not asked:
         return None
     said = [_forgot_reply(done, forget, now)] if done else []
-    return Plan(" ".join(said + asked), forget=tuple(forget))
+    beside = [] if asked else _answered_beside(space, message, requests, forget, now)  # none beside "did you mean"
+    return Plan(" ".join([*beside, *said, *asked]), forget=tuple(forget), answered=" ".join(beside))
+
+
+def _answered_beside(
+    space: MemorySpace, message: str, requests: tuple[MemoryRequest, ...], forget: list[Target], now: datetime
+) -> list[str]:
+    """The answer to what `message` asks besides its requests ("jak się nazywa teacher Antka? ... A, i zapomnij
+    proszę o tym co pisałam o Bartku"), as recall gives it from what is kept: [the reply], or [] when nothing is
+    asked besides, recall leaves it to a model, or it quotes what this message forgets. `questions` and the
+    clauses are compared plain (lower case); the question goes to recall as written (its names capitalised)."""
+    clauses = [plain(r.clause) for r in requests if r.clause]
+    asked = [
+        sentence
+        for sentence in split_sentences(message)
+        if asks(said := plain(sentence)) and not any(c in said or said in c for c in clauses)
+    ]
+    if not asked:
+        return []
+    found = recall.answer(space, " ".join(asked), now=now)
+    forgotten = {t.page_id for t in forget if t.page_id is not None} | {t.text for t in forget}
+    if found is None or any(s.page_id in forgotten or s.text in forgotten for s in found.quoted):
+        return []
+    return [found.text]
 
 
 def _agreed(space: MemorySpace, message: str, now: datetime) -> Plan | None:

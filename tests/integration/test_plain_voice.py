@@ -17,6 +17,15 @@ TOLD = [
 ]
 
 
+def _told_with_no_key(settings) -> MemoryOS:
+    """Alice's space with TOLD said two days ago, and the door with no key."""
+    weak = MemoryOS(llm=weak_offline_llm(settings))
+    start = days_ago(2)
+    for number, (said, _) in enumerate(TOLD):
+        weak.get_response(user_id="alice", assistant_id="helper", query=said, timestamp=start.replace(minute=number))
+    return weak
+
+
 @pytest.mark.parametrize(
     ("message", "reply"),
     [
@@ -48,10 +57,7 @@ def test_each_kind_of_message_gets_its_plain_line(message, reply):
 def test_no_key_replies_state_nothing_nobody_said_and_a_request_gets_what_the_memory_holds(
     memory, alice_space, settings
 ):
-    weak = MemoryOS(llm=weak_offline_llm(settings))
-    start = days_ago(2)
-    for number, (said, _) in enumerate(TOLD):
-        weak.get_response(user_id="alice", assistant_id="helper", query=said, timestamp=start.replace(minute=number))
+    weak = _told_with_no_key(settings)
     asked = [
         "I need a sertraline refill, can you write the note to my GP?",
         "I'm so tired today",
@@ -69,6 +75,20 @@ def test_no_key_replies_state_nothing_nobody_said_and_a_request_gets_what_the_me
     stored = Page.objects.get(pk=replies[0].page.pk)
     assert stored.reply_source == "plain" and stored.memory_reply == ""  # its words are not memory
     assert not offline_model_loaded()  # the small model was never asked
+
+
+def test_a_question_in_another_language_about_theirs_that_nothing_answers_is_not_told_not_left_to_a_model(
+    memory, alice_space, settings
+):
+    # Written by people who never saw the rules (issue 64's sets a and b): they got "a language model is needed" and
+    # whatever was near, though a model knows nothing of their flat either.
+    weak = _told_with_no_key(settings)
+    flat = weak.get_response(user_id="alice", assistant_id="helper", query="Wie viele Zimmer hat meine neue Wohnung?")
+    assert chat_quality.says_not_told(flat.text) and plain_voice.NEEDS_MODEL not in flat.text, flat.text
+    assert flat.quoted == ()
+    world = weak.get_response(user_id="alice", assistant_id="helper", query="Qual é a capital de Portugal?")
+    assert plain_voice.NEEDS_MODEL in world.text
+    assert not offline_model_loaded()
 
 
 def test_the_model_voice_gives_the_small_models_words_back(memory, alice_space, settings):

@@ -59,6 +59,12 @@ def _ask(memory: MemoryOS, message: str):
         # What was told of it, in the languages people mix in.
         ("Per favore dimentica quello che ti ho detto su Chiara, grazie", "quello che ti ho detto su Chiara"),
         ("olvida lo que te conté sobre mi jefe", "lo que te conté sobre mi jefe"),
+        # Another language's imperative after its "and", which an English "i" before the verb does not make a
+        # statement; what was told, with its frame, in Polish and Portuguese.
+        ("A, i zapomnij proszę o tym co pisałam o Bartku i pracy, he would be mad", "o tym co pisałam o Bartku"),
+        ("Esquece o que te disse sobre o meu salário", "o que te disse sobre o meu salário"),
+        ("please forget anything about Felix's diagnosis", "Felix's diagnosis"),
+        ("forget what I told you about my so-called friend Dave", "what I told you about my so-called friend Dave"),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -83,6 +89,12 @@ def test_a_request_to_forget_is_read_with_what_it_names(message, about):
         "Wie lösche ich meinen Amazon-Account?",
         "the app lost my photos, how do I get them back from the cloud?",
         "It's clear that I need to spend less on gifts.",
+        "i forget where i put the spare key",
+        "we always forget the bins on tuesdays",
+        # A helper's review: "a" and "i" are Polish "and" only before another language's verb.
+        "A drop in my salary this year has been tough",
+        "a clear improvement in my sleep since I quit coffee",
+        "so he borra all my messages",
     ],
 )
 def test_the_same_words_that_ask_nothing_of_the_memory_are_no_request(message):
@@ -171,6 +183,25 @@ def test_forgetting_by_talking_forgets_what_it_names_keeps_the_rest_and_undo_giv
     assert "sertraline" in _ask(weak, "What medicine do I take?").text
     assert spoken_curation.forgotten_by(done.page) == []
     assert not offline_model_loaded()  # nothing of this asked the model
+
+
+def test_a_message_that_asks_and_forgets_in_passing_gets_both_the_answer_and_what_went(alice_space, settings):
+    # Written by someone who saw no code (issue 64's set b): the question first, the request after it in passing.
+    said = [
+        *TOLD,
+        ("his teacher is Mrs Pemberton-Ray, klasa 5R, Eastbridge Primary", "Noted."),
+        ("a, i my husband Bartek lost his job last week, nie mów nikomu", "Noted."),
+    ]
+    weak = told_with_no_key(alice_space, settings, said)
+    both = _ask(
+        weak, "jak się nazywa teacher Antka? piszę kolejny mail. A, i zapomnij proszę o tym co pisałam o Bartku i pracy"
+    )
+    assert both.source == Page.ReplySource.CURATION
+    assert "Pemberton-Ray" in both.text and "Done: I've forgotten" in both.text
+    assert both.forgotten and all("Bartek lost his job" in f.entry.value for f in both.forgotten)
+    # An answer that would quote what the message forgets is left out: the forgetting is the reply.
+    only = _ask(weak, "where do I live? and please forget where I live")
+    assert "Ghent" not in only.text and "Done: I've forgotten" in only.text
 
 
 def test_a_question_about_what_was_forgotten_says_it_was_asked_to_be_forgotten_and_gives_nothing_of_it(
