@@ -74,9 +74,12 @@ _LINKS = frozenset(("the", "a", "an", "on", "at", "in", "to", "for", "am", "um",
                     "le", "la", "les", "el", "los", "las", "o", "os", "as", "il", "lo", "het", "de"))  # fmt: skip
 
 
+_HOW_OFTEN = frozenset(("once", "twice", "thrice"))
+
+
 def _named_values(sentence: str) -> set[str]:
     """The words of `sentence` that name or count something (lower-cased): a capitalised word after its first,
-    a word with a digit, a day or a month."""
+    a word with a digit, a day or a month, how often ("once a day")."""
     words = _WORD.findall(sentence)
     return {
         word.lower()
@@ -84,6 +87,7 @@ def _named_values(sentence: str) -> set[str]:
         if (place and word[0].isupper() and word != "I")
         or any(c.isdigit() for c in word)
         or word.lower() in _DATE_WORDS
+        or word.lower() in _HOW_OFTEN
     }
 
 
@@ -99,3 +103,31 @@ def sets_aside(earlier: str, later: str) -> bool:
         if first in values:
             return True
     return False
+
+
+def corrected_value(earlier: str, later: str) -> str:
+    """The value of `earlier` that `later` corrects in so many words, "<new>, not <old>": a value of the same kind
+    (a figure or a name) `earlier` does not hold, at most CORRECTION_REACH words before a negation that sets aside
+    one it does ("twice a day, not once", "c'est l'apt 8 pas 6", "the hotel is Hotel Hanabusa, not Hotel
+    Sakuraya"); not a negation alone ("no Biscuit, get off the sofa", "not once has she asked"). The old value,
+    lower-cased, or "". Pure."""
+    values = _named_values(earlier)
+    for found in _SET_ASIDE.finditer(later):
+        words = [word.lower() for word in _WORD.findall(found.group(1))]
+        old = next((word for word in words if word not in _LINKS), "")
+        if old not in values:
+            continue
+        clause = re.split(r"[.!?;]", later[: found.start()])[-1]
+        before = _WORD.findall(clause)[-CORRECTION_REACH:]
+        new = _named_values(" ".join(["x", *before])) - values  # "x": a capitalised first word is a name here
+        if any(is_figure(value) == is_figure(old) for value in new):
+            return old
+    return ""
+
+
+CORRECTION_REACH = 4  # words between the new value and the negation: "Hotel Hanabusa, not", "8 pas"
+
+
+def is_figure(value: str) -> bool:
+    """Whether a value counts or dates ("once", "6", "saturday") rather than names ("sakuraya")."""
+    return any(c.isdigit() for c in value) or value in _DATE_WORDS or value in _HOW_OFTEN

@@ -41,7 +41,7 @@ from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
 from memory_engine.engine.asked import asked_of, not_a_date
-from memory_engine.engine.grounding import CHANGED, changes, sets_aside, tells_a_change
+from memory_engine.engine.grounding import CHANGED, changes, corrected_value, is_figure, sets_aside, tells_a_change
 from memory_engine.engine.intent import (
     AGE,
     ELSEWHERE_OF_THEIRS,
@@ -49,6 +49,7 @@ from memory_engine.engine.intent import (
     MEMORY,
     NAME,
     NUMBER,
+    PROPER,
     UNREAD,
     WHEN,
     YEAR,
@@ -67,6 +68,7 @@ from memory_engine.engine.word_lists import (
     MONTHS,
     NOT_NAMES,
     NUMBER_WORDS,
+    OWNER_ARTICLES,
     RELATIVES,
     TIME_WORDS,
     WEEKDAYS,
@@ -473,6 +475,31 @@ def replaces(earlier: Statement, later: Statement) -> bool:
     return changed_value or changes(earlier.text, later.text) or sets_aside(earlier.text, later.text)
 
 
+def corrected_later(quoted: Statement, statements: list[Statement], kind: str | None = None) -> Statement | None:
+    """The last statement said after `quoted` that corrects a value of it in so many words and shares another word
+    with it, however it scores (grounding.corrected_value: "ferrous fumarate 210mg once a day", then "I was wrong,
+    Rosalind said twice a day, not once", a correction in few words that scores far below what it corrects), or
+    None. A question asking a `kind` of answer (intent.answer_kind) is corrected only in a value of that kind:
+    "What is the name of my wife?" is not by "the final is on Sunday, not Saturday". Pure."""
+    said = _unelided(quoted.text)
+    found = None
+    for later in (s for s in statements if s.seq > quoted.seq):
+        old = corrected_value(quoted.text, later.text)
+        asked_so = kind in ((None, WHEN, NUMBER) if is_figure(old) else (None, NAME, PROPER))
+        if old and asked_so and said & _unelided(later.text) - _unelided(old):
+            found = later
+    return found
+
+
+_ELISION = re.compile(r"^(?:l|d|j|c|qu|n|s|m|t|dell|all|nell|sull)'")
+
+
+def _unelided(text: str) -> set[str]:
+    """The content words of `text` without an elided article or pronoun before them ("l'apt": "apt"), nor the
+    other languages' short words ("le", "ist")."""
+    return {_ELISION.sub("", word) for word in content_tokens(text)} - _FUNCTION_WORDS - _OWNER_ARTICLES
+
+
 def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: bool = True) -> str:
     """The reply to a question whose answer changed ("we live in Leeds", later "we moved to Bristol"): the
     latest statement first, said to be the latest, then the one before it. Pure."""
@@ -681,6 +708,8 @@ def respond(
     if len(quoted) == 2:  # a fact that changed: the latest first
         latest, earlier = quoted[1], quoted[0]
         return Recall(latest_reply(latest, earlier, now, sure=sure), (latest, earlier), intent.rule)
+    if (correction := corrected_later(quoted[0], statements, intent.answer_kind)) is not None:
+        return Recall(latest_reply(correction, quoted[0], now, sure=sure), (correction, quoted[0]), intent.rule)
     other = beside(statements, scores, quoted[0], enough=enough, weights=weights)
     if other is not None and replaces(*sorted((quoted[0], other), key=lambda s: s.seq)):
         earlier, latest = sorted((quoted[0], other), key=lambda s: s.seq)
@@ -703,6 +732,7 @@ def shares_a_rare_word(message: str, statements: list[Statement]) -> list[bool]:
 
 
 _FUNCTION_WORDS = frozenset(content_tokens(" ".join(FUNCTION_WORDS)))
+_OWNER_ARTICLES = frozenset(content_tokens(" ".join(OWNER_ARTICLES)))
 
 
 def related(message: str, statements: list[Statement], encoder, weights: Weights = WEIGHTS) -> tuple[Statement, ...]:
@@ -721,7 +751,9 @@ def related(message: str, statements: list[Statement], encoder, weights: Weights
     chosen = choose(statements, scores, sentence_vectors, enough=weights.enough, weights=weights)
     if len(chosen) != 1:
         return chosen
-    other = beside(statements, scores, chosen[0], enough=weights.enough, weights=weights)
+    other = corrected_later(chosen[0], statements, intent.answer_kind) or beside(
+        statements, scores, chosen[0], enough=weights.enough, weights=weights
+    )
     return tuple(sorted((chosen[0], other), key=lambda s: s.seq)) if other is not None else chosen
 
 

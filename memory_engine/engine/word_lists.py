@@ -154,7 +154,7 @@ FUNCTION_WORDS = (
     "em", "um", "uma", "meu", "minha", "eu", "pra", "du", "des", "une", "et", "est", "je", "il", "elle", "mon",
     "ma", "mes", "ce", "ça", "qui", "di", "che", "mio", "mia", "der", "die", "das", "und", "ist", "ich", "ein",
     "eine", "mein", "meine", "zu", "mit", "ang", "ng", "sa", "ko", "mo", "ni", "yung", "ba", "po", "nga", "ka",
-    "ki", "ke", "hai", "tha", "kya", "mera", "meri", "ne", "aur", "bhi",
+    "ki", "ke", "hai", "tha", "kya", "mera", "meri", "ne", "aur", "bhi", "chez", "bei", "beim", "dal", "dalla", "bij",
 )  # fmt: skip
 
 # Words that open a phrase leading into a clause ("For the VPN from home, IT gave me this token", "After the
