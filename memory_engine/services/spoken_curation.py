@@ -42,7 +42,9 @@ from memory_engine.engine.language import asks, plain, second_person, split_sent
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
 from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, read_all
 from memory_engine.engine.word_lists import (
+    FORGET_VERBS_ENGLISH,
     FUNCTION_WORDS,
+    KEEP_VERBS,
     OWN_WORDS,
     OWNER_ARTICLES,
     OWNING_WORDS,
@@ -97,6 +99,7 @@ _GENERIC = frozenset(
 _FUNCTION_WORDS = frozenset(
     content_tokens(" ".join((*FUNCTION_WORDS, *OWNER_ARTICLES, "aus", "von", "vom", "zum")))
 ) - frozenset(("die", "ma", "da", "do", "con", "den", "em", "mi", "dose"))
+_IN_ENGLISH = re.compile(rf"(?<![\w'])(?:{alternation((*FORGET_VERBS_ENGLISH, *KEEP_VERBS))})(?![\w'])")
 MAX_NAMED_WORDS = 30  # words of a thing named that are read: a longer request names nothing more surely
 
 
@@ -246,8 +249,10 @@ def _named_by(request: MemoryRequest) -> str:
 
 
 def _thing(request: MemoryRequest) -> str:
-    """What a request names, in the reply's words ("your home address")."""
-    return second_person(_named_by(request).strip(" .!?"))
+    """What a request names, in the reply's words ("your home address"); as said when it asks in another language
+    ("Bartku i pracy", where Polish "i" is "and", not "you")."""
+    thing = _named_by(request).strip(" .!?")
+    return second_person(thing) if _IN_ENGLISH.search(plain(request.clause)) else thing
 
 
 def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:

@@ -198,6 +198,7 @@ def test_a_message_that_asks_and_forgets_in_passing_gets_both_the_answer_and_wha
     )
     assert both.source == Page.ReplySource.CURATION
     assert "Pemberton-Ray" in both.text and "Done: I've forgotten" in both.text
+    assert "Bartku i pracy" in both.text  # as said: Polish "i" is "and", not "you"
     assert both.forgotten and all("Bartek lost his job" in f.entry.value for f in both.forgotten)
     # An answer that would quote what the message forgets is left out: the forgetting is the reply.
     only = _ask(weak, "where do I live? and please forget where I live")
