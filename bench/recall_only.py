@@ -68,7 +68,7 @@ def run(path: Path) -> list[Answer]:
                 when += timedelta(minutes=TURN_MINUTES)
                 said = turn.get("say") or turn["ask"]
                 # As a chat reply: a request to the memory is carried out, not answered (services/conversation.py)
-                planned = spoken_curation.plan(space, said, now=when)
+                planned = spoken_curation.plan(space, said, now=when, replying=True)
                 found_answer = None if planned is not None else recall.answer(space, said, now=when)
                 answers.append(
                     Answer(

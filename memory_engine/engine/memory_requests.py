@@ -53,16 +53,20 @@ _NOT_KEEPING = (
     "do not need to", "no longer need you to", "don't want you to", "do not want you to", "you don't have to",
     "you don't need to", "you do not need to", "you no longer need to",
 )  # fmt: skip
-_VERB = (
-    rf"(?:{alternation(FORGET_VERBS)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
-    r"|scratch (?:that|it|this) from (?:your )?memory)"
-)
+
+
+def _verbs(forgetting: tuple[str, ...]) -> str:
+    """The verbs that ask to forget: `forgetting`'s, "don't keep ...", "scratch that from your memory"."""
+    return (
+        rf"(?:{alternation(forgetting)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
+        r"|scratch (?:that|it|this) from (?:your )?memory)"
+    )
+
+
+_VERB = _verbs(FORGET_VERBS)
 # The English verbs, which "i" before them makes a statement ("i forget where i put it"); before another
 # language's verb, "i" and "a" are Polish "and" ("a, i zapomnij proszę ...").
-_ENGLISH_VERB = (
-    rf"(?:{alternation(FORGET_VERBS_ENGLISH)}|(?:{alternation(_NOT_KEEPING)})\s+(?:{alternation(KEEP_VERBS)})"
-    r"|scratch (?:that|it|this) from (?:your )?memory)"
-)
+_ENGLISH_VERB = _verbs(FORGET_VERBS_ENGLISH)
 _FOUND_VERB = re.compile(rf"(?<![\w-]){_VERB}(?![\w-])")
 # A way of asking, before the verb: "please", "can you", "I'd like you to", "kannst du bitte".
 _ASKING = re.compile(
@@ -89,6 +93,7 @@ _ABOUT_TOLD = re.compile(
 )
 _TOLD_FRAME = re.compile(rf"^{alternation(TOLD_ABOUT)}\s+\w")
 _ENGLISH = re.compile(_ENGLISH_VERB)
+_ENGLISH_FOUND = re.compile(rf"(?<![\w-]){_ENGLISH_VERB}(?![\w-])")
 _AND_ELSEWHERE = re.compile(r"^(?:(?:a|i|oraz)\W+)*")  # Polish "and", before its verb: "a, i zapomnij ..."
 _PLEASE_FIRST = re.compile(r"^(?:(?:please|pls|bitte|proszę|por favor|per favore|alsjeblieft|stp|kindly)\s+)+")
 # The verb with a subject of its own, or asking to be reminded: no request to the memory.
@@ -258,6 +263,12 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     if after in LAST_THING:
         return MemoryRequest(FORGET, about=after, clause=clause)
     return None
+
+
+def asks_in_english(request: MemoryRequest) -> bool:
+    """Whether a request asks with an English verb ("please forget my ..."), so that what it names is said back in
+    the second person; not "zapomnij o tym co pisałam o Bartku i pracy"."""
+    return _ENGLISH_FOUND.search(plain(request.clause)) is not None
 
 
 def _asks_to_forget(text: str) -> bool:

@@ -104,7 +104,7 @@ def reply(
     as it was.
     """
     query = inputs.query(query)
-    if (planned := spoken_curation.plan(space, query, now=timestamp)) is not None:
+    if (planned := spoken_curation.plan(space, query, now=timestamp, replying=True)) is not None:
         return _carried_out(
             space,
             query,

@@ -40,11 +40,9 @@ from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
 from memory_engine.engine.language import asks, plain, second_person, split_sentences
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
-from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, read_all
+from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, asks_in_english, read_all
 from memory_engine.engine.word_lists import (
-    FORGET_VERBS_ENGLISH,
     FUNCTION_WORDS,
-    KEEP_VERBS,
     OWN_WORDS,
     OWNER_ARTICLES,
     OWNING_WORDS,
@@ -99,7 +97,6 @@ _GENERIC = frozenset(
 _FUNCTION_WORDS = frozenset(
     content_tokens(" ".join((*FUNCTION_WORDS, *OWNER_ARTICLES, "aus", "von", "vom", "zum")))
 ) - frozenset(("die", "ma", "da", "do", "con", "den", "em", "mi", "dose"))
-_IN_ENGLISH = re.compile(rf"(?<![\w'])(?:{alternation((*FORGET_VERBS_ENGLISH, *KEEP_VERBS))})(?![\w'])")
 MAX_NAMED_WORDS = 30  # words of a thing named that are read: a longer request names nothing more surely
 
 
@@ -128,9 +125,11 @@ class Plan:
 NOTHING = Plan("")  # a message planned already, which asks nothing of the memory
 
 
-def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Plan | None:
+def plan(space: MemorySpace, message: str, *, now: datetime | None = None, replying: bool = False) -> Plan | None:
     """What `message` asks of the memory, planned, or None when it asks nothing of it (nor "forget that" after a
-    message that told nothing). Read-only."""
+    message that told nothing). `replying`: the plan's text is a chat reply, so a question asked beside the
+    requests is answered too (`_answered_beside`); a turn stored with a reply of its own, or imported, needs only
+    what it forgets. Read-only."""
     requests = tuple(read_all(message))
     now = now or timezone.now()
     if not requests:
@@ -165,7 +164,7 @@ def plan(space: MemorySpace, message: str, *, now: datetime | None = None) -> Pl
     if not done and not asked:
         return None
     said = [_forgot_reply(done, forget, now)] if done else []
-    beside = [] if asked else _answered_beside(space, message, requests, forget, now)  # none beside "did you mean"
+    beside = _answered_beside(space, message, requests, forget, now) if replying and not asked else []
     return Plan(" ".join([*beside, *said, *asked]), forget=tuple(forget), answered=" ".join(beside))
 
 
@@ -185,8 +184,8 @@ def _answered_beside(
     if not asked:
         return []
     found = recall.answer(space, " ".join(asked), now=now)
-    forgotten = {t.page_id for t in forget if t.page_id is not None} | {t.text for t in forget}
-    if found is None or any(s.page_id in forgotten or s.text in forgotten for s in found.quoted):
+    pages, texts = {t.page_id for t in forget if t.page_id is not None}, {t.text for t in forget}
+    if found is None or any(s.page_id in pages or s.text in texts for s in found.quoted):
         return []
     return [found.text]
 
@@ -252,7 +251,7 @@ def _thing(request: MemoryRequest) -> str:
     """What a request names, in the reply's words ("your home address"); as said when it asks in another language
     ("Bartku i pracy", where Polish "i" is "and", not "you")."""
     thing = _named_by(request).strip(" .!?")
-    return second_person(thing) if _IN_ENGLISH.search(plain(request.clause)) else thing
+    return second_person(thing) if asks_in_english(request) else thing
 
 
 def _meant(space: MemorySpace, request: MemoryRequest) -> tuple[tuple[Target, ...], tuple[Target, ...]]:
