@@ -712,8 +712,8 @@ class ImportedTurn(models.Model):
 
 class ImportedKey(models.Model):
     """A turn or fact of an imported source that the space holds (a hash of the format, the conversation's
-    id and its messages' ids): written with what it stored, under a unique key, so that importing the
-    same file again stores nothing twice."""
+    id and its messages' ids; for turns given to an import, of them and the turns before them): written with
+    what it stored, under a unique key, so that importing the same file or turns again stores nothing twice."""
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=64)

@@ -4,6 +4,7 @@ tiers fill as they would in a chat, with the times the turns were said; a file's
 entries. An ImportJob row records the progress. A worker does it (or the calling process, when
 MEMORYOS_CONSOLIDATION is "inline")."""
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import suppress
@@ -205,11 +206,12 @@ def upload_import_create(*, upload: ImportUpload, chosen: list[str] | None) -> I
 
 @dataclass(frozen=True)
 class Item:
-    """A turn or fact of an import, in order: its place in the job (from 0), its identity in its source
-    (a file's; None for a transcript's turns) and, in a file's working copy, where the next one starts."""
+    """A turn or fact of an import, in order: its place in the job (from 0), what names it in the space (a
+    file's ids hashed, formats.identity, or turn_keys for turns given) and, in a file's working copy, where the
+    next one starts."""
 
     number: int
-    key: str | None
+    key: str
     content: TurnIn | formats.Record
     next_offset: int = 0
 
@@ -219,7 +221,7 @@ class TurnStoredBefore(Exception):
 
 
 class ImportedBefore(Exception):
-    """This turn or fact of a file is already in the space (an earlier import of the same file)."""
+    """This turn or fact is already in the space (an earlier import of the same file or turns)."""
 
 
 def _mark_stored(job: ImportJob, item: Item, page: Page | None) -> None:
@@ -231,12 +233,11 @@ def _mark_stored(job: ImportJob, item: Item, page: Page | None) -> None:
             ImportedTurn.objects.create(job=job, number=item.number, page=page)
     except IntegrityError:
         raise TurnStoredBefore from None
-    if item.key is not None:
-        try:
-            with transaction.atomic():
-                ImportedKey.objects.create(space_id=job.space_id, key=item.key)
-        except IntegrityError:
-            raise ImportedBefore from None
+    try:
+        with transaction.atomic():
+            ImportedKey.objects.create(space_id=job.space_id, key=item.key)
+    except IntegrityError:
+        raise ImportedBefore from None
     _done(job, [item], skipped=0)
 
 
@@ -260,16 +261,33 @@ def _mark_skipped(job: ImportJob, item: Item) -> None:
     _done(job, [item], skipped=1)
 
 
+def turn_keys(turns: list[dict]) -> list[str]:
+    """What names each of the turns given to an import (a transcript, a LoCoMo sample, a replay) in the space:
+    a hash of it and of every turn before it. The same turns brought again, after a Stop or twice, store only
+    what is missing, as do more turns that begin with them (a longer transcript of the same conversation);
+    the same words at another place in another history are another turn. Pure."""
+    keys, chain = [], ""
+    for turn in turns:
+        said = json.dumps([turn["user_input"], turn["agent_response"], turn.get("timestamp")], ensure_ascii=False)
+        chain = formats.identity(GIVEN_TURNS, chain, said)
+        keys.append(chain)
+    return keys
+
+
+GIVEN_TURNS = "turns"  # the format named in the keys of turns given to an import, not brought in a file
+
+
 def _items(job: ImportJob) -> Iterator[Item]:
     """The job's turns and facts not yet done, from where it stopped: its own turns, or its upload's."""
     if job.upload_id is None:
+        keys = turn_keys(job.turns)
         for number in range(job.done, job.total):
             turn = job.turns[number]
             when = datetime.fromisoformat(turn["timestamp"]) if turn.get("timestamp") else None
             withheld = bool(turn.get("reply_withheld"))
             source = turn.get("reply_source", Page.ReplySource.GIVEN)
             content = TurnIn(turn["user_input"], turn["agent_response"], when, turn.get("meta"), withheld, source)
-            yield Item(number, None, content)
+            yield Item(number, keys[number], content)
         return
     yield from _upload_items(job)
 
@@ -348,23 +366,20 @@ def _store_turns(job: ImportJob, items: list[Item], counters: IngestCounters) ->
     progress moved on, all in the chunk's transaction. When the keys say another worker stored some of them
     meanwhile (the same job delivered twice), the chunk rolls back and goes turn by turn (_store_turn)."""
     known = set(
-        ImportedKey.objects.filter(space_id=job.space_id, key__in=[i.key for i in items if i.key]).values_list(
-            "key", flat=True
-        )
+        ImportedKey.objects.filter(space_id=job.space_id, key__in=[i.key for i in items]).values_list("key", flat=True)
     )
     fresh, skipped = [], []
     for item in items:
-        if item.key is not None and item.key in known:
+        if item.key in known:
             skipped.append(item)
         else:
             fresh.append(item)
-            if item.key is not None:
-                known.add(item.key)
+            known.add(item.key)
 
     def record(pages: list[Page]) -> None:
         stored = [ImportedTurn(job=job, number=i.number, page=p) for i, p in zip(fresh, pages, strict=True)]
         ImportedTurn.objects.bulk_create(stored + [ImportedTurn(job=job, number=i.number) for i in skipped])
-        ImportedKey.objects.bulk_create([ImportedKey(space_id=job.space_id, key=i.key) for i in fresh if i.key])
+        ImportedKey.objects.bulk_create([ImportedKey(space_id=job.space_id, key=i.key) for i in fresh])
         _done(job, items, skipped=len(skipped))
 
     try:

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from bench.fake_llm_server import status
 from memory_engine.errors import MemoryInputError
-from memory_engine.models import ConsolidationRun, ImportedTurn, ImportJob, Page
-from memory_engine.services.imports import import_create, import_run, locomo_turns, transcript_turns
+from memory_engine.models import ConsolidationRun, ImportedKey, ImportedTurn, ImportJob, Page
+from memory_engine.services.imports import import_create, import_run, locomo_turns, transcript_turns, turn_keys
 from tests.api_helpers import client_for
 from tests.memory_helpers import CAT_TALK, nothing_extracted
 
@@ -74,8 +74,9 @@ def test_an_interrupted_import_goes_on_from_where_it_stopped(memory, alice_space
     assert (job.status, job.done) == ("succeeded", 3)
     job.status, job.done = "running", 2  # as if a worker died after the second turn, and delivered again
     job.save()
-    Page.objects.filter(space=alice_space, seq=3).delete()
+    Page.objects.filter(space=alice_space, seq=3).delete()  # the third turn's transaction rolled back whole
     ImportedTurn.objects.filter(job=job, number=2).delete()
+    ImportedKey.objects.filter(space=alice_space, key=turn_keys(job.turns)[2]).delete()
     import_run(job.pk)
     assert list(Page.objects.filter(space=alice_space).values_list("user_input", flat=True).order_by("seq")) == [
         u for u, _ in CAT_TALK
@@ -190,3 +191,38 @@ def test_an_import_is_cancelled_between_chunks_and_keeps_what_it_stored(alice, a
     # Another account cannot see it, nor stop it.
     other = client_for("bob").post(URL + f"{job.pk}/cancel/")
     assert other.status_code in (403, 404)
+
+
+@pytest.mark.parametrize(
+    "body", [{"transcript": TRANSCRIPT}, {"locomo_sample": "conv-26"}], ids=["transcript", "locomo"]
+)
+def test_an_import_stopped_and_brought_again_stores_only_what_is_missing(alice, alice_space, settings, body):
+    settings.MEMORYOS = {**settings.MEMORYOS, "INGEST_CHUNK_TURNS": 2}
+    source = "transcript" if "transcript" in body else "LoCoMo conv-26"
+    turns = transcript_turns(TRANSCRIPT) if "transcript" in body else locomo_turns("conv-26")
+    stopped = import_create(space=alice_space, turns=turns, source=source)
+    assert import_run(stopped.pk, seconds=0) is False  # a part: one chunk, then Stop
+    assert alice.post(URL + f"{stopped.pk}/cancel/").data["status"] == "cancelled"
+    assert Page.objects.filter(space=alice_space).count() == 2
+    again = alice.post(URL, body, format="json").data  # inline here
+    assert (again["status"], again["done"], again["skipped"]) == ("succeeded", len(turns), 2)
+    said = list(Page.objects.filter(space=alice_space).order_by("seq").values_list("user_input", flat=True))
+    assert said == [turn["user_input"] for turn in turns]  # each once, in the order said
+    twice = alice.post(URL, body, format="json").data
+    assert (twice["done"], twice["skipped"]) == (len(turns), len(turns))
+    assert Page.objects.filter(space=alice_space).count() == len(turns)
+
+
+def test_a_longer_transcript_of_the_same_talk_adds_its_new_turns_and_the_same_words_elsewhere_are_new(
+    alice, alice_space
+):
+    assert alice.post(URL, {"transcript": TRANSCRIPT[:2]}, format="json").data["done"] == 2
+    longer = alice.post(URL, {"transcript": TRANSCRIPT}, format="json").data
+    assert (longer["done"], longer["skipped"]) == (3, 2)
+    # The first turn's words again, after other turns: another time the person said it, stored.
+    later = alice.post(URL, {"transcript": TRANSCRIPT[2:] + TRANSCRIPT[:1]}, format="json").data
+    assert (later["done"], later["skipped"]) == (2, 0)
+    assert Page.objects.filter(space=alice_space).count() == 5
+    # Another account importing the same talk stores all of it: what one space holds says nothing of another.
+    bob = client_for("bob").post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json")
+    assert (bob.data["done"], bob.data["skipped"]) == (3, 0)

@@ -340,10 +340,11 @@ def test_an_admin_erase_over_the_staff_accounts_heavy_rate_is_refused_with_a_mes
 # --- Imports: each turn stored once, never stuck ----------------------------------------------------
 
 
-def _transcript(count: int) -> list[dict]:
+def _transcript(count: int, history: int = 0) -> list[dict]:
+    """`count` turns of talk; each `history` another (the same turns imported twice are stored once)."""
     talk = CAT_TALK + COOKING_TALK
     return [
-        {"user_input": talk[i % len(talk)][0], "agent_response": f"({i}) {talk[i % len(talk)][1]}"}
+        {"user_input": talk[i % len(talk)][0], "agent_response": f"({history}.{i}) {talk[i % len(talk)][1]}"}
         for i in range(count)
     ]
 
@@ -446,7 +447,7 @@ def test_another_accounts_imports_do_not_hold_up_a_chat_turns_consolidation(
     """Three long imports queued by one account, then a chat turn of another's: its consolidation is done
     while the imports are under way, not after them (bulk work has its own queue and runs in chunks)."""
     fake_llm.responder = nothing_extracted
-    jobs = [import_create(space=alice_space, turns=_transcript(150), source="flood") for _ in range(3)]
+    jobs = [import_create(space=alice_space, turns=_transcript(150, n), source="flood") for n in range(3)]
     for job in jobs:
         send(RUN_IMPORT, [job.pk])
     start_worker(MEMORYOS_IMPORT_CHUNK_SECONDS="1")
