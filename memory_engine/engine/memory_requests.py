@@ -46,7 +46,9 @@ VERB_LAST = (
     "bhool jao", "bhool jaana", "bhul jao", "bhool ja", "bhul ja", "delete kar do", "hata do", "mita do", "unut", "sil",
 )  # fmt: skip
 LAST_THING = ("that", "this", "that last bit", "what i just said", "what i just told you", "all that", "all of that")
-_PRONOUNS = ("it", "that", "this", "them", "those", "these", "das", "ça", "ca", "lo", "la", "isso", "quello", "dat")
+_PRONOUNS = (
+    "it", "that", "this", "them", "those", "these", "das", "es", "ça", "ca", "lo", "la", "isso", "quello", "dat",
+)  # fmt: skip
 # Before a verb of keeping, what makes it one of not keeping: "don't keep", "no longer need you to remember".
 _NOT_KEEPING = (
     "don't", "do not", "dont", "not", "never", "stop", "no", "no need to", "without", "don't need to",
@@ -119,8 +121,11 @@ _LEAD = re.compile(
     r"(?:about|on|of)|about|all about|everything about|anything about|all of|of|o|sur|über|"
     r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę)\s+)+"
 )
-# "forget the door code", "vergiss den Token": a thing named, with a verb that can only mean the memory.
-_DEFINITE = re.compile(r"^(?:the|that|those|these|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het)\s+\w")
+# "forget the door code", "vergiss den Token", "forget Lorraine's phone number", "forget his number": a thing named,
+# with a verb that can only mean the memory (not "forget Tuesday, let's do Wednesday").
+_DEFINITE = re.compile(
+    r"^(?:the|that|those|these|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het|his|her|their|[\w-]+'s)\s+\w"
+)
 _FORGETTING = re.compile(
     r"forget|vergiss|vergessen sie|oublie|oubliez|olvida|olvide|esquece|esqueça|esqueca|dimentica|vergeet|zapomnij|unut"
 )
@@ -231,16 +236,17 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     for a pronoun ("Please delete it"), or the last thing told ("forget that")."""
     verb = _FOUND_VERB.search(text)
     after = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")
-    named_straight = _DEFINITE.match(_ASKING.sub("", after).strip()) is not None  # "forget the X", not "about the X"
     told_about = _ABOUT_TOLD.match(_ASKING.sub("", after).strip()) is not None
     framed = _PLEASE_FIRST.sub("", after)
+    said = _ASKING.sub("", framed).strip()
     from_memory = _FROM_MEMORY.search(text[verb.end() :]) is not None
     after = _LEAD.sub("", after)
     if _TOLD_FRAME.match(framed):  # with its frame, which spoken curation reads whole ("o que te disse sobre ...")
         return MemoryRequest(FORGET, about=_said_as(clause, framed), clause=clause)
     if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after) or told_about or from_memory):
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause)
-    if named_straight and _DEFINITE.match(after) and _FORGETTING.fullmatch(verb.group(0)):
+    if _FORGETTING.fullmatch(verb.group(0)) and _DEFINITE.match(said) and _DEFINITE.match(after):
+        # a thing, not "about the X"; carried out when the memory surely holds it
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause, tentative=True)
     ahead = _ASKING.sub("", _OPENING.sub("", text[: verb.start()])).strip(" ,.")
     if _OWN.search(ahead):
@@ -275,7 +281,7 @@ def _asks_to_forget(text: str) -> bool:
     """Whether the clause (plain) asks the assistant to forget: its verb said to the assistant, no subject of
     its own, not about something written."""
     verb = _FOUND_VERB.search(text)
-    if verb is None or _NOT_ASKED.search(text) or _EDITING.search(text):
+    if verb is None or _NOT_ASKED.search(_OPENING.sub("", text)) or _EDITING.search(text):
         return False
     ahead = text[: verb.start()]
     rest = _POLITE_END.sub("", " " + text[verb.end() :].strip(" .!?")).strip(" .!?")

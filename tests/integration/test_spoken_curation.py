@@ -65,6 +65,9 @@ def _ask(memory: MemoryOS, message: str):
         ("Esquece o que te disse sobre o meu salário", "o que te disse sobre o meu salário"),
         ("please forget anything about Felix's diagnosis", "Felix's diagnosis"),
         ("forget what I told you about my so-called friend Dave", "what I told you about my so-called friend Dave"),
+        # Held-out writing (chat_issue64_c/d): a thing of someone else's, and "oh and" before the verb.
+        ("VET RECHECK IS MARCH 3. ALSO PLEASE FORGET LORRAINE'S PHONE NUMBER, SHE ASKED ME", "LORRAINE'S PHONE NUMBER"),
+        ("oh and forget the landlord's email please, he asked me not to pass it around", "the landlord's email"),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -95,6 +98,10 @@ def test_a_request_to_forget_is_read_with_what_it_names(message, about):
         "A drop in my salary this year has been tough",
         "a clear improvement in my sleep since I quit coffee",
         "so he borra all my messages",
+        "Forget about the budget for a sec, let's plan the trip.",
+        "Vergiss es, ich mach das selbst.",
+        "oh and we forget the bins every week",
+        "read it and forget it, that's my motto",
     ],
 )
 def test_the_same_words_that_ask_nothing_of_the_memory_are_no_request(message):
@@ -423,7 +430,12 @@ def test_a_thing_named_with_the_is_forgotten_only_when_the_memory_surely_holds_i
     weak.add_memory(
         user_id="alice", assistant_id="helper", user_input="The back door code is 5591.", agent_response="Noted."
     )
+    weak.add_memory(
+        user_id="alice", assistant_id="helper", user_input="My dentist is on Tuesday at 3.", agent_response="Noted."
+    )
     assert spoken_curation.plan(alice_space, "Could you forget the formal tone and just talk normally?") is None
+    for aside in ("forget Tuesday, let's do the call on Wednesday", "oh and forget the rest, it's fine"):
+        assert spoken_curation.plan(alice_space, aside) is None, aside  # nothing the memory surely holds
     done = _ask(weak, "ah no, forget the door code, better not in the chat")
     assert done.source == Page.ReplySource.CURATION and done.forgotten
     assert "5591" not in Page.objects.get(space=alice_space, seq=1).user_input
