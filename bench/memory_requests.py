@@ -16,10 +16,10 @@ LABELLED = Path(__file__).parent / "data" / "memory_requests.json"
 LONGMEMEVAL_DEV = DEV_FILE.parent.parent / "longmemeval" / "longmemeval-dev.json.gz"
 
 
-def labelled() -> dict:
-    """Each labelled message read: counts by (label, read as), and the messages read otherwise."""
+def labelled(path: Path = LABELLED) -> dict:
+    """Each labelled message of `path` read: counts by (label, read as), and the messages read otherwise."""
     counts, wrong = Counter(), []
-    for item in json.loads(LABELLED.read_text())["messages"]:
+    for item in json.loads(path.read_text())["messages"]:
         request = read(item["message"])
         label = item["kind"] if item["kind"] in (FORGET, LIST) else "none"
         got = "none" if request is None else ("tentative " if request.tentative else "") + request.kind

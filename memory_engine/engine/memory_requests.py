@@ -47,7 +47,7 @@ VERB_LAST = (
 )  # fmt: skip
 LAST_THING = ("that", "this", "that last bit", "what i just said", "what i just told you", "all that", "all of that")
 _PRONOUNS = (
-    "it", "that", "this", "them", "those", "these", "das", "es", "ça", "ca", "lo", "la", "isso", "quello", "dat",
+    "it", "that", "this", "them", "those", "these", "das", "es", "ça", "ca", "lo", "la", "isso", "quello", "dat", "tym",
 )  # fmt: skip
 # Before a verb of keeping, what makes it one of not keeping: "don't keep", "no longer need you to remember".
 _NOT_KEEPING = (
@@ -82,11 +82,11 @@ _ASKING = re.compile(
 # What may open the clause before the verb, in the languages people mix in: "ah y olvida ...", "et oublie ...",
 # "bro borra ...", "aur haan ... bhool ja".
 _OPENING = re.compile(
-    r"^(?:(?:oh|ok|okay|and|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm|ah|bro|y|e|et|und|aber|"
-    r"mais|pero|oye|ay|aur|haan|na)\W+)*"
+    r"^(?:(?:oh|ok|okay|and|n(?=\s)|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm|ah|bro|nvm|oops|"
+    r"ugh|omg|lol|well|y|e|et|und|aber|mais|pero|oye|ay|aur|haan|na|tsaka|saka)\W+)*"
 )
 # The memory named as what the verb takes from: "drop the escalation number from memory".
-_FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b")
+_FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b|\bin (?:your|ur) memory\b|\bsa memory\b")
 # A thing told, named by what it was about: "anything about Felix's diagnosis", "the bit about Dan", "lo del
 # despido", "lo de mi ex".
 _ABOUT_TOLD = re.compile(
@@ -113,19 +113,21 @@ _OWNING = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])")
 _PRONOUN = re.compile(rf"^(?:{alternation(_PRONOUNS)})$")
 _POLITE_END = re.compile(
     r"(?:[\s,]+(?:please|pls|plz|porfa|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|"
-    r"any more|for good|stp|bitte|por favor|per favore|lol|haha|from (?:your )?memory|from your records|"
-    r"from whatever memory you keep|sofort|right away))+$"
+    r"any more|for good|stp|bitte|por favor|per favore|lol|haha|po|ha|from (?:your )?memory|in (?:your|ur) memory|"
+    r"sa memory(?: mo)?|from your records|from whatever memory you keep|sofort|right away))+$"
 )
 _LEAD = re.compile(
     r"^(?:(?:from (?:your )?(?:records|memory)|(?:everything|anything|all|what) you (?:know|have|remember|keep) "
     r"(?:about|on|of)|about|all about|everything about|anything about|all of|of|o|sur|über|"
-    r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę)\s+)+"
+    r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę|na lang|lang)\s+)+"
 )
 # "forget the door code", "vergiss den Token", "forget Lorraine's phone number", "forget his number": a thing named,
 # with a verb that can only mean the memory (not "forget Tuesday, let's do Wednesday").
 _DEFINITE = re.compile(
-    r"^(?:the|that|those|these|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het|his|her|their|[\w-]+'s)\s+\w"
+    r"^(?:the|that|those|these|all that|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het|yung|ang|"
+    r"his|her|their|(?!(?:it|that|what|who|there|he|she|let|here|where|how|this)'s)[\w-]+'s)\s+\w"
 )
+_ASKED_FIRST = re.compile(r"^(?:kannst du|könntest du|kun je|wil je|puedes|podrías|podes|pode|potresti|puoi)\b")
 _FORGETTING = re.compile(
     r"forget|vergiss|vergessen sie|oublie|oubliez|olvida|olvide|esquece|esqueça|esqueca|dimentica|vergeet|zapomnij|unut"
 )
@@ -245,12 +247,15 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
         return MemoryRequest(FORGET, about=_said_as(clause, framed), clause=clause)
     if after and not _PRONOUN.match(after) and (_OWN.search(after) or _TOLD.match(after) or told_about or from_memory):
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause)
-    if _FORGETTING.fullmatch(verb.group(0)) and _DEFINITE.match(said) and _DEFINITE.match(after):
+    if (_FORGETTING.fullmatch(verb.group(0)) or from_memory) and _DEFINITE.match(said) and not _PRONOUN.match(after):
         # a thing, not "about the X"; carried out when the memory surely holds it
         return MemoryRequest(FORGET, about=_said_as(clause, after), clause=clause, tentative=True)
     ahead = _ASKING.sub("", _OPENING.sub("", text[: verb.start()])).strip(" ,.")
     if _OWN.search(ahead):
         return MemoryRequest(FORGET, about=_said_as(clause, ahead), clause=clause)
+    if not after and _DEFINITE.match(ahead) and not _ENGLISH.fullmatch(verb.group(0)) and _ASKED_FIRST.match(text):
+        # the verb last, asked for before the thing it names: "Kannst du die Gehaltszahlen von vorhin bitte löschen"
+        return MemoryRequest(FORGET, about=_said_as(clause, ahead), clause=clause, tentative=True)
     if after and not _PRONOUN.match(after):
         return None
     # "Kannst du bitte löschen, was ich dir ...": what it names follows; a verb that holds its object ("scratch

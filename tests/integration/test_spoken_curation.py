@@ -68,6 +68,12 @@ def _ask(memory: MemoryOS, message: str):
         # Held-out writing (chat_issue64_c/d): a thing of someone else's, and "oh and" before the verb.
         ("VET RECHECK IS MARCH 3. ALSO PLEASE FORGET LORRAINE'S PHONE NUMBER, SHE ASKED ME", "LORRAINE'S PHONE NUMBER"),
         ("oh and forget the landlord's email please, he asked me not to pass it around", "the landlord's email"),
+        ("oh n forget that prescription ref, dont want it floatin round", "that prescription ref"),
+        ("wait nvm forget i said anything about him ok", "i said anything about him"),
+        ("Btw, pakidelete yung full name ni Nanay sa memory mo, privacy lang po.", "yung full name ni Nanay"),
+        ("Ah, e esquece o nome da clínica, I'm switching vets anyway", "nome da clínica"),
+        # another language's verb last, asked for before what it names
+        ("Kannst du die Gehaltszahlen von vorhin bitte löschen, das ist mir peinlich", "die Gehaltszahlen von vorhin"),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -101,6 +107,22 @@ def test_a_request_to_forget_is_read_with_what_it_names(message, about):
         "Forget about the budget for a sec, let's plan the trip.",
         "Vergiss es, ich mach das selbst.",
         "oh and we forget the bins every week",
+        "N'oublie pas de me rappeler d'appeler ma mère dimanche.",
+        "Delete the last paragraph of the cover letter and make it end on a stronger note.",
+        "Drop the second recipe, it has mushrooms and I can't stand them.",
+        "But my cost basis in Amazon is low. Clear",
+        # A helper's review of this reading: a negation, a program's memory, an editing request, a contraction, a
+        # subject before a verb last, never mind.
+        "no, no borre mis fotos",
+        "No olvide mi cita de mañana",
+        "don't keep the whole file in memory, stream it",
+        "just delete the objects in memory after use",
+        "I have two drafts, delete that one",
+        "My draft has too many adjectives. Please delete.",
+        "forget what's happened, move on",
+        "the kids should just forget",
+        "Die Bank soll das bitte löschen",
+        "The weather was awful yesterday, forget it",
         "read it and forget it, that's my motto",
     ],
 )
