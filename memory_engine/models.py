@@ -681,12 +681,6 @@ class ImportJob(WorkerJob):
         default=0, help_text="Where the next turn is in its upload's working copy: each chunk starts there."
     )
     started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker first took it.")
-    sessions_taught = models.PositiveIntegerField(
-        null=True, blank=True, help_text="When it ended: the mid-term sessions its turns were in."
-    )
-    entries_taught = models.PositiveIntegerField(
-        null=True, blank=True, help_text="When it ended: the active profile and knowledge entries drawn from its turns."
-    )
     settled_at = models.DateTimeField(
         null=True, blank=True, help_text="When the history it stored moved from short-term to mid-term memory (once)."
     )

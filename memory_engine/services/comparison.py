@@ -17,9 +17,12 @@ from datetime import datetime
 from django.db.models import Max, Sum
 
 from memory_engine import inputs
-from memory_engine.engine.retriever import Item, retrieve, within_budget
+from memory_engine.config import memory_settings
+from memory_engine.engine.retriever import Item, narrowed, retrieve, within_budget
 from memory_engine.errors import InputTooLarge, MemoryInputError
 from memory_engine.models import (
+    PARAMETER_LABELS,
+    SPACE_PARAMETERS,
     ConsolidationRun,
     HeatEvent,
     ImportJob,
@@ -43,6 +46,7 @@ ITEM_TEXT_CHARS = 400  # an item's text in the answer, cut with an ellipsis (the
 # knowledge entries: more than 4,000 tokens hold).
 CURVE_BUDGETS = (250, 500, 1000, 1500, 2000, 3000, 4000)
 CURVE_DEPTH = 200
+UNBOUNDED = 10**9  # the token budget of the curve's one retrieval: none, so that any budget can be read off it
 
 TurnIds = dict[int, tuple[str | None, str | None]]
 
@@ -111,16 +115,19 @@ def evidence_curve(
     budgets=CURVE_BUDGETS,
     *,
     now: datetime | None = None,
+    prompt_at: int | None = None,
 ) -> dict[int, list[int]]:
     """budget -> [the tokens the space's prompt context for `question` takes, how many of `evidence`'s
     turns it shows]: the context packed as a chat's is (short-term, profile, pages, knowledge;
-    retriever.within_budget), filled with as many pages and entries as fit. One retrieval; no hit counted."""
+    retriever.within_budget), filled with as many pages and entries as fit; at the budget `prompt_at`, the
+    context the space's chat gives its model, as deep as its parameters say (top_pages, top_knowledge and
+    the filler pages: retriever.narrowed). One retrieval; no hit counted."""
     deep = retrieve(
         space,
         question,
         top_pages=CURVE_DEPTH,
         top_knowledge=CURVE_DEPTH,
-        token_budget=max(budgets),
+        token_budget=UNBOUNDED,
         fill_pages=0,
         count_hits=False,
         now=now,
@@ -128,7 +135,13 @@ def evidence_curve(
     wanted = set(evidence)
     curve = {}
     for budget in budgets:
-        packed = within_budget(deep, budget)
+        if budget == prompt_at:
+            fill = memory_settings().fill_pages
+            packed = narrowed(
+                deep, top_pages=space.top_pages, top_knowledge=space.top_knowledge, fill_pages=fill, budget=budget
+            )
+        else:
+            packed = within_budget(deep, budget)
         curve[budget] = [packed.tokens_used, len(wanted & set(distinct_turns(packed.items(), turn_ids)))]
     return curve
 
@@ -312,7 +325,9 @@ def probe_compared(
         # the curve's budgets, and each side's own: what its chat's prompt context holds
         budgets = sorted({*CURVE_BUDGETS, source.context_token_budget, shadow.context_token_budget})
         result["curves"] = {
-            name: evidence_curve(space, probe.question, probe.evidence, turn_ids[name], budgets)
+            name: evidence_curve(
+                space, probe.question, probe.evidence, turn_ids[name], budgets, prompt_at=space.context_token_budget
+            )
             for name, space in sides.items()
         }
     return result
@@ -334,11 +349,60 @@ def comparison_of(source: MemorySpace, shadow: MemorySpace, results: list[dict],
     recall = {name: (sum(r[name]["recall"] for r in scored) / len(scored) if scored else None) for name in sides}
     curve = {name: mean_curve([(side_curves[name], size) for side_curves, size in curves]) for name in sides}
     summaries = {name: side_summary(space) for name, space in sides.items()}
+    differences = parameter_differences(source, shadow)
+    same = same_figures(summaries, results, recall, curve)
     return {
         "k": k,
         **summaries,
         "warnings": unfinished_warnings(summaries),
+        "parameters": differences,
+        "same_figures": same,
+        "verdict": verdict(differences, same=same),
         "probes": results,
         "recall": {**recall, "questions": len(scored)},
         "curve": curve,
     }
+
+
+def parameter_differences(source: MemorySpace, shadow: MemorySpace) -> list[dict]:
+    """The parameters on which the two sides differ: {"parameter", "label", "source", "experiment"}."""
+    return [
+        {"parameter": name, "label": PARAMETER_LABELS[name], "source": mine, "experiment": theirs}
+        for name in SPACE_PARAMETERS
+        if (mine := getattr(source, name)) != (theirs := getattr(shadow, name))
+    ]
+
+
+# What two sides built the same way show alike: what they hold and how they were built.
+SAME_SUMMARY = ("turns", "tiers", "sessions_promoted", "sessions_ever", "llm_calls", "pages_moved", "items_stored")
+
+
+def same_figures(summaries: dict[str, dict], results: list[dict], recall: dict, curve: dict) -> bool:
+    """Whether every figure of the comparison is the same on both sides: what they hold, recall, the curve,
+    and each probe's items (all shared, as many on each side). Pure."""
+    source, experiment = summaries["source"], summaries["experiment"]
+    return (
+        all(source[figure] == experiment[figure] for figure in SAME_SUMMARY)
+        and recall["source"] == recall["experiment"]
+        and curve["source"] == curve["experiment"]
+        and all(
+            len(r["source"]["items"]) == len(r["experiment"]["items"]) == r["overlap"]
+            and r["source"]["recall"] == r["experiment"]["recall"]
+            for r in results
+        )
+    )
+
+
+def verdict(differences: list[dict], *, same: bool) -> str:
+    """One sentence saying what the comparison isolates: which parameters differ, and whether they changed
+    anything here. Pure."""
+    changed = "; ".join(f"{d['label']} {d['source']} \u2192 {d['experiment']}" for d in differences)
+    if not differences:
+        return "The same parameters on both sides: a control" + (
+            ", and every figure is the same." if same else "; the figures that differ come from how each was built."
+        )
+    if same:
+        return (
+            f"Only this differs: {changed}. Every figure is the same: on these turns and questions, it changes nothing."
+        )
+    return f"Only this differs: {changed}. Every difference below comes from it."

@@ -214,6 +214,7 @@ class Item:
     key: str
     content: TurnIn | formats.Record
     next_offset: int = 0
+    settle: bool = False  # a replay's turn after which its source's history settled (services/lab.py)
 
 
 class TurnStoredBefore(Exception):
@@ -287,7 +288,7 @@ def _items(job: ImportJob) -> Iterator[Item]:
             withheld = bool(turn.get("reply_withheld"))
             source = turn.get("reply_source", Page.ReplySource.GIVEN)
             content = TurnIn(turn["user_input"], turn["agent_response"], when, turn.get("meta"), withheld, source)
-            yield Item(number, keys[number], content)
+            yield Item(number, keys[number], content, settle=bool(turn.get("settle")))
         return
     yield from _upload_items(job)
 
@@ -402,7 +403,8 @@ def _store_turn(job: ImportJob, item: Item, counters: IngestCounters) -> None:
 
 
 def _runs(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
-    """The items in runs of at most `size` turns, a fact a run of its own."""
+    """The items in runs of at most `size` turns, a fact a run of its own, a turn to settle after the last of
+    its run."""
     run: list[Item] = []
     for item in items:
         if isinstance(item.content, formats.Record):
@@ -412,7 +414,7 @@ def _runs(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
             yield [item]
             continue
         run.append(item)
-        if len(run) == size:
+        if len(run) == size or item.settle:
             yield run
             run = []
     if run:
@@ -421,7 +423,8 @@ def _runs(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
 
 def _settles(job: ImportJob) -> bool:
     """Does the job end by moving the space's short-term memory to mid-term? An import of a history does; an
-    experiment's replay does not, as it makes its source's memory again, short-term memory included."""
+    experiment's replay does not, as it makes its source's memory again, short-term memory included: it
+    settles where its source's histories did (its turns marked `settle`)."""
     return not Experiment.objects.filter(replay=job).exists()
 
 
@@ -467,11 +470,12 @@ def import_run(job_id: int, *, seconds: float | None = None) -> bool:
                     _store_fact(job, run[0])
             else:
                 _store_turns(job, run, counters)
+                if run[-1].settle:  # a replay, where its source's history settled
+                    history_settle(job.space, retry_now=True)
         _settle_once(job)
     except Exception as exc:  # recorded on the job, which the page shows
         import_fail(job.pk, f"{type(exc).__name__}: {exc}")
         raise
-    _record_taught(job)
     ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
         status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now()
     )
@@ -497,11 +501,10 @@ def _settle_once(job: ImportJob) -> bool:
 
 
 def _cancelled_end(job: ImportJob) -> None:
-    """A stopped import's history settles as a finished one's does, and what it taught is counted again
-    with the chunk it was storing when it was stopped."""
+    """A stopped import's history settles as a finished one's does, the chunk it was storing when it was stopped
+    included."""
     job.refresh_from_db()
     if job.done and _settle_once(job):  # one stopped before it stored anything leaves the memory as it was
-        _record_taught(job)
         announce(job.space_id)
 
 
@@ -515,7 +518,6 @@ def import_cancel(*, job: ImportJob) -> ImportJob:
     if not stopped:
         job.refresh_from_db()
         raise JobEnded(f"the import has ended already ({job.status})")
-    _record_taught(job)
     job.refresh_from_db()
     announce(job.space_id)
     return job
@@ -531,20 +533,15 @@ def import_time_left(job: ImportJob) -> float | None:
 
 
 def import_taught(job: ImportJob) -> dict | None:
-    """What an ended import left in the memory when it ended (its record: _record_taught); None while it
-    runs."""
-    if job.sessions_taught is None:
+    """What an ended import has left in the memory, as the memory stands now (so it follows the promotions
+    made after it, an entry deleted, a turn forgotten): the mid-term sessions its turns are in and the active
+    profile and knowledge entries drawn from them. None while it runs."""
+    if job.status in UNFINISHED:
         return None
-    return {"sessions": job.sessions_taught, "entries": job.entries_taught}
-
-
-def _record_taught(job: ImportJob) -> None:
-    """Record on the job what it left in the memory: the mid-term sessions its turns are in and the active
-    entries drawn from them (the person's profile and knowledge). Counted once, when it ends."""
     pages = ImportedTurn.objects.filter(job=job, page__isnull=False).values("page")
     sessions = MidTermSession.objects.filter(pages__in=pages).distinct().count()
     active = LongTermEntry.objects.filter(source_pages__in=pages, status=LongTermEntry.Status.ACTIVE)
-    ImportJob.objects.filter(pk=job.pk).update(sessions_taught=sessions, entries_taught=active.distinct().count())
+    return {"sessions": sessions, "entries": active.distinct().count()}
 
 
 def import_fail(job_id: int, error: str) -> None:

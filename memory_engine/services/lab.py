@@ -6,7 +6,7 @@ can be forked and both replays watched at once.
 """
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 
 from memory_engine import inputs
 from memory_engine.errors import ExperimentConflict, MemoryInputError
@@ -40,32 +40,51 @@ PROBE_CATEGORIES = (1, 2, 3, 4)  # LoCoMo's questions with evidence to find (5 i
 
 def replay_turns(source: MemorySpace) -> list[dict]:
     """The source's turns in order, as an import takes them: every page stored, then the turns its
-    unfinished imports have still to store. Read-only."""
+    unfinished imports have still to store. The last turn of each import is marked `settle` (the last its
+    page stored, for one settled or with nothing left to store; its last turn still to come, for one under
+    way, which settles when it ends), so that the replay moves its short-term memory to mid-term where the
+    source's did or will (services.imports.import_run) and a fork with no change ends as its source stands.
+    Read-only."""
     pages = list(
         Page.objects.filter(space=source)
         .order_by("seq")
         .values("seq", "user_input", "agent_response", "timestamp", "meta", "reply_withheld", "reply_source")
     )
     last_seq = pages[-1]["seq"] if pages else 0
-    turns = [
-        {
-            "user_input": p["user_input"],
-            "agent_response": p["agent_response"],
-            "timestamp": p["timestamp"].isoformat(),
-            "meta": p["meta"],
-            "reply_withheld": p["reply_withheld"],
-            "reply_source": p["reply_source"],
-        }
-        for p in pages
-        if p["user_input"] or p["agent_response"]  # a turn whose every word was forgotten replays as nothing
-    ]
-    unfinished = ImportJob.objects.filter(
-        space=source, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
-    ).order_by("created_at", "pk")
+    unfinished = list(
+        ImportJob.objects.filter(space=source, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]).order_by(
+            "created_at", "pk"
+        )
+    )
+    # A turn is among the pages read when its page is; one stored since is still to come.
+    to_come = {}
     for job in unfinished:
-        # A turn is among the pages read when its page is; one stored since is still to come.
         stored = set(ImportedTurn.objects.filter(job=job, page__seq__lte=last_seq).values_list("number", flat=True))
-        turns += [turn for number, turn in enumerate(job.turns) if number not in stored]
+        to_come[job.pk] = [turn for number, turn in enumerate(job.turns) if number not in stored]
+    ended_on_a_page = ImportedTurn.objects.filter(job__space=source, page__isnull=False).filter(
+        Q(job__settled_at__isnull=False) | Q(job__in=[job for job in unfinished if not to_come[job.pk]])
+    )
+    settled_after = set(ended_on_a_page.values("job").annotate(last=Max("page__seq")).values_list("last", flat=True))
+    turns: list[dict] = []
+    for p in pages:
+        if not (p["user_input"] or p["agent_response"]):  # a turn whose every word was forgotten replays as nothing
+            if p["seq"] in settled_after and turns:
+                turns[-1]["settle"] = True  # but where the history settled stays
+            continue
+        turns.append(
+            {
+                "user_input": p["user_input"],
+                "agent_response": p["agent_response"],
+                "timestamp": p["timestamp"].isoformat(),
+                "meta": p["meta"],
+                "reply_withheld": p["reply_withheld"],
+                "reply_source": p["reply_source"],
+                "settle": p["seq"] in settled_after,
+            }
+        )
+    for job in unfinished:
+        if to_come[job.pk]:
+            turns += [*to_come[job.pk][:-1], {**to_come[job.pk][-1], "settle": True}]
     return turns
 
 

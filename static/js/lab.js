@@ -232,6 +232,8 @@
       // A side still being built (an import or a replay unfinished) makes figures that will change.
       $("compare-warnings").replaceChildren(...c.warnings.map((warning) => el("p", null, warning)));
       $("compare-warnings").hidden = !c.warnings.length;
+      // Which parameters differ, and whether they changed anything here: what the comparison isolates.
+      $("compare-verdict").textContent = c.verdict;
       $("recall").textContent = c.recall.questions
         ? `recall@${c.k} over ${c.recall.questions} questions with evidence: source ${recallText(c.recall.source)} · ` +
           `experiment ${recallText(c.recall.experiment)}`

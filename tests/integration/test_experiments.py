@@ -358,3 +358,62 @@ def test_staff_see_experiments_in_the_admin_and_deleting_one_takes_its_shadow(ad
     assert not MemorySpace.objects.filter(pk=experiment.space_id).exists()
     assert not MemoryUser.objects.filter(pk=experiment.space.user_id).exists()
     assert MemorySpace.objects.filter(pk=source.pk).exists()
+
+
+def test_a_fork_with_no_change_of_an_imported_locomo_sample_reports_what_its_source_does(memory, alice_space, fake_llm):
+    """The control of a comparison: the same turns, the same parameters, the same starting state (its history
+    settled where the source's was, none of it left in short-term memory), so the same figures."""
+    from memory_engine.services.imports import import_run, locomo_turns
+
+    fake_llm.responder = nothing_extracted
+    job = import_create(space=alice_space, turns=locomo_turns("conv-26"), source="LoCoMo conv-26")
+    assert import_run(job.pk) is True
+    experiment = experiment_create(source=alice_space, name="control", parameters={})
+    probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in locomo_probes("conv-26", limit=12)]
+    result = compare(alice_space, experiment.space, probes, k=10)
+    for figure in ("turns", "tiers", "sessions_promoted", "sessions_ever", "llm_calls", "pages_moved"):
+        assert result["source"][figure] == result["experiment"][figure], figure
+    assert result["source"]["tiers"]["short_term_pages"] == 0
+    assert result["recall"]["source"] == result["recall"]["experiment"]
+    assert result["curve"]["source"] == result["curve"]["experiment"]
+    assert all(probe["overlap"] == 10 for probe in result["probes"])
+    assert result["parameters"] == [] and result["same_figures"] is True
+    assert result["verdict"] == "The same parameters on both sides: a control, and every figure is the same."
+
+    def heat(space):
+        return [(p["turn"], p["topic"], p["heat"], p["cause"]) for p in heat_by_turn(space)]
+
+    assert heat(alice_space) == heat(experiment.space)
+    # Fewer pages in the prompt: the same memory, ranked the same, but the context its chat gives the model
+    # (the curve at the space's own budget) is another.
+    fewer = experiment_create(source=alice_space, name="fewer pages", parameters={"top_pages": 3})
+    result = compare(alice_space, fewer.space, probes, k=10)
+    own = str(alice_space.context_token_budget)
+    source_at, fewer_at = ([p for p in result["curve"][side] if str(p["budget"]) == own] for side in result["curve"])
+    assert result["recall"]["source"] == result["recall"]["experiment"] and source_at != fewer_at
+    assert result["same_figures"] is False and result["verdict"].endswith("Every difference below comes from it.")
+
+
+def test_a_comparison_names_the_parameters_that_differ_and_says_when_they_change_nothing_here(source, fake_llm):
+    # the fork's promotion asks the model what the source's did, and hears the same
+    fake_llm.script(extraction(profile=[("occupation", "nurse", 1)], user_facts=[("cat", "The user has a cat", 1)]))
+    ranked = experiment_create(source=source, name="fewer pages", parameters={"top_pages": source.top_pages - 1})
+    result = compare(source, ranked.space, [Probe("Should the curry be spicy?")], k=3)
+    assert result["parameters"] == [
+        {
+            "parameter": "top_pages",
+            "label": "Pages ranked (top-k)",
+            "source": source.top_pages,
+            "experiment": source.top_pages - 1,
+        }
+    ]
+    # what the prompt is given, not what is ranked or kept: nothing the comparison measures moves
+    assert result["same_figures"] is True
+    assert result["verdict"] == (
+        f"Only this differs: Pages ranked (top-k) {source.top_pages} \u2192 {source.top_pages - 1}. Every figure is "
+        "the same: on these turns and questions, it changes nothing."
+    )
+    colder = experiment_create(source=source, name="never promoted", parameters={"heat_threshold": 1000.0})
+    result = compare(source, colder.space, [Probe("Should the curry be spicy?")], k=3)
+    assert [d["parameter"] for d in result["parameters"]] == ["heat_threshold"]
+    assert result["same_figures"] is False and result["verdict"].endswith("Every difference below comes from it.")

@@ -154,17 +154,34 @@ def test_an_import_ends_with_its_history_in_mid_term_memory_and_says_what_it_tau
     assert job["taught"]["sessions"] >= 1 and job["taught"]["entries"] >= 3
     profile = alice.get("/api/v1/users/alice/spaces/helper/profile/").data["profile"]
     assert (profile.get("occupation"), profile.get("location")) == ("nurse", "Porto"), profile
+    # What it taught is read from the memory as it is: an entry deleted since is no longer counted.
+    from memory_engine.models import LongTermEntry
+    from memory_engine.services.curation import entry_delete
+
+    entry_delete(entry=LongTermEntry.objects.filter(space=alice_space, status="active").first(), actor="alice")
+    assert alice.get(URL + f"{job['id']}/").data["taught"]["entries"] < job["taught"]["entries"]
 
 
-def test_a_replay_ends_as_the_conversation_it_replays_stood_its_last_turns_in_short_term(alice, alice_space):
+def test_a_replay_settles_where_its_source_did_and_ends_as_the_source_stands(alice, alice_space):
     from memory_engine.services.lab import experiment_create
 
+    alice_space.stm_capacity = 5
+    alice_space.save()
     job = alice.post(URL, {"transcript": TRANSCRIPT}, format="json").data
     assert job["status"] == "succeeded" and not Page.objects.filter(space=alice_space, tier="short").exists()
-    experiment = experiment_create(source=alice_space, name="same", parameters={"stm_capacity": 2})
-    shadow = Page.objects.filter(space=experiment.space)
-    assert experiment.replay.status == "succeeded" and shadow.count() == 3  # inline here
-    assert list(shadow.filter(tier="short").order_by("seq").values_list("seq", flat=True)) == [2, 3]
+    for said in ("and now a chat", "of two turns"):  # the conversation going on after the history
+        assert alice.post(TURNS, {"user_input": said, "agent_response": "ok"}, format="json").status_code == 201
+    experiment = experiment_create(source=alice_space, name="same", parameters={})
+    assert experiment.replay.status == "succeeded"  # inline here
+
+    def tiers(space):
+        return list(Page.objects.filter(space=space).order_by("seq").values_list("seq", "tier"))
+
+    assert (
+        tiers(experiment.space)
+        == tiers(alice_space)
+        == [(1, "mid"), (2, "mid"), (3, "mid"), (4, "short"), (5, "short")]
+    )
 
 
 def test_an_import_is_cancelled_between_chunks_and_keeps_what_it_stored(alice, alice_space, settings):
@@ -226,3 +243,21 @@ def test_a_longer_transcript_of_the_same_talk_adds_its_new_turns_and_the_same_wo
     # Another account importing the same talk stores all of it: what one space holds says nothing of another.
     bob = client_for("bob").post("/api/v1/users/bob/spaces/helper/imports/", {"transcript": TRANSCRIPT}, format="json")
     assert (bob.data["done"], bob.data["skipped"]) == (3, 0)
+
+
+def test_a_fork_made_while_its_source_imports_settles_where_the_source_will(alice, alice_space, settings):
+    from memory_engine.services.lab import experiment_create
+
+    settings.MEMORYOS = {**settings.MEMORYOS, "INGEST_CHUNK_TURNS": 1}
+    alice_space.stm_capacity = 5
+    alice_space.save()
+    job = import_create(space=alice_space, turns=transcript_turns(TRANSCRIPT), source="transcript")
+    assert import_run(job.pk, seconds=0) is False  # one turn stored, two to come
+    experiment = experiment_create(source=alice_space, name="while importing", parameters={})
+    assert experiment.replay.status == "succeeded"  # inline here
+    assert import_run(job.pk) is True
+
+    def tiers(space):
+        return list(Page.objects.filter(space=space).order_by("seq").values_list("seq", "tier"))
+
+    assert tiers(experiment.space) == tiers(alice_space) == [(1, "mid"), (2, "mid"), (3, "mid")]

@@ -344,6 +344,21 @@ def test_an_imported_history_ends_in_mid_term_memory_and_the_page_shows_what_it_
     assert history.get().tier == "mid" and not history.filter(tier="short").exists()
     browser.locator("#import-progress").scroll_into_view_if_needed()
     browser.screenshot(path=str(screenshots / "import-taught.png"), full_page=True)
+    # What it taught follows the memory: the entry it taught deleted, the page counts it no longer.
+    from memory_engine.models import ImportJob, LongTermEntry
+    from memory_engine.services.curation import entry_delete
+    from memory_engine.services.imports import import_taught
+
+    job = ImportJob.objects.get(space__user__external_id="alice")
+    before, entries = taught.inner_text(), import_taught(job)["entries"]
+    assert f"and {entries} profile and knowledge entr" in before
+    learnt = LongTermEntry.objects.get(space__user__external_id="alice", kind="profile", status="active")
+    entry_delete(entry=learnt, actor="ann")
+    browser.wait_for_function(
+        "(before) => document.querySelector('#import-taught').textContent !== before", arg=before, timeout=120_000
+    )
+    entries_now = import_taught(job)["entries"]
+    assert entries_now < entries and f"and {entries_now} profile and knowledge entr" in taught.inner_text()
 
 
 def test_a_chatgpt_export_is_uploaded_two_conversations_chosen_and_a_told_fact_found_in_the_memory(

@@ -159,6 +159,11 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     expected = compared["recall"]
     recall = browser.locator("#recall").inner_text()
     assert f"source {expected['source']:.3f}" in recall and f"experiment {expected['experiment']:.3f}" in recall
+    # forked while its source was importing, the replay settled where the import did: no turn left short-term
+    assert compared["experiment"]["tiers"]["short_term_pages"] == compared["source"]["tiers"]["short_term_pages"] == 0
+    # what the comparison isolates, in a sentence
+    assert browser.locator("#compare-verdict").inner_text() == compared["verdict"]
+    assert compared["verdict"].startswith("Only this differs: Promotion threshold τ 5.0 → 3.0; Lexical weight")
     # The curve of the evidence each side's context shows, a row a budget: 1,500 tokens, the default.
     at_1500 = browser.locator("#curve tr[data-budget='1500'] td").all_inner_texts()
     assert [text.split(" ")[0] for text in at_1500] == [

@@ -47,7 +47,10 @@
       lastEventId = event.lastEventId;  // the browser sends it back when it reconnects by itself
       const change = JSON.parse(event.data);
       chat.showSpace(change.space, [change.run]);
-      if (change.import && change.changed.includes("imports")) chat.showImport(change.import);
+      // An import's progress; once it has ended, what it taught follows the memory (promotions made after it).
+      if (change.import && (change.changed.includes("imports") || chat.importShownIs(change.import.id))) {
+        chat.showImport(change.import);
+      }
       readSoon(change.changed);
     });
     source.addEventListener("gone", () => {

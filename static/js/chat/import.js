@@ -202,7 +202,10 @@
     $("import").requestSubmit();
   });
 
-  Object.assign(chat, { showImport });
+  // Whether the panel shows this import (the feed then keeps what it taught up to date).
+  const importShownIs = (id) => importShown !== null && importShown.id === id;
+
+  Object.assign(chat, { showImport, importShownIs });
 
   $("import").addEventListener("submit", startImport);
   $("import-cancel").addEventListener("click", stopImport);

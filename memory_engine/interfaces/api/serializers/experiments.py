@@ -145,6 +145,13 @@ class CurveOut(serializers.Serializer):
     experiment = CurvePointOut(many=True)
 
 
+class ParameterDifferenceOut(serializers.Serializer):
+    parameter = serializers.CharField()
+    label = serializers.CharField(help_text="What the pages call it.")
+    source = serializers.JSONField()
+    experiment = serializers.JSONField()
+
+
 class ComparisonOut(serializers.Serializer):
     k = serializers.IntegerField()
     source = SideSummaryOut()
@@ -152,6 +159,9 @@ class ComparisonOut(serializers.Serializer):
     warnings = serializers.ListField(
         child=serializers.CharField(), help_text="Sentences saying which side was unfinished when compared."
     )
+    parameters = ParameterDifferenceOut(many=True, help_text="The parameters on which the two sides differ.")
+    same_figures = serializers.BooleanField(help_text="Whether every figure is the same on both sides.")
+    verdict = serializers.CharField(help_text="Which parameters differ, and whether they changed anything.")
     probes = ProbeOut(many=True)
     recall = serializers.DictField(help_text="Mean recall@k per side over the probes with evidence, and how many.")
     curve = CurveOut(
