@@ -376,7 +376,8 @@ class HeatEvent(models.Model):
         CREATED = "created"
         MERGED = "merged"
         RETRIEVED = "retrieved"
-        PROMOTED = "promoted"
+        PROMOTED = "promoted"  # at the heat that crossed the threshold
+        COOLED = "cooled"  # right after a promotion: its visits and turns counted again from zero
         EVICTED = "evicted"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="heat_events")

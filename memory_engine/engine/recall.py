@@ -504,7 +504,12 @@ def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: 
     """The reply to a question whose answer changed ("we live in Leeds", later "we moved to Bristol"): the
     latest statement first, said to be the latest, then the one before it. Pure."""
     opening = "The latest you told me" if sure else "I'm not sure that's it, but the latest you told me"
-    return f"{opening}, {latest.told(now)}. Before that, {earlier.told(now)}."
+    return f"{_ended(f'{opening}, {latest.told(now)}')} Before that, {_ended(earlier.told(now))}"
+
+
+def _ended(sentence: str) -> str:
+    """`sentence` with a full stop, unless the quote it ends with ends one already (“... with supper.”). Pure."""
+    return sentence if re.search(r"[.!?\u2026][\u201d\"']?$", sentence) else f"{sentence}."
 
 
 def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:

@@ -380,10 +380,12 @@ def promote_session(
         session = MidTermSession.objects.get(pk=session.pk)
         if session.pages.filter(analyzed=False, tier=Page.Tier.MID).exists():
             return False
+        params = heat_params(space)
+        mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, params, now)  # the heat that crossed the threshold
         session.n_visit = session.l_interaction = 0
         session.promoted_at = now
         session.save(update_fields=["n_visit", "l_interaction", "promoted_at"])
-        mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, heat_params(space), now)
+        mid_term.record_heat(session, HeatEvent.Cause.COOLED, params, now)  # counted again from zero
     report.sessions_promoted += 1
     return True
 

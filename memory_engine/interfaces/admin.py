@@ -357,8 +357,9 @@ class EntryVersionInline(admin.TabularInline):
     fk_name = "entry"
     extra = 0
     can_delete = False
-    readonly_fields = ["at", "cause", "actor", "before", "after", "status_after"]
-    exclude = ["source_pages"]
+    # every field read-only (the entry it went with too: a list of every entry to choose from made the page
+    # 1,637 px wide, and let a version be rewritten)
+    fields = readonly_fields = ["at", "cause", "actor", "before", "after", "status_after", "with_entry"]
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -486,7 +487,12 @@ class LongTermEntryAdmin(admin.ModelAdmin):
 
     def response_delete(self, request, obj_display, obj_id):
         covers = curation.coverage(LongTermEntry.objects.get(pk=obj_id))
-        held = f", with {covers.statements} statement(s) of turns {covers.seqs}" if covers.statements else ""
+        held = ""
+        if covers.statements:
+            statements = "1 statement" if covers.statements == 1 else f"{covers.statements} statements"
+            seqs = [f"#{seq}" for seq in covers.seqs]
+            turns = seqs[0] if len(seqs) == 1 else f"{', '.join(seqs[:-1])} and {seqs[-1]}"
+            held = f", with {statements} of turn{'' if len(seqs) == 1 else 's'} {turns}"
         self.message_user(request, f"Entry {obj_id} was marked deleted{held}; its history is kept (revert it there).")
         return redirect("admin:memory_engine_longtermentry_changelist")
 

@@ -12,6 +12,12 @@
     { cause: "evicted", label: "● evicted", color: "#e03131" }];
   // On a phone the chart has no legend under it (it filled the screen): the lines' names are in its table.
   const PHONE = "(max-width: 600px)";
+  // The sessions drawn as lines, the hottest (by their highest point); every point is in the table.
+  const LINES = 5;
+  // What every heat chart shows, in one sentence under it.
+  const CAPTION = "Each line is a mid-term session's heat: its retrieval visits plus the turns added to it plus how " +
+    "recently it was visited. A session whose heat reaches the dashed threshold is promoted (●: its turns read into " +
+    "the profile and knowledge), then cools: its visits and turns are counted again from zero.";
 
   // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
   // thresholds: [{label, color, value}], or {label, color, valueAt(x), xs} for one that changed (at xs).
@@ -65,6 +71,7 @@
       plot.append(el("p", "muted", xs.length ? "The chart needs scripts and a canvas: its points are below." :
         "No heat recorded yet."));
     }
+    figure.append(el("figcaption", "muted", options.caption || CAPTION));
     const details = el("details", "chart-table");
     details.open = !drawn && xs.length > 0;
     details.append(el("summary", null, "The points as a table"), table);
@@ -88,10 +95,10 @@
     return table;
   }
 
-  // Points of a heat timeline ({session(_id), heat, cause, x}) as one line per session, hottest first.
-  // A line is named by what its session is about (its topic: the summary's first words), not by its number,
-  // which differs between a space and its experiment's copy.
-  function sessionLines(points, { limit = 8, prefix = "", colors, dash } = {}) {
+  // Points of a heat timeline ({session(_id), heat, cause, x}) as one line per session, hottest first: a
+  // handful (`limit`), the rest in the table under the chart. A line is named by what its session is about (its
+  // topic: the summary's first words), not by its number, which differs between a space and its experiment's copy.
+  function sessionLines(points, { limit = LINES, prefix = "", colors, dash } = {}) {
     const bySession = new Map();
     const topics = new Map();
     for (const p of points) {

@@ -37,7 +37,7 @@
     const job = jobs.results[0];
     if (!job) return;
     $("source-import").hidden = false;
-    if (progress($("source-bar"), $("source-status"), job, `source: ${job.source}`)) setTimeout(watchSourceImport, 1500);
+    if (progress($("source-bar"), $("source-status"), job, job.source)) setTimeout(watchSourceImport, 1500);
   }
 
   // --- The list and the fork form -------------------------------------------------------------------
@@ -67,7 +67,7 @@
       item.append(link, el("div", "muted", changedText(x.changed)), bar, " ", status, " ", remove);
       return item;
     });
-    $("experiments").replaceChildren(...(items.length ? items : [el("li", "muted", "none yet")]));
+    $("experiments").replaceChildren(...(items.length ? items : [el("li", "muted empty", "none yet")]));
     const unfinished = (job) => job && (job.status === "queued" || job.status === "running");
     if (page.results.some((x) => unfinished(x.replay) || unfinished(x.restore))) {
       setTimeout(listExperiments, 1500);
@@ -94,7 +94,7 @@
       if (form.export.files[0]) body.export = JSON.parse(await form.export.files[0].text());
       await call("experiments/", { method: "POST", body: JSON.stringify(body) });
       form.export.value = "";
-      $("fork-status").textContent = "replaying";
+      $("fork-status").textContent = `forked “${body.name}”: its progress is in the list`;
       form.name.value = "";
       listExperiments();
     } catch (error) {
@@ -126,8 +126,9 @@
       ...(names.length ? names.map((n) => row([parameterName(n), x.changed[n][0], x.changed[n][1]])) : [row(["none", "", ""])]));
     const jobs = await call("imports/?page_size=1");
     const job = jobs.results[0];
-    const sourceRunning = job ? progress($("source-bar"), $("source-status"), job, `source: ${job.source}`) : false;
-    if (!job) $("source-status").textContent = "source: its turns as stored";
+    // The row is labelled "source" already: its import's own name ("LoCoMo conv-26"), not "source: ..." again.
+    const sourceRunning = job ? progress($("source-bar"), $("source-status"), job, job.source) : false;
+    if (!job) $("source-status").textContent = "its turns as stored";
     showSides(x.sides);
     await showHeat();
     if (running || sourceRunning) setTimeout(watchReplay, 2000);
@@ -155,7 +156,7 @@
     const lines = [];
     for (const [side, colors, dash] of [["source", SOURCE_COLORS, undefined], ["experiment", EXPERIMENT_COLORS, [2, 2]]]) {
       const points = heat[side].points.map((p) => ({ ...p, x: p.turn }));
-      lines.push(...window.MemoryCharts.sessionLines(points, { prefix: side, colors, dash }));
+      lines.push(...window.MemoryCharts.sessionLines(points, { limit: 4, prefix: side, colors, dash }));
     }
     const thresholds = [
       { label: "source threshold", color: SOURCE_COLORS[0], value: heat.source.threshold },

@@ -23,6 +23,13 @@ def test_the_admin_page_carries_a_spaces_heat_events_for_the_chart(admin_client,
     fake_llm.responder = nothing_extracted
     add_turns(memory, CAT_TALK + COOKING_TALK)
     assert HeatEvent.objects.filter(space=alice_space, cause="promoted").exists()
+    # A promotion is drawn at the heat that crossed the threshold, then the drop it made: its visits and turns
+    # counted again from zero ("cooled", at the same moment).
+    for promoted in HeatEvent.objects.filter(space=alice_space, cause="promoted"):
+        after = HeatEvent.objects.filter(session=promoted.session, pk__gt=promoted.pk).order_by("pk").first()
+        assert promoted.heat >= alice_space.heat_threshold and promoted.l_interaction > 0
+        assert (after.cause, after.at, after.n_visit, after.l_interaction) == ("cooled", promoted.at, 0, 0)
+        assert after.heat < alice_space.heat_threshold
     page = admin_client.get(reverse("admin:memory_engine_memoryspace_heat", args=[alice_space.pk]))
     assert page.status_code == 200
     data = _heat_data(page)

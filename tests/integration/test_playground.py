@@ -175,6 +175,9 @@ def test_the_entry_history_shows_each_version_as_a_diff_and_reverts_to_one(admin
     assert (entry.status, entry.value) == ("active", "nurse")
     last = entry.versions.order_by("-at", "-pk").first()
     assert (last.before, last.after, last.cause) == (None, "nurse", "admin")
+    # the version it is now offers no revert to itself: only the two earlier ones with a value do
+    again = admin_client.get(reverse("admin:memory_engine_longtermentry_versions", args=[entry.pk])).content.decode()
+    assert again.count("Revert to this") == 2 and again.count("· current") == 1
     found = memory.retrieve(user_id="alice", assistant_id="helper", query="job", count_hits=False)
     assert [i.text for i in found.profile] == ["occupation: nurse"]
 
@@ -340,3 +343,17 @@ def test_the_admin_names_a_spaces_parameters_as_the_pages_do(admin_client, fille
     for label in ("Short-term capacity", "Mid-term capacity (sessions)", "Promotion threshold τ"):
         assert label in listing or label in detail, label
     assert "Short-term capacity" in detail and "Stm capacity" not in listing + detail
+
+
+def test_deleting_an_entry_in_the_admin_says_what_it_held_out_in_words(admin_client, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    delete = reverse("admin:memory_engine_longtermentry_delete", args=[entry.pk])
+    said = admin_client.post(delete, {"post": "yes"}, follow=True).content.decode()
+    assert f"Entry {entry.pk} was marked deleted, with 1 statement of turn #1;" in said
+    assert "statement(s)" not in said and "[1]" not in said
+
+
+def test_an_entrys_versions_in_the_admin_are_read_only_every_field(admin_client, filled):
+    entry = LongTermEntry.objects.get(kind="profile", key="occupation")
+    page = admin_client.get(reverse("admin:memory_engine_longtermentry_change", args=[entry.pk])).content.decode()
+    assert "versions-0-with_entry" not in page and "<select" not in page.split('id="versions-group"')[1]

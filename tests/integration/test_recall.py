@@ -360,6 +360,8 @@ def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space)
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Which city do I live in now?").text
     # The latest first, said to be the latest; the earlier after it.
     assert text.startswith("The latest you told me") and text.index("Lisbon") < text.index("Porto")
+    # each quote ends its sentence once: "... last week!” Before that", not "!”. Before that"
+    assert "”. Before that" not in text and "week!” Before that, " in text
 
 
 def test_what_was_never_told_is_said_to_be_unknown_not_guessed(weak_memory, alice_space):

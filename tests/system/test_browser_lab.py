@@ -77,10 +77,13 @@ def test_the_owner_sees_the_heat_chart_and_an_entrys_history_on_the_chat_page(
     legend = browser.locator("#heat-chart .u-legend").inner_text()
     # a line a session, named by what it is about (its summary's first words), not by its number
     topics = {s.topic for s in MidTermSession.objects.filter(heat_events__space=space).distinct()}
-    assert sum(topic in legend for topic in topics) == min(sessions, 8) and "promotion threshold" in legend
+    assert sum(topic in legend for topic in topics) == min(sessions, 5) and "promotion threshold" in legend
     assert "session " not in legend
     table_rows = browser.locator("#heat-chart table.points tr")
     assert table_rows.count() - 1 == HeatEvent.objects.filter(space=space).count()  # every point, by session
+    # what the chart shows, in a sentence under it, read without the code
+    caption = browser.locator("#heat-chart figcaption").inner_text()
+    assert "reaches the dashed threshold is promoted" in caption and "counted again from zero" in caption
 
     browser.locator("#profile button.history-toggle").first.click()
     version = browser.locator("#profile .history li.version").first

@@ -153,6 +153,15 @@ def test_sign_up_chat_consolidate_and_restart_with_nothing_lost(start, llm_env, 
     browser.fill("#id_password2", PASSWORD)
     browser.click("button[type=submit]")
     browser.wait_for_url(f"{base}/")
+    # the start every id of theirs has ("sam:") on the field's line, before it, not above it
+    prefix, field = (
+        browser.locator(".prefixed .muted").bounding_box(),
+        browser.locator("input[name=user_id]").bounding_box(),
+    )
+    assert (
+        prefix["x"] + prefix["width"] <= field["x"]
+        and field["y"] <= prefix["y"] + prefix["height"] / 2 <= field["y"] + field["height"]
+    )
     browser.fill("input[name=user_id]", "me")
     browser.fill("input[name=display_name]", "Sam")
     browser.click("form[action='/spaces/new/'] button[type=submit]")
