@@ -122,6 +122,8 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     # The form is on the page before its script has run: wait for the page's load, when it has.
     browser.wait_for_url("**/lab/pat:caroline/helper/")
     browser.wait_for_load_state("load")
+    # no experiment yet: said, not numbered as one
+    expect(browser.locator("#experiments li.empty")).to_have_text("none yet")
     browser.fill("#fork input[name=name]", "hotter and more lexical")
     browser.fill("#fork input[name=heat_threshold]", "3")
     browser.fill("#fork input[name=lexical_weight]", "0.8")
@@ -129,6 +131,8 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     marked = browser.locator("#fork input.changed")
     assert sorted(marked.evaluate_all("inputs => inputs.map((i) => i.name)")) == ["heat_threshold", "lexical_weight"]
     browser.click("#fork button[type=submit]")
+    forked = "forked “hotter and more lexical”: its progress is in the list"
+    expect(browser.locator("#fork-status")).to_have_text(forked)
     browser.click("#experiments a.experiment-name >> text=hotter and more lexical")
     # The click starts a navigation: wait for the experiment page's status before watching it.
     browser.wait_for_selector("#replay-status")
@@ -145,6 +149,8 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     )
     final = browser.locator("#replay-status").text_content()
     assert final == "replay: 215 / 215 turns · succeeded"
+    # the row is labelled "source": its import by its own name, not "source: source: LoCoMo"
+    assert browser.locator("#source-status").text_content().startswith("LoCoMo conv-26: 215 / 215 turns")
     # What the page showed on the way (none if the replay finished before the watch began).
     states = browser.evaluate("window.replayStates")
     assert not states or states[-1] == final
