@@ -357,3 +357,17 @@ def test_an_entrys_versions_in_the_admin_are_read_only_every_field(admin_client,
     entry = LongTermEntry.objects.get(kind="profile", key="occupation")
     page = admin_client.get(reverse("admin:memory_engine_longtermentry_change", args=[entry.pk])).content.decode()
     assert "versions-0-with_entry" not in page and "<select" not in page.split('id="versions-group"')[1]
+
+
+def test_the_chat_page_offers_its_owner_the_space_as_a_file_and_no_one_else(client, memory, django_user_model):
+    ann = django_user_model.objects.create_user("ann", password="pw-ann-12345")
+    client.force_login(ann)
+    client.post(reverse("space-create"), {"user_id": "demo", "display_name": "Ann", "assistant_id": "tutor"})
+    memory.add_memory(user_id="ann:demo", assistant_id="tutor", user_input="I keep bees.", agent_response="Lovely.")
+    page = client.get(reverse("chat", args=["ann:demo", "tutor"])).content.decode()
+    href = reverse("api-space-export", args=["ann:demo", "tutor"])
+    assert f'id="export-link" href="{href}" download="memory-anndemo-tutor.json"' in page
+    exported = client.get(href)
+    assert exported.status_code == 200 and exported.json()["pages"][0]["user_input"] == "I keep bees."
+    client.force_login(django_user_model.objects.create_user("ben", password="pw-ben-12345"))
+    assert client.get(href).status_code in (403, 404)

@@ -4,6 +4,7 @@ and entry histories, and an experiment from a LoCoMo import to its comparison, r
 Screenshots go to the test's temporary folder, or to SCREENSHOTS_DIR (see tests/system/test_browser.py)."""
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -91,6 +92,11 @@ def test_the_owner_sees_the_heat_chart_and_an_entrys_history_on_the_chat_page(
     assert "consolidation" in version.inner_text() and version.locator("ins").first.inner_text() == "nurse"
     browser.locator("#heat-panel").scroll_into_view_if_needed()
     browser.screenshot(path=str(screenshots / "heat-chart.png"), full_page=True)
+    # the owner takes the whole memory away as a file, from the page
+    with browser.expect_download() as downloaded:
+        browser.click("#export-link")
+    assert downloaded.value.suggested_filename == "memory-alice-helper.json"
+    assert json.loads(Path(downloaded.value.path()).read_text())["pages"]
 
 
 def test_another_account_cannot_open_the_lab(browser, live_server, ann, django_user_model):
