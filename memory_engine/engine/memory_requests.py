@@ -130,6 +130,12 @@ _DEFINITE = re.compile(
 _ASKED_FIRST = re.compile(r"^(?:kannst du|könntest du|kun je|wil je|puedes|podrías|podes|pode|potresti|puoi)\b")
 _FORGETTING = re.compile(
     r"forget|vergiss|vergessen sie|oublie|oubliez|olvida|olvide|esquece|esqueça|esqueca|dimentica|vergeet|zapomnij|unut"
+    r"|lupakan|lupain|glöm|glem|sahau|zapomeň|uită|kaydetme"
+)
+# The verbs of forgetting said some other way ("olvídalo", "bhool jao", "paki-forget", "unlearn"): not deleting.
+_ALSO_FORGETTING = re.compile(r"forget|olvíd|olvid|bhool|bhul|kalimutan|unlearn|unremember|un-remember|unut|dimentic")
+_DELETING = re.compile(
+    alternation(tuple(v for v in FORGET_VERBS if not (_FORGETTING.fullmatch(v) or _ALSO_FORGETTING.search(v))))
 )
 # "forget that she's pregnant": a thing told, whoever it is about.
 _TOLD = re.compile(r"^that \w+(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|got|\w+s|\w+ed))\b")
@@ -174,6 +180,9 @@ def agrees(message: str) -> bool:
     return _AGREES.match(plain(message).strip()) is not None
 
 
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+")  # between the clauses of a sentence
+
+
 def read(message: str) -> MemoryRequest | None:
     """The first request to the memory `message` makes, or None."""
     found = read_all(message)
@@ -186,7 +195,7 @@ def read_all(message: str) -> list[MemoryRequest]:
     placed = [
         (number, clause.strip(" \u2014\u2013-"))
         for number, sentence in enumerate(split_sentences(message))
-        for clause in re.split(r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+", sentence)
+        for clause in _CLAUSE_BREAK.split(sentence)
     ]
     placed = [(number, clause) for number, clause in placed if clause]
     clauses = [clause for _, clause in placed]
@@ -274,6 +283,18 @@ def _forget(clause: str, text: str, before: list[str], following: str) -> Memory
     if after in LAST_THING:
         return MemoryRequest(FORGET, about=after, clause=clause)
     return None
+
+
+def asks_to_forget(message: str) -> bool:
+    """Whether some clause of `message` asks the assistant to forget or not to keep, whether or not `read_all`
+    can tell what ("Słuchaj, to o pożyczce od teściowej — zapomnij o tym", "Actually abeg, don't save that one");
+    not with a verb of deleting, which edits something written as often ("Please remove the sultanas")."""
+    for sentence in split_sentences(message):
+        for clause in _CLAUSE_BREAK.split(sentence):
+            text = plain(clause)
+            if _asks_to_forget(text) and not _DELETING.fullmatch(_FOUND_VERB.search(text).group(0)):
+                return True
+    return False
 
 
 def asks_in_english(request: MemoryRequest) -> bool:

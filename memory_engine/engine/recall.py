@@ -548,7 +548,10 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
         # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget:
         # neither is an answer, nor quoted beside one.
         # read in the words as said: once what it pointed at is forgotten, "PLEASE WIPE IT" points at nothing
-        requests = memory_requests.read_all((page.said or {}).get("user_input") or page.user_input)
+        said = (page.said or {}).get("user_input") or page.user_input
+        requests = memory_requests.read_all(said)
+        if not any(r.kind == memory_requests.FORGET for r in requests) and memory_requests.asks_to_forget(said):
+            continue  # it asks to forget what it does not name plainly: any of it may be what it means
         named = next((r.about for r in requests if r.kind == memory_requests.FORGET), "")
         clauses = tuple(plain(r.clause) for r in requests if r.clause)
         candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named, clauses=clauses))

@@ -233,6 +233,8 @@ FORGET_VERBS = (
     "vergeet", "verwijder", "wis", "zapomnij", "usuń", "usun", "unut", "unutur musun", "sil",
     "bhool jao", "bhool jaana", "bhul jao", "bhool ja", "bhul ja", "delete kar do", "hata do", "mita do",
     "paki-forget", "pakiforget", "paki-delete", "pakidelete", "pakibura", "pakitanggal", "kalimutan mo",
+    "lupakan", "lupain", "hapus", "hapuskan", "glöm", "radera", "glem", "slet", "slett", "sahau", "futa", "zapomeň",
+    "smaž", "uită", "șterge", "kaydetme",
 )  # fmt: skip
 KEEP_VERBS = (
     "keep", "keeping", "remember", "remembering", "store", "storing", "save", "saving", "hold on to", "hold onto",

@@ -9,7 +9,7 @@ import pytest
 
 from bench.fake_llm_server import reply
 from memory_engine.documents import AnswerDoc
-from memory_engine.engine import recall
+from memory_engine.engine import memory_requests, recall
 from memory_engine.engine.intent import answer_kind, read
 from memory_engine.engine.recall import Statement
 from memory_engine.engine.retriever import retrieve
@@ -352,6 +352,29 @@ def test_a_quoted_message_leaves_out_a_request_to_the_memory_and_what_it_named(w
     _tell(weak_memory, [(said, "Noted.")], days_ago(1))
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Which gym do I go to?").text
     assert "FitZone" in text and "WIPE" not in text and "5521" not in text
+
+
+def test_a_message_that_asks_to_forget_what_the_memory_cannot_name_is_never_quoted(weak_memory, alice_space):
+    # "IBAN'ı kaydetme, unut gitsin" asks not to keep it, naming it in words no rule reads as the person's: the
+    # IBAN was quoted back when asked for. Now nothing of the message is quoted, whatever it meant.
+    said = "IBAN'ım TR33 0006 1005 1978 6457 8413 26, invoice'a ekle. Aslında yok, IBAN'ı kaydetme, unut gitsin lütfen"
+    _tell(weak_memory, [*TOLD, (said, "Tamam.")], days_ago(1))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="IBAN'ım neydi?").text
+    assert "TR33" not in text, text
+    # "Actually, don't save that one": the same in English; what the message told beside it is not lost to an
+    # ordinary statement elsewhere
+    said = "For the medical form: Kamsi uses a Ventolin inhaler. Actually abeg, don't save that one, I'll fill it in."
+    _tell(weak_memory, [(said, "Okay.")], days_ago(1))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What inhaler does Kamsi use?").text
+    assert "Ventolin" not in text, text
+
+
+def test_a_request_to_remove_something_written_is_no_request_to_forget():
+    # a verb of deleting edits a list or a recipe as often as the memory: the message stays an answer
+    assert not memory_requests.asks_to_forget("Please remove the sultanas; Eleanor cannot abide them.")
+    assert not memory_requests.asks_to_forget("My wife Layla will make the mansaf, so remove it from your list")
+    assert not memory_requests.asks_to_forget("I always forget my PIN, it is 4432")
+    assert memory_requests.asks_to_forget("Słuchaj, to o pożyczce od teściowej — zapomnij o tym, proszę.")
 
 
 def test_a_fact_that_changed_is_quoted_with_the_change(weak_memory, alice_space):
