@@ -711,7 +711,7 @@ def _session_settle(session: MidTermSession, rows, topic: str, params, version: 
     session.n_visit, session.l_interaction = 0, len(last)
     session.promoted_at = last[0][1]
     session.save(update_fields=["n_visit", "l_interaction", "promoted_at"])
-    mid_term.record_heat(session, HeatEvent.Cause.MERGED, params, last[-1][1])
+    mid_term.record_heat(session, HeatEvent.Cause.MERGED, params, last[-1][1], mid_term.turn_of_session(session))
 
 
 def _long_term_entries(space: MemorySpace, pages: list[Page], version: int) -> None:

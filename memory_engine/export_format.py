@@ -124,6 +124,8 @@ class HeatPoint(ExportPart):
     n_visit: Whole
     l_interaction: Whole = 0
     recency: float = Field(allow_inf_nan=False)
+    turn: Whole | None = None  # the turn (page seq) that made it; absent from exports made before it was kept
+    turn_at: Time | None = None  # that turn's time, the conversation's own
 
 
 class SessionDoc(ExportPart):

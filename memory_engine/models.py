@@ -9,6 +9,7 @@ V catches up by reading only the rows with a higher version, through an index on
 without it, catching up after each consolidation read every page of the space. See index.py.
 """
 
+import re
 import uuid
 
 from django.conf import settings
@@ -98,9 +99,9 @@ PARAMETER_LABELS = {
     "knowledge_capacity": "Knowledge capacity",
     "merge_theta": "Merge threshold θ",
     "heat_threshold": "Promotion threshold τ",
-    "heat_alpha": "α (visits)",
-    "heat_beta": "β (interaction length)",
-    "heat_gamma": "γ (recency)",
+    "heat_alpha": "Visits weight α",
+    "heat_beta": "Interaction length weight β",
+    "heat_gamma": "Recency weight γ",
     "recency_mu_seconds": "Recency scale μ (seconds)",
     "eviction_policy": "Eviction policy",
     "top_pages": "Pages ranked (top-k)",
@@ -169,8 +170,10 @@ TOPIC_WORDS = 6
 
 
 def session_topic(summary: str) -> str:
-    """A session's summary cut to its first TOPIC_WORDS words ("…" when cut): what a chart calls it."""
-    words = summary.split()
+    """A session's summary cut to its first TOPIC_WORDS words ("…" when cut): what a chart calls it. A note in
+    brackets that opens it ("[shares a photo: a photo of a dog] ...", how LoCoMo writes what was shown) is left
+    out when words follow it."""
+    words = (re.sub(r"^\s*\[[^\]]*\]\s*", "", summary) or summary).split()
     return " ".join(words[:TOPIC_WORDS]) + ("\u2026" if len(words) > TOPIC_WORDS else "")
 
 
@@ -388,6 +391,11 @@ class HeatEvent(models.Model):
     n_visit = models.PositiveIntegerField()
     l_interaction = models.PositiveIntegerField()
     recency = models.FloatField()
+    # The turn that made the point (a Page.seq) and its time, the conversation's own: an imported history's turns
+    # are months apart though stored in a minute, and a consolidation run places many turns at one `at`. A visit
+    # is made by the turn that asks (the next one stored). None on points recorded before they were kept.
+    turn = models.BigIntegerField(null=True, blank=True, help_text="The turn (page seq) that made this point.")
+    turn_at = models.DateTimeField(null=True, blank=True, help_text="That turn's time, as the conversation dates it.")
 
     class Meta:
         indexes = [models.Index(fields=["space", "at"])]

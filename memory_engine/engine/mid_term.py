@@ -78,14 +78,36 @@ def session_cooled(session: MidTermSession, heat_now: float) -> None:
     session.heat = heat_now
 
 
-def record_heat(session: MidTermSession, cause: str, params: HeatParams, now: datetime) -> HeatEvent:
-    """Store the session's current heat on it and as a point of its heat timeline."""
+@dataclass(frozen=True)
+class Turn:
+    """The turn that made a heat point: its seq and its time, the conversation's own (HeatEvent.turn)."""
+
+    seq: int
+    at: datetime
+
+    @classmethod
+    def of(cls, page: Page) -> "Turn":
+        return cls(page.seq, page.timestamp)
+
+
+def turn_of_session(session: MidTermSession) -> Turn | None:
+    """The last turn that changed the session: its newest page, or the turn of its newest heat point when later
+    (a visit by a question after it). What a promotion or an eviction of it is placed at."""
+    page = session.pages.order_by("-seq").only("seq", "timestamp").first()
+    point = session.heat_events.exclude(turn=None).order_by("-turn").values_list("turn", "turn_at").first()
+    found = [Turn.of(page)] if page is not None else []
+    found += [Turn(*point)] if point is not None else []
+    return max(found, key=lambda turn: turn.seq, default=None)
+
+
+def record_heat(session: MidTermSession, cause: str, params: HeatParams, now: datetime, turn: Turn | None) -> HeatEvent:
+    """Store the session's current heat on it and as a point of its heat timeline, made by `turn`."""
     session.heat = session_heat(session, params, now)
     MidTermSession.objects.filter(pk=session.pk).update(heat=session.heat)
-    return HeatEvent.objects.create(**_heat_point(session, cause, params, now))
+    return HeatEvent.objects.create(**_heat_point(session, cause, params, now, turn))
 
 
-def _heat_point(session: MidTermSession, cause: str, params: HeatParams, now: datetime) -> dict:
+def _heat_point(session: MidTermSession, cause: str, params: HeatParams, now: datetime, turn: Turn | None) -> dict:
     """The fields of a heat timeline point for the session as it is now (its heat already set)."""
     return {
         "space_id": session.space_id,
@@ -96,6 +118,8 @@ def _heat_point(session: MidTermSession, cause: str, params: HeatParams, now: da
         "n_visit": session.n_visit,
         "l_interaction": session.l_interaction,
         "recency": recency(seconds_since_visit(session, now), params.mu_seconds),
+        "turn": turn.seq if turn else None,
+        "turn_at": turn.at if turn else None,
     }
 
 
@@ -149,7 +173,8 @@ def sessions_record_hits(space: MemorySpace, session_ids: list[int], now: dateti
                 n_visit=counts.n_visit, l_interaction=counts.l_interaction, seconds_since_visit=0.0, params=params
             )
             visited.append((counts, hot, visited_now))
-        retrieval_sql.visits_store(visited, HeatEvent.Cause.RETRIEVED)
+        # made by the turn that asks, stored after its retrieval
+        retrieval_sql.visits_store(visited, HeatEvent.Cause.RETRIEVED, turn=space.last_seq + 1)
 
 
 # --- Curation (the admin) --------------------------------------------------------------------------

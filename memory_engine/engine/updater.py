@@ -236,7 +236,7 @@ def _place_segment(space, segment: _Segment, sessions, *, version, params, now, 
     target.l_interaction += len(segment.pages)
     MidTermSession.objects.filter(pk=target.pk).update(l_interaction=target.l_interaction)
     mid_term.session_refresh(target, version=version)
-    mid_term.record_heat(target, cause, params, now)
+    mid_term.record_heat(target, cause, params, now, mid_term.Turn.of(segment.pages[-1]))
 
 
 # --- Mid-term -> long-term ------------------------------------------------------------------------
@@ -380,12 +380,13 @@ def promote_session(
         session = MidTermSession.objects.get(pk=session.pk)
         if session.pages.filter(analyzed=False, tier=Page.Tier.MID).exists():
             return False
-        params = heat_params(space)
-        mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, params, now)  # the heat that crossed the threshold
+        params, turn = heat_params(space), mid_term.turn_of_session(session)
+        # the heat that crossed the threshold, placed at the last turn that changed the session
+        mid_term.record_heat(session, HeatEvent.Cause.PROMOTED, params, now, turn)
         session.n_visit = session.l_interaction = 0
         session.promoted_at = now
         session.save(update_fields=["n_visit", "l_interaction", "promoted_at"])
-        mid_term.record_heat(session, HeatEvent.Cause.COOLED, params, now)  # counted again from zero
+        mid_term.record_heat(session, HeatEvent.Cause.COOLED, params, now, turn)  # counted again from zero
     report.sessions_promoted += 1
     return True
 
@@ -439,5 +440,7 @@ def evict_sessions(space: MemorySpace, *, now: datetime, report: ConsolidationRe
             )
             session.save(update_fields=["status", "evicted_at", "vector_version"])
             session.pages.update(tier=Page.Tier.ARCHIVED, vector_version=version)
-            mid_term.record_heat(session, HeatEvent.Cause.EVICTED, params, now)
+            newest = Page.objects.filter(space=locked).order_by("-seq").only("seq", "timestamp").first()
+            turn = mid_term.Turn.of(newest) if newest else None  # the turn that made it one too many
+            mid_term.record_heat(session, HeatEvent.Cause.EVICTED, params, now, turn)
             report.sessions_evicted += 1

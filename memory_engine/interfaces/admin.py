@@ -222,10 +222,18 @@ class MemorySpaceAdmin(admin.ModelAdmin):
             raise PermissionDenied
         # The newest points, as many as the chat page draws; the chart is the chat page's (static/js/charts.js).
         newest = HeatEvent.objects.filter(space=space).order_by("-at", "-pk")[:HEAT_POINTS_SHOWN]
-        rows = newest.values_list("session_id", "at", "heat", "cause", "session__summary")
+        rows = newest.values_list("session_id", "at", "heat", "cause", "session__summary", "turn", "turn_at")
         points = [
-            {"session": session, "topic": session_topic(summary), "at": at.isoformat(), "heat": heat, "cause": cause}
-            for session, at, heat, cause, summary in reversed(rows)
+            {
+                "session": session,
+                "topic": session_topic(summary),
+                "at": at.isoformat(),
+                "heat": heat,
+                "cause": cause,
+                "turn": turn,
+                "turn_at": turn_at and turn_at.isoformat(),
+            }
+            for session, at, heat, cause, summary, turn, turn_at in reversed(rows)
         ]
         changes = ParameterChange.objects.filter(space=space, name="heat_threshold").order_by("at", "pk")
         threshold_changes = [

@@ -225,8 +225,8 @@ def unfinished_warnings(sides: dict[str, dict]) -> list[str]:
 
 def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
     """The heat timeline of the space's `sessions` hottest sessions (by their highest point), each point
-    placed at the number of turns stored when it was recorded: {"turn", "session_id", "topic", "heat", "cause"},
-    in order."""
+    placed at the turn that made it (HeatEvent.turn; a point recorded before turns were kept, at the number of
+    turns stored when it was): {"turn", "session_id", "topic", "heat", "cause"}, in order."""
     stored = list(Page.objects.filter(space=space).order_by("created_at").values_list("created_at", flat=True))
     hottest = (
         HeatEvent.objects.filter(space=space)
@@ -236,17 +236,18 @@ def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
         .values_list("session_id", flat=True)[:sessions]
     )
     events = HeatEvent.objects.filter(space=space, session_id__in=list(hottest)).order_by("at", "pk")
-    rows = events.values_list("at", "session_id", "heat", "cause", "session__summary")
-    return [
+    rows = events.values_list("at", "session_id", "heat", "cause", "session__summary", "turn")
+    points = [
         {
-            "turn": bisect_right(stored, at),
+            "turn": bisect_right(stored, at) if turn is None else turn,
             "session_id": session_id,
             "topic": session_topic(summary),
             "heat": round(heat, 4),
             "cause": cause,
         }
-        for at, session_id, heat, cause, summary in rows
+        for at, session_id, heat, cause, summary, turn in rows
     ]
+    return sorted(points, key=lambda point: point["turn"])  # stable: a promotion before its cooling
 
 
 def _side_of_probe(items: list[Item], other_keys: set[str], probe: Probe, turn_ids: TurnIds, k: int) -> dict:

@@ -115,7 +115,7 @@ def experiment_create(*, source: MemorySpace, name: object, parameters: dict, ex
         raise MemoryInputError(f"an experiment replays at most {MAX_TURNS} turns; this space has {len(turns)}")
     try:
         with transaction.atomic():
-            shadow = shadow_space_create(source=source, parameters=parameters)
+            shadow = shadow_space_create(source=source, parameters=parameters, name=name)
             choice_copy(source=source, target=shadow)  # the replay's promotions ask the source's LLM
             if export is not None:
                 restore = restore_create(space=shadow, document=export, parameters=parameters, holder=source)

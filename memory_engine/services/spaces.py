@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Model, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils.text import slugify
 
 from memory_engine import inputs
 from memory_engine.config import memory_settings
@@ -203,14 +204,14 @@ def space_defaults() -> dict:
 SHADOW_PREFIX = "~experiment-"
 
 
-def shadow_space_create(*, source: MemorySpace, parameters: dict) -> MemorySpace:
+def shadow_space_create(*, source: MemorySpace, parameters: dict, name: str = "") -> MemorySpace:
     """A new, empty space with the source's parameters but for `parameters` (checked: InvalidParameter
     names the first bad one), for a memory user of its own that no account owns, with the source user's
-    display name (retrieval leaves the speakers' names out of a query) and the source's assistant."""
+    display name (retrieval leaves the speakers' names out of a query) and the source's assistant. The user's
+    id says what it is where the admin lists it: "~experiment-hotter-and-more-lexical-of-alice-3f2a9c1b"."""
     checked = inputs.space_parameters(parameters)
-    user = MemoryUser.objects.create(
-        external_id=f"{SHADOW_PREFIX}{uuid.uuid4().hex}", display_name=source.user.display_name
-    )
+    what = "-".join(filter(None, [slugify(name)[:60], "of", source.user.external_id[:120], uuid.uuid4().hex[:8]]))
+    user = MemoryUser.objects.create(external_id=f"{SHADOW_PREFIX}{what}", display_name=source.user.display_name)
     values = {name: getattr(source, name) for name in SPACE_PARAMETERS} | checked
     return MemorySpace.objects.create(user=user, assistant=source.assistant, **values)
 

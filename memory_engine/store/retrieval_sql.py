@@ -227,10 +227,10 @@ def visits_locked(space_id: int, ids: list[int]) -> list[Visits]:
     return [Visits(*row) for row in _rows(MidTermSession, VISIT_FIELDS, where, [space_id, *among_params])]
 
 
-def visits_store(visited: list[tuple[Visits, float, float]], cause: str) -> None:
-    """Store each session's counts and heat, and a point of its heat timeline: `visited` holds the counts
-    after the visit (every last_visit_at the same), the heat and the recency. One UPDATE and one INSERT
-    however many sessions."""
+def visits_store(visited: list[tuple[Visits, float, float]], cause: str, *, turn: int) -> None:
+    """Store each session's counts and heat, and a point of its heat timeline made by `turn` (a page seq) at the
+    visit's time: `visited` holds the counts after the visit (every last_visit_at the same), the heat and the
+    recency. One UPDATE and one INSERT however many sessions."""
     if not visited:
         return
     adapt = connection.ops.adapt_datetimefield_value
@@ -251,12 +251,13 @@ def visits_store(visited: list[tuple[Visits, float, float]], cause: str) -> None
         )
         rows = [
             (counts.space_id, counts.id, adapt(counts.last_visit_at), cause, heat, counts.n_visit,
-             counts.l_interaction, recency)
+             counts.l_interaction, recency, turn, adapt(counts.last_visit_at))
             for counts, heat, recency in visited
         ]  # fmt: skip
         cursor.execute(
-            f"INSERT INTO {_table(HeatEvent)} (space_id, session_id, at, cause, heat, n_visit, l_interaction, recency) "
-            f"VALUES {', '.join(['(%s, %s, %s, %s, %s, %s, %s, %s)'] * len(rows))}",
+            f"INSERT INTO {_table(HeatEvent)} "
+            "(space_id, session_id, at, cause, heat, n_visit, l_interaction, recency, turn, turn_at) "
+            f"VALUES {', '.join(['(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)'] * len(rows))}",
             [value for row in rows for value in row],
         )
 

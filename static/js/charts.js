@@ -17,7 +17,8 @@
   // What every heat chart shows, in one sentence under it.
   const CAPTION = "Each line is a mid-term session's heat: its retrieval visits plus the turns added to it plus how " +
     "recently it was visited. A session whose heat reaches the dashed threshold is promoted (●: its turns read into " +
-    "the profile and knowledge), then cools: its visits and turns are counted again from zero.";
+    "the profile and knowledge), then cools: its visits and turns are counted again from zero. Each point sits at " +
+    "the turn that made it.";
 
   // lines: [{label, color, dash?, marks?, points: [{x, y, note?}]}] (marks: points only, no line);
   // thresholds: [{label, color, value}], or {label, color, valueAt(x), xs} for one that changed (at xs).
@@ -121,25 +122,31 @@
       .filter((line) => line.points.length);
   }
 
-  // The promotion threshold as it was at each time: `changes` are its recorded changes ({at, before,
-  // after}, oldest first; none: it was always `now`).
-  function thresholdOverTime(now, changes) {
-    const steps = changes.map((c) => ({ x: Date.parse(c.at) / 1000, after: c.after }));
+  // The promotion threshold as it was at each point: `changes` are its recorded changes ({at, before, after},
+  // oldest first; none: it was always `now`), each placed at the first point recorded after it (`points`: {at,
+  // x}, in the order recorded), since a point's x is when its turn was said, not when it was recorded.
+  function thresholdOverTime(now, changes, points) {
+    const steps = changes.map((c) => {
+      const next = points.find((p) => Date.parse(p.at) >= Date.parse(c.at));
+      return { x: next ? next.x : Infinity, after: c.after };  // after every point: none was under it
+    });
     const first = changes.length ? changes[0].before : now;
     const valueAt = (x) => steps.reduce((value, step) => (step.x <= x ? step.after : value), first);
     const label = changes.length ? `promotion threshold (as it was; now ${now})` : `promotion threshold ${now}`;
-    return { label, color: "#868e96", valueAt, xs: steps.map((step) => step.x) };
+    return { label, color: "#868e96", valueAt, xs: steps.map((step) => step.x).filter(Number.isFinite) };
   }
 
-  // A space's heat timeline, as the chat page and the admin show it: points ({session_id, at, heat,
-  // cause}, `at` an ISO time) drawn as the hottest sessions' lines with promotions and evictions marked,
-  // and the promotion threshold as it was at each time (`thresholdChanges`, ParameterChange rows).
+  // A space's heat timeline, as the chat page and the admin show it: points ({session_id, at, turn_at, heat,
+  // cause}, ISO times, in the order recorded) drawn as the hottest sessions' lines with promotions and evictions
+  // marked, each at the time its turn was said (`turn_at`: an imported history's own dates; `at` for a point
+  // recorded before turns were kept), and the promotion threshold as it was (`thresholdChanges`, ParameterChange rows).
   function heatTimeline(container, points, threshold, options = {}) {
-    const timed = points.map((p) => ({ ...p, x: Date.parse(p.at) / 1000 }));
-    const lines = [...sessionLines(timed, { colors: PALETTE }), ...eventMarks(timed)];
+    const timed = points.map((p) => ({ ...p, x: Date.parse(p.turn_at || p.at) / 1000 }));
+    const ordered = [...timed].sort((a, b) => a.x - b.x);  // stable: a promotion before its cooling
+    const lines = [...sessionLines(ordered, { colors: PALETTE }), ...eventMarks(ordered)];
     const { thresholdChanges = [], ...chartOptions } = options;
-    return heatChart(container, lines, [thresholdOverTime(threshold, thresholdChanges)],
-      { xLabel: "time", time: true, ...chartOptions });
+    return heatChart(container, lines, [thresholdOverTime(threshold, thresholdChanges, timed)],
+      { xLabel: "when said", time: true, ...chartOptions });
   }
 
   window.MemoryCharts = { heatChart, sessionLines, heatTimeline };

@@ -162,7 +162,7 @@
       { label: "source threshold", color: SOURCE_COLORS[0], value: heat.source.threshold },
       { label: "experiment threshold", color: EXPERIMENT_COLORS[0], value: heat.experiment.threshold },
     ];
-    window.MemoryCharts.heatChart($("heat-overlay"), lines, thresholds, { xLabel: "turns stored" });
+    window.MemoryCharts.heatChart($("heat-overlay"), lines, thresholds, { xLabel: "turn" });
   }
 
   function itemList(side, evidence) {

@@ -10,7 +10,8 @@ import pytest
 from bench.synthetic_chat import synthetic_pages, synthetic_queries
 from memory_engine.engine import updater
 from memory_engine.engine.retriever import retrieve
-from memory_engine.models import LongTermEntry, MidTermSession, Page
+from memory_engine.models import HeatEvent, LongTermEntry, MidTermSession, Page
+from memory_engine.services.comparison import heat_by_turn
 from memory_engine.services.ingest import TurnIn, ingest
 from memory_engine.store.embeddings import get_embedder
 from tests.memory_helpers import weak_offline_llm
@@ -72,6 +73,36 @@ def test_a_history_in_bulk_makes_the_memory_turn_by_turn_makes_within_what_heat_
             waiting = session.pages.filter(analyzed=False).count()
             assert session.l_interaction == waiting and session.n_visit == 0
             assert session.heat < space.heat_threshold or waiting == 0
+
+
+def test_a_history_in_bulk_places_its_heat_at_the_turns_that_made_it_dated_as_the_history_dates_them(two_spaces):
+    # An import consolidates 128 turns at a time, one wall-clock moment: its heat points all sat at one time
+    # (and one "turns stored"), so a chart's lines read flat. Each point is now made by a turn, as turn by turn.
+    one_by_one, bulk = two_spaces
+    turns = _history(80)
+    ingest(one_by_one, turns, chunk_turns=1, retry_now=True)
+    ingest(bulk, turns, chunk_turns=128, retry_now=True)
+
+    def points(space):
+        rows = HeatEvent.objects.filter(space=space).select_related("session").order_by("turn", "pk")
+        return [(e.turn, e.turn_at, e.cause, e.session.pages.order_by("seq").first().seq) for e in rows]
+
+    made = points(bulk)
+    assert len({turn for turn, *_ in made}) > 5  # not one moment
+    # sessions begun at the same turns on both paths: each run of turns at its last (all its turns are in it
+    # at once), turn by turn at its first
+    begun = {first: turn for turn, _, cause, first in made if cause == "created"}
+    assert set(begun) == {first for _, _, cause, first in points(one_by_one) if cause == "created"}
+    assert all(
+        Page.objects.get(space=bulk, seq=turn).session.pages.filter(seq=first).exists() for first, turn in begun.items()
+    )
+    by_seq = dict(Page.objects.filter(space=bulk).values_list("seq", "timestamp"))
+    assert all(at == by_seq[turn] and at < datetime(2025, 1, 1, tzinfo=UTC) for turn, at, *_ in made)
+    # a session's point is made by one of its own turns, or later ones (promoted after its last turn)
+    assert all(turn >= first for turn, _, _, first in made)
+    # the lab places them there too
+    assert [p["turn"] for p in heat_by_turn(bulk)] == sorted(p["turn"] for p in heat_by_turn(bulk))
+    assert len({p["turn"] for p in heat_by_turn(bulk)}) > 5
 
 
 def test_hot_sessions_read_together_in_bounded_groups_learn_what_they_learn_all_at_once(two_spaces, monkeypatch):

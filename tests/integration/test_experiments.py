@@ -2,6 +2,7 @@
 two compared; the source never changes, the shadow is nobody's to reach but through its experiment."""
 
 import json
+import re
 
 import pytest
 from django.db.models import Sum
@@ -81,6 +82,8 @@ def test_a_fork_replays_every_turn_into_a_shadow_space_with_other_parameters(sou
     )
     assert experiment.name == "lower threshold"
     shadow = experiment.space
+    # its memory user says what it is where the admin lists it, not "~experiment-0aa57..." alone
+    assert re.fullmatch(r"~experiment-lower-threshold-of-alice-[0-9a-f]{8}", shadow.user.external_id)
     assert (shadow.heat_threshold, shadow.stm_capacity, shadow.merge_theta) == (2.0, 3, source.merge_theta)
     assert shadow.assistant_id == source.assistant_id and shadow.user.display_name == source.user.display_name
     assert experiment.replay.status == ImportJob.Status.SUCCEEDED  # inline here: replayed on return

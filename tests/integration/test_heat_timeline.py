@@ -6,7 +6,7 @@ import re
 
 from django.urls import reverse
 
-from memory_engine.models import HeatEvent, MidTermSession
+from memory_engine.models import HeatEvent, MidTermSession, session_topic
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, extraction, nothing_extracted
 
 
@@ -74,3 +74,31 @@ def test_the_heat_timelines_points_name_their_sessions_topic_through_rest(memory
     summaries = dict(MidTermSession.objects.filter(space=alice_space).values_list("pk", "summary"))
     for point in points:
         assert summaries[point["session"]].startswith(point["topic"].rstrip("\u2026")) and point["topic"]
+
+
+def test_each_point_is_made_by_a_turn_a_visit_by_the_turn_that_asks(memory, alice_space, fake_llm):
+    from tests.api_helpers import client_for
+
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK + COOKING_TALK)
+    memory.get_response(user_id="alice", assistant_id="helper", query="What is my cat called?")
+    asked = alice_space.pages.order_by("-seq").first()
+    visits = HeatEvent.objects.filter(space=alice_space, cause="retrieved")
+    assert visits.exists() and {(e.turn, e.turn_at) for e in visits} == {(asked.seq, e.at) for e in visits}
+    # every other point: a turn of its session, dated as that turn is
+    for point in HeatEvent.objects.filter(space=alice_space).exclude(cause="retrieved"):
+        page = point.session.pages.get(seq=point.turn)
+        assert point.turn_at == page.timestamp
+    points = client_for("alice").get("/api/v1/users/alice/spaces/helper/heat/?page_size=500").data["results"]
+    assert {(p["turn"], p["cause"]) for p in points} == set(
+        HeatEvent.objects.filter(space=alice_space).values_list("turn", "cause")
+    )
+
+
+def test_a_line_is_named_by_the_words_of_its_session_not_by_a_note_in_brackets():
+    # LoCoMo's sessions open with what was shown: four of a chart's eight lines read "[shares a photo: a photo of..."
+    summary = "[shares a photo: a photo of a dog on a beach] Max loves the sea, we go every weekend"
+    assert session_topic(summary) == "Max loves the sea, we go…"
+    assert session_topic("[shares a photo: a sunset]") == "[shares a photo: a sunset]"  # nothing else to name it by

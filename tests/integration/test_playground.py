@@ -218,6 +218,14 @@ def test_the_admin_heat_timeline_has_the_threshold_as_it_was_at_each_time(admin_
     assert ParameterChange.objects.get().actor == "admin admin"
 
 
+def test_the_admins_parameter_labels_read_as_written_not_in_greek_capitals(admin_client, filled):
+    # the admin capitalises a label's first letter: "α (visits)" read "Α (visits)", a Greek capital like an A
+    page = admin_client.get(reverse("admin:memory_engine_memoryspace_change", args=[filled.pk])).content.decode()
+    labels = re.findall(r"<label[^>]*>([^<]+)</label>", page)
+    assert "Visits weight α:" in labels and "Recency weight γ:" in labels
+    assert not [label for label in labels if label[:1] in "ΑΒΓΘΤΜ"]
+
+
 def test_a_word_diff_escapes_what_it_shows():
     assert word_diff("likes tea", "likes <i>coffee</i>") == "likes <del>tea</del> <ins>&lt;i&gt;coffee&lt;/i&gt;</ins>"
     assert word_diff(None, "new") == "<ins>new</ins>"

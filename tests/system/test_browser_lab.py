@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.fake_llm_server import reply
-from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpace, MidTermSession
+from memory_engine.models import Experiment, HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page
 from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.export import space_export
 from memory_engine.services.lab import locomo_probes
@@ -82,6 +82,13 @@ def test_the_owner_sees_the_heat_chart_and_an_entrys_history_on_the_chat_page(
     assert "session " not in legend
     table_rows = browser.locator("#heat-chart table.points tr")
     assert table_rows.count() - 1 == HeatEvent.objects.filter(space=space).count()  # every point, by session
+    # each point at the time its turn was said (two days ago), not when it was stored or consolidated
+    cells = table_rows.evaluate_all("rows => rows.map((r) => [...r.cells].map((c) => c.textContent))")
+    assert cells[0][1] == "when said"  # the table is folded away: read from the page, not as shown
+    said_on = {day.strftime("%Y-%m-%d") for day in Page.objects.filter(space=space).values_list("timestamp", flat=True)}
+    cells = cells[1:]
+    told = [cell[1][:10] for cell in cells if cell[3] in ("created", "merged")]
+    assert told and set(told) <= said_on and days_ago(2).strftime("%Y-%m-%d") in told
     # what the chart shows, in a sentence under it, read without the code
     caption = browser.locator("#heat-chart figcaption").inner_text()
     assert "reaches the dashed threshold is promoted" in caption and "counted again from zero" in caption
@@ -165,6 +172,12 @@ def test_a_locomo_sample_is_forked_replayed_and_compared_with_recall_per_side(
     changed = browser.locator("#changed").inner_text()
     assert "heat_threshold" in changed and "lexical_weight" in changed
     browser.wait_for_selector("#heat-overlay .uplot canvas")
+    # each point at the turn that made it: an import consolidates 128 turns at once, and every point of a chunk sat
+    # at its end (conv-26's at turns 128 and 215 only, both sides), so the lines read flat
+    overlay = browser.locator("#heat-overlay table.points tr").evaluate_all(
+        "rows => rows.map((r) => [...r.cells].map((c) => c.textContent))"
+    )
+    assert overlay[0][1] == "turn" and len({row[1] for row in overlay[1:]}) >= 6
 
     browser.select_option("#probe select[name=locomo_sample]", "conv-26")
     browser.click("#probe button[type=submit]")

@@ -18,7 +18,10 @@ class HeatEventOut(serializers.ModelSerializer):
 
     class Meta:
         model = HeatEvent
-        fields = ["id", "session", "topic", "at", "cause", "heat", "n_visit", "l_interaction", "recency"]
+        fields = [
+            *("id", "session", "topic", "at", "cause", "heat", "n_visit", "l_interaction", "recency"),
+            *("turn", "turn_at"),
+        ]
 
 
 class ParameterChangeOut(serializers.ModelSerializer):
