@@ -25,6 +25,7 @@ from memory_engine.engine import memory_requests
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, sets_aside, states, tells_a_change
 from memory_engine.engine.language import (
     is_statement,
+    opens_as_imperative,
     opens_as_request,
     plain,
     speaks_of_self,
@@ -160,22 +161,37 @@ MAX_STATEMENT_CHARS = 200
 
 def statements(text: str) -> list[str]:
     """The sentences of `text` in which the speaker says something about themselves: statements
-    (language.is_statement), not opening as a request ("can you remind me what I said") nor asking something of
-    the memory ("please forget my diagnosis": engine/memory_requests.py), with a
-    first-person word or telling a change of theirs ("standup moved to 9:15", grounding.tells_a_change),
-    short enough to keep as a fact. Pure."""
+    (language.is_statement), not opening as a request ("can you remind me what I said", "write a follow-up to the
+    landlord") nor asking something of the memory ("please forget my diagnosis": engine/memory_requests.py), nor
+    said to the other side ("your encouragement gives me strength", "I'll check out those websites you mentioned")
+    nor about what an earlier sentence named ("It inspires me to keep making art, too."), with a first-person word
+    or telling a change of theirs ("standup moved to 9:15", grounding.tells_a_change), short enough to keep as a
+    fact. Pure."""
     found = []
     for sentence in split_sentences(straight(text)):
+        said = plain(sentence)
         if (
             MIN_STATEMENT_CHARS <= len(sentence) <= MAX_STATEMENT_CHARS
             and is_statement(sentence)
-            and (not opens_as_request(sentence) or tells_what_to_remind(plain(sentence)))  # "remind me my code is 4471"
+            and (not opens_as_request(sentence) or tells_what_to_remind(said))  # "remind me my code is 4471"
+            and not (opens_as_imperative(said) and not tells_what_to_remind(said))
+            and not _TO_THE_OTHER.search(said.replace("for your information", ""))
+            and not _OPENS_ON_BEFORE.match(said)
             and not memory_requests.read_all(sentence)  # "pls dont keep what i said abt my diagnosis"
             and (speaks_of_self(sentence) or tells_a_change(sentence))
             and sentence not in found
         ):
             found.append(sentence)
     return found
+
+
+# Said to the other side: about them, or about what they said ("the suggestions", "those websites you mentioned").
+_TO_THE_OTHER = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd|u|ur|thanks|thank)\b")
+# What a sentence is about, named before it: "It inspires me ...", "That was so much fun", "They take me to new worlds".
+_OPENS_ON_BEFORE = re.compile(
+    r"^(?:(?:yeah|yes|oh|well|and|but|so|plus|also|wow|haha|lol|honestly)\W+)*"
+    r"(?:it|it's|its|this|that|that's|these|those|they|they're|they've|there)\b"
+)
 
 
 TOPIC_WORDS = 4
@@ -191,20 +207,20 @@ def topic_words(sentence: str) -> str:
 
 def extraction_from_words(pages: list[Page]) -> Extraction:
     """What a weak model's promotion keeps, with no LLM call: the person's own statements as user
-    knowledge, the assistant's as assistant knowledge where its reply is memory (given with the turn, or
-    written by a capable model: Page.memory_reply), and profile values read off the person's sentences
-    (profile_attributes.values_in: "Porto", never "I live in Porto."). Everything stored is a span of what
-    was said, so nothing can be invented; topics are the fact's own keywords and never supersede, but a
-    single-valued profile attribute takes its newest value. Pure apart from reading the pages given."""
+    knowledge, and profile values read off their sentences (profile_attributes.values_in: "Porto", never "I
+    live in Porto."). Everything stored is a span of what was said, so nothing can be invented; topics are the
+    fact's own keywords and never supersede, but a single-valued profile attribute takes its newest value.
+    The reply's sentences are not kept as assistant knowledge, even where the reply is memory (the pages keep
+    them): read word for word they were offers, tips and pleasantries ("I hope these ideas help!"), facts in
+    8 and 11 of 50 labelled (docs/benchmarks.md, "Knowledge kept without an LLM"). Pure apart from reading the
+    pages given."""
     out = Extraction(cause=Cause.WORDS)
     for page in pages:
-        for kind, text in ((Kind.USER_KNOWLEDGE, page.user_input), (Kind.ASSISTANT_KNOWLEDGE, page.memory_reply)):
-            for sentence in statements(text):
-                if len(set(content_tokens(sentence))) < FACT_MIN_WORDS:
-                    out.rejected.append(f"{kind}: too slight to keep: {sentence[:80]!r}")
-                    continue
-                topic = topic_words(sentence)
-                out.facts.append(FactItem(kind, topic, sentence, page, supersedes=False))
+        for sentence in statements(page.user_input):
+            if len(set(content_tokens(sentence))) < FACT_MIN_WORDS:
+                out.rejected.append(f"{Kind.USER_KNOWLEDGE}: too slight to keep: {sentence[:80]!r}")
+                continue
+            out.facts.append(FactItem(Kind.USER_KNOWLEDGE, topic_words(sentence), sentence, page, supersedes=False))
         for sentence in split_sentences(page.user_input):
             for attribute, value in values_in(sentence):
                 out.profile.append(ProfileItem(attribute, value, page))

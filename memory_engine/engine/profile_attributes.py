@@ -209,7 +209,7 @@ _VALUE_PATTERNS: tuple[tuple[str, str], ...] = (
             _SHORT,
         ),
     ),
-    ("health", _after(rf"\b{_I_AM} allergic to", _SHORT)),
+    ("health", rf"(?i:\b{_I_AM}\s+)(?P<v>(?i:allergic to)\s+{_SHORT})"),
     ("diet", _after(rf"\b{_I_AM}(?:\s+(?:a|now|strictly|mostly|fully))?", rf"(?i:{_DIETS})\b")),
     ("diet", rf"(?i:\b(?:i|we) (?P<no>don't|do not|never|can't|cannot) eat)\s+(?P<v>{_SHORT})"),
     ("diet", r"(?i:\b(?:i|we) (?:only )?eat\s+)(?P<v>(?i:halal|kosher|plant-based|gluten-free)\b)"),
@@ -226,25 +226,30 @@ _COMPILED = tuple((attribute, re.compile(pattern)) for attribute, pattern in _VA
 # For a sentence written all in lower case: a name is the one word where a name would be.
 _LOWER_NAME = r"[a-z][\w'\-]*\b"
 _COMPILED_LOWER = tuple(
-    (attribute, re.compile(pattern.replace(_NAME, _LOWER_NAME)))
+    # "i'm tired" is no name; nor is the word after "my son" ("my son allergic to nuts") without a comma
+    (attribute, re.compile(pattern.replace(_NAME, _LOWER_NAME).replace("(?:'s name is|,?)", "(?:'s name is|,)")))
     for attribute, pattern in _VALUE_PATTERNS
-    if attribute != "name"  # "i'm tired" is no name
+    if attribute != "name"
 )
 MAX_VALUE_WORDS = 8
 
 
 def values_in(sentence: str) -> list[tuple[str, str]]:
     """The profile values a person's own sentence states, as (attribute, value): spans of their words
-    ("I have a cat called Pepper" -> ("pets", "a cat called Pepper")), each attribute at most once. Pure."""
+    ("I have a cat called Pepper" -> ("pets", "a cat called Pepper")), each attribute at most once. A sentence
+    in one case ("i live in porto", "I AM SO TIRED TODAY DEAR") is read as lower case: no name can be told in it
+    by its capital. Pure."""
     text = " ".join(sentence.replace("\u2019", "'").split())
+    one_case = text in (text.lower(), text.upper())
     found: dict[str, str] = {}
-    for attribute, pattern in _COMPILED_LOWER if text == text.lower() else _COMPILED:
+    for attribute, pattern in _COMPILED_LOWER if one_case else _COMPILED:
         if attribute in found:
             continue
-        match = pattern.search(text)
+        match = pattern.search(text.lower() if one_case else text)
         if match is None:
             continue
-        value = match.group("v") if "v" in pattern.groupindex else match.group(0)
+        start, end = match.span("v") if "v" in pattern.groupindex else match.span()
+        value = text[start:end]  # as written, though read in lower case
         if "what" in pattern.groupindex:
             value = f"{value} ({match.group('what').lower()})"
         if "no" in pattern.groupindex:
@@ -256,7 +261,35 @@ def values_in(sentence: str) -> list[tuple[str, str]]:
 
 
 def _trimmed(value: str) -> str:
+    """The value without what is not of it ("traveling too": "traveling"; "sister Sara's": "sister Sara"), or ""
+    for no value: the start of another sentence ("i'm ..."), a word that says nothing alone ("going", "at",
+    "visit", "called"), one that ends on a word pointing elsewhere ("make sure I'm", "see them", "escaping to")
+    or holds one ("making this dairy-free chocolate cake")."""
     value = re.sub(r"'s name is\s+", " ", value).strip(" \"'\u201c\u201d")
-    if value.lower().startswith(("i ", "i'm ", "me ")):  # not a value but the start of another sentence
+    value = re.sub(r"(?i)(?:\s+(?:too|also|as well)|'s)$", "", value)
+    words = value.lower().split()
+    if not words or words[0] in ("i", "i'm", "me") or words[-1] in _ENDS_ELSEWHERE:
+        return ""
+    if set(words) & _POINTING or all(word in _SAYS_NOTHING for word in words):
         return ""
     return value
+
+
+# Words that, alone, name no value: light verbs, their -ing, adverbs a lead leaves ("I study hard").
+_SAYS_NOTHING = frozenset(
+    re.findall(
+        r"\S+",
+        "go going get getting do doing make making have having take taking try trying be being see seeing keep "
+        "start work working visit achieve pass participate fit experiment experimenting called named hard more "
+        "lot a an the at in on to for with from of",
+    )
+)
+_ENDS_ELSEWHERE = frozenset(
+    re.findall(
+        r"\S+",
+        "i'm we're you're they're it's i we you he she it they them him her us me my our their his its to at in on "
+        "for with from of and or but a an the is are was were be",
+    )
+)
+# words pointing elsewhere, or starting another clause
+_POINTING = frozenset(["this", "that", "these", "those", "it", "them", "i", "i'm", "i've", "we", "we're"])

@@ -40,6 +40,15 @@ Kind = LongTermEntry.Kind
         # in capitals, the verb after a relative is no name of theirs (a form pasted in LongMemEval)
         ("IF YOUR SPOUSE IS A US CITIZEN, MY SPOUSE IS NOT ELIGIBLE", []),
         ("My mama Rosa turns 90 in November.", [("family", "mama Rosa")]),
+        # labelled "not a value" in the entries kept from LoCoMo, LongMemEval and the chat sets (bench_knowledge_kept)
+        ("I am allergic to penicillin.", [("health", "allergic to penicillin")]),  # not "health: penicillin"
+        ("I AM SO TIRED TODAY DEAR", []),  # not "name: SO TIRED TODAY DEAR"
+        ("my son allergic to nuts", []),  # not "family: son allergic"
+        ("I love traveling too", [("hobbies", "traveling")]),
+        ("I love making this dairy-free chocolate cake", []),  # which one?
+        ("I want to make sure I'm prepared", []),
+        ("I want to visit with them in June", []),  # "goals: visit"
+        ("My daughter Sara's school is near", [("family", "daughter Sara")]),
     ],
 )
 def test_a_profile_value_is_a_span_of_the_persons_words_never_the_sentence(sentence, values):
@@ -52,6 +61,14 @@ def test_a_profile_value_is_a_span_of_the_persons_words_never_the_sentence(sente
 def test_statements_are_the_persons_sentences_about_themselves_not_questions_or_requests():
     text = "Hey Mel! I'm swamped with the kids & work. What's up with you? Can you remind me to call mum"
     assert long_term.statements(text) == ["I'm swamped with the kids & work."]
+    # nor a request in the imperative, a sentence said to the other side, or one about what the one before named
+    text = (
+        "write a follow-up to the landlord, chauffage still broken, include my full address. I got this book in Lyon. "
+        "It inspires me to keep making art, too. Your encouragement gives me the strength to keep going. "
+        "I'll check out those websites you mentioned. For your information, I am allergic to penicillin."
+    )
+    kept = ["I got this book in Lyon.", "For your information, I am allergic to penicillin."]
+    assert long_term.statements(text) == kept
 
 
 @pytest.fixture
@@ -96,7 +113,9 @@ def test_a_weak_models_promotion_asks_no_model_and_keeps_only_the_persons_words(
         assert value in said
 
 
-def test_a_reply_given_with_the_turn_is_memory_and_a_weak_models_is_not(weak, alice_space):
+def test_a_reply_given_with_the_turn_is_memory_and_a_weak_models_is_not_and_neither_is_kept_as_knowledge(
+    weak, alice_space
+):
     add_turns(
         weak,
         [
@@ -106,8 +125,9 @@ def test_a_reply_given_with_the_turn_is_memory_and_a_weak_models_is_not(weak, al
         ],
     )
     weak.force_mid_term_analysis(user_id="alice", assistant_id="helper")
-    given = LongTermEntry.objects.filter(space=alice_space, kind=Kind.ASSISTANT_KNOWLEDGE)
-    assert "I will remember that your starter is called Doughbert." in {entry.value for entry in given}
+    # read word for word, a reply's sentences were offers, tips and pleasantries: with no LLM none is knowledge
+    assert not LongTermEntry.objects.filter(space=alice_space, kind=Kind.ASSISTANT_KNOWLEDGE).exists()
+    assert LongTermEntry.objects.filter(space=alice_space, kind=Kind.USER_KNOWLEDGE).exists()
     page = Page.objects.filter(space=alice_space).first()
     assert "Doughbert" in page.text  # a reply given with the turn (an import, add_memory) is memory
     page.reply_source = Page.ReplySource.WEAK_MODEL
