@@ -30,7 +30,7 @@ from bench.fake_llm_server import FakeLLMServer, nothing_extracted, reply
 from bench.latency import percentile
 from bench.processes import RedisServer, Role, free_port, healthy, wait_until
 from memory_engine.config import memory_settings
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.formats.locomo import iter_pages, load_samples
 from memory_engine.models import MemoryUser
 from memory_engine.services.ingest import TurnIn, ingest
 from memory_engine.services.spaces import assistant_create, space_get, user_create, user_memory_delete
@@ -58,7 +58,7 @@ class Timings:
 
 def questions_and_turns(sample_id: str, turns: int) -> tuple[list[str], list[TurnIn], str]:
     """The sample's questions, its first `turns` turns, and the user's name (speaker_a)."""
-    sample = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample_id), None)
+    sample = next((s for s in load_samples(memory_settings().locomo_file) if s["sample_id"] == sample_id), None)
     if sample is None:
         raise ValueError(f"no LoCoMo sample {sample_id!r} in the dev split")
     pages = list(iter_pages(sample))[:turns]

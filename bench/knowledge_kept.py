@@ -8,16 +8,16 @@ labelled file against what is kept now: the share of the labelled entries still 
 facts no longer kept. No model, no database; seconds.
 """
 
-import gzip
 import json
 import random
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.memory_requests import LONGMEMEVAL_DEV
+from memory_engine.config import memory_settings
 from memory_engine.engine.long_term import extraction_from_words
-from memory_engine.formats.locomo import DEV_FILE, iter_pages
+from memory_engine.formats.locomo import iter_pages, load_samples
+from memory_engine.formats.longmemeval import load_questions
 from memory_engine.models import Page
 
 DATA = Path(__file__).parent / "data"
@@ -34,15 +34,15 @@ def _page(user_input: str, reply: str) -> Page:
 def corpora() -> dict[str, list[Page]]:
     """Each corpus's turns as pages whose reply is memory (given with the turn, as an import's is). Unsaved."""
     found = {}
-    if DEV_FILE.exists():
+    locomo, longmemeval = memory_settings().locomo_file, memory_settings().longmemeval_file
+    if locomo.exists():
         found["LoCoMo dev"] = [
             _page(page.user_input, page.agent_response)
-            for sample in json.loads(DEV_FILE.read_text())
+            for sample in load_samples(locomo)
             for page in iter_pages(sample)
         ]
-    if LONGMEMEVAL_DEV.exists():
-        with gzip.open(LONGMEMEVAL_DEV, "rt") as f:
-            found["LongMemEval dev"] = list(_longmemeval_pages(json.load(f)))
+    if longmemeval.exists():
+        found["LongMemEval dev"] = list(_longmemeval_pages(load_questions(longmemeval)))
     for path in CHAT_SETS:
         found[path.name] = [
             _page(turn.get("say") or turn["ask"], "")

@@ -3,17 +3,17 @@ bench/data/memory_requests.json (written by someone who saw no code), and every 
 LoCoMo's development conversations and LongMemEval's development histories, where nothing asks the memory to
 forget: a forget read there would lose what the person told. No model, no database; seconds."""
 
-import gzip
 import json
 from collections import Counter
 from pathlib import Path
 
 from bench.intents import chat_sets
+from memory_engine.config import memory_settings
 from memory_engine.engine.memory_requests import FORGET, LIST, read
-from memory_engine.formats.locomo import DEV_FILE
+from memory_engine.formats.locomo import load_samples
+from memory_engine.formats.longmemeval import load_questions
 
 LABELLED = Path(__file__).parent / "data" / "memory_requests.json"
-LONGMEMEVAL_DEV = DEV_FILE.parent.parent / "longmemeval" / "longmemeval-dev.json.gz"
 
 
 def labelled(path: Path = LABELLED) -> dict:
@@ -41,21 +41,21 @@ def unasked() -> list[tuple[str, int, list[str]]]:
             for session in conversation["sessions"]
             for turn in session["turns"]
         ]
-    if DEV_FILE.exists():
+    locomo, longmemeval = memory_settings().locomo_file, memory_settings().longmemeval_file
+    if locomo.exists():
         corpora["LoCoMo dev"] = [
             turn["text"]
-            for sample in json.loads(DEV_FILE.read_text())
+            for sample in load_samples(locomo)
             for key, turns in sample["conversation"].items()
             if key.startswith("session") and isinstance(turns, list)
             for turn in turns
         ]
-    if LONGMEMEVAL_DEV.exists():
-        with gzip.open(LONGMEMEVAL_DEV, "rt") as f:
-            corpora["LongMemEval dev (user turns)"] = [
-                turn["content"]
-                for question in json.load(f)
-                for session in question["haystack_sessions"]
-                for turn in session
-                if turn["role"] == "user"
-            ]
+    if longmemeval.exists():
+        corpora["LongMemEval dev (user turns)"] = [
+            turn["content"]
+            for question in load_questions(longmemeval)
+            for session in question["haystack_sessions"]
+            for turn in session
+            if turn["role"] == "user"
+        ]
     return [(name, len(texts), [t for t in texts if read(t) is not None]) for name, texts in corpora.items()]

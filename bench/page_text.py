@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from memory_engine.formats.locomo import DEV_FILE, clean_evidence, iter_pages, load_samples
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import clean_evidence, iter_pages, load_samples
 from memory_engine.models import page_text
 from memory_engine.store.embeddings import MAX_TOKENS, bundled_model_path, get_embedder
 
@@ -48,7 +49,7 @@ def measure(*, conversations: int | None = None) -> dict:
         ),
     }
     found, asked, pages_total, over = dict.fromkeys(ways, 0), 0, 0, 0
-    for sample in load_samples(DEV_FILE)[:conversations]:
+    for sample in load_samples(memory_settings().locomo_file)[:conversations]:
         pages = list(iter_pages(sample))
         pages_total += len(pages)
         over += sum(

@@ -60,7 +60,7 @@ from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.summaries import thread_summary
 from memory_engine.engine.timing import STAGES, timed
-from memory_engine.formats.locomo import DEV_FILE, load_samples
+from memory_engine.formats.locomo import load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
@@ -517,7 +517,7 @@ def web_probe(options: BenchOptions, *, space_id: int) -> dict:
 def worker_probe(options: BenchOptions) -> dict:
     """A worker process: ingest the first pages of a LoCoMo sample into a fresh space (services.ingest) with
     the offline LLM, as ingest_locomo does. Throughput, LLM cost, peak RSS."""
-    samples = load_samples(DEV_FILE)
+    samples = load_samples(memory_settings().locomo_file)
     sample = next((s for s in samples if options.locomo_sample in (None, s["sample_id"])), None)
     if sample is None:
         raise ValueError(f"no LoCoMo sample {options.locomo_sample!r}")

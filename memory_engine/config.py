@@ -230,10 +230,17 @@ class MemorySettings:
     )
     locomo_file: Path = setting(
         None,
-        "the LoCoMo samples the chat page and the lab offer (LoCoMo's data/locomo10.json, CC BY-NC 4.0, or a "
-        "split of it), read when it appears or changes",
+        "the LoCoMo samples the chat page and the lab offer, and the evaluations read (LoCoMo's data/locomo10.json, "
+        "CC BY-NC 4.0, or a split of it), read when it appears or changes",
         shown="../shared/data/locomo/locomo-dev.json",
         factory=lambda: BASE_DIR.parent / "shared" / "data" / "locomo" / "locomo-dev.json",
+    )
+    longmemeval_file: Path = setting(
+        None,
+        "the LongMemEval questions the evaluations read (LongMemEval's longmemeval_s.json, MIT, or a split of it; "
+        ".json or .json.gz)",
+        shown="../shared/data/longmemeval/longmemeval-dev.json.gz",
+        factory=lambda: BASE_DIR.parent / "shared" / "data" / "longmemeval" / "longmemeval-dev.json.gz",
     )
     max_import_bytes: int = setting(
         200 * 1024 * 1024,

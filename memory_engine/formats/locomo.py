@@ -9,12 +9,10 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from os import PathLike
-from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = [
     "CATEGORY_NAMES",
-    "DEV_FILE",
     "LocomoPage",
     "Turn",
     "clean_evidence",
@@ -33,9 +31,6 @@ CATEGORY_NAMES: dict[int, str] = {
     4: "single-hop",
     5: "adversarial",
 }
-
-# The development split lives in the workspace's shared/ folder, beside the repository.
-DEV_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 _SESSION_KEY = re.compile(r"session_(\d+)")
 # "D11:26", and the malformed "D:11:26" (stray colon) and "D30:05" (zero-padded turn).

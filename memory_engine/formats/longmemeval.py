@@ -16,13 +16,11 @@ import gzip
 import json
 from datetime import UTC, datetime
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from memory_engine.formats.common import clip
 
 __all__ = [
-    "DEV_FILE",
     "QUESTION_TYPES",
     "USER",
     "as_sample",
@@ -30,8 +28,6 @@ __all__ = [
     "load_questions",
     "parse_date",
 ]
-
-DEV_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "longmemeval" / "longmemeval-dev.json.gz"
 
 QUESTION_TYPES = (
     "single-session-user",

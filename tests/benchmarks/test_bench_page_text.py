@@ -4,7 +4,8 @@ is searched for the same questions, and the embedding cost is measured at two le
 import pytest
 
 from bench.page_text import _start, _tokens, measure, report
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import iter_pages, load_samples
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +15,7 @@ def figures() -> dict:
 
 
 def test_one_conversation_is_searched_three_ways_for_the_same_questions(figures):
-    assert figures["pages"] == len(list(iter_pages(load_samples(DEV_FILE)[0])))
+    assert figures["pages"] == len(list(iter_pages(load_samples(memory_settings().locomo_file)[0])))
     assert figures["questions"] > 50 and figures["pages_past_the_window"] == 0
     recalls = list(figures["recall"].values())
     assert len(recalls) == 3 and all(0 < share < 1 for share in recalls)

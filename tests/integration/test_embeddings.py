@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from memory_engine.formats.locomo import DEV_FILE, load_samples
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import load_samples
 from memory_engine.store.embeddings import (
     Embedder,
     OnnxEmbedder,
@@ -20,7 +21,7 @@ from tests.processes import ROOT
 
 
 def locomo_turns(count: int) -> list[str]:
-    conversation = load_samples(DEV_FILE)[0]["conversation"]
+    conversation = load_samples(memory_settings().locomo_file)[0]["conversation"]
     turns = [
         turn["text"]
         for key, session in conversation.items()

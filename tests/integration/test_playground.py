@@ -13,6 +13,7 @@ from django.utils.html import escape
 from rest_framework.throttling import SimpleRateThrottle
 
 from bench.fake_llm_server import status
+from memory_engine.config import memory_settings
 from memory_engine.interfaces.word_diff import word_diff
 from memory_engine.models import ConsolidationRun, LongTermEntry, MemoryUser, MidTermSession, Page, ParameterChange
 from memory_engine.services import curation
@@ -325,9 +326,8 @@ def test_locomo_samples_are_listed_once_their_file_appears_and_the_page_says_how
 ):
     """A fresh clone has no LoCoMo data beside it: the list was empty and stayed empty after the data was
     added, until a restart, and nothing said where to get it."""
-    from memory_engine.formats.locomo import DEV_FILE
 
-    data = tmp_path / "locomo.json"
+    published, data = memory_settings().locomo_file, tmp_path / "locomo.json"
     settings.MEMORYOS = {**settings.MEMORYOS, "LOCOMO_FILE": str(data)}
     ann = django_user_model.objects.create_user("ann", password="pw-ann-12345")
     client.force_login(ann)
@@ -335,7 +335,7 @@ def test_locomo_samples_are_listed_once_their_file_appears_and_the_page_says_how
     before = client.get(made["Location"]).content.decode()
     assert "No LoCoMo samples here yet" in before and "snap-research/locomo" in before
     assert "<option>conv-26</option>" not in before
-    data.write_text(DEV_FILE.read_text())  # the data arrives while the server runs
+    data.write_text(published.read_text())  # the data arrives while the server runs
     after = client.get(made["Location"]).content.decode()
     assert "<option>conv-26</option>" in after and "No LoCoMo samples here yet" not in after
     job = client.post(

@@ -5,6 +5,7 @@ Screenshots go to the test's temporary folder; to refresh the ones in the README
 `SCREENSHOTS_DIR=docs/screenshots scripts/test tests/system/test_browser.py`."""
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -141,6 +142,20 @@ def test_the_owner_forgets_an_entry_and_deletes_the_space_from_the_page(browser,
     assert not MemorySpace.objects.filter(user__external_id="alice").exists()
     assert not Page.objects.filter(space__user__external_id="alice").exists()
     assert Page.objects.filter(space__user__external_id="bob").count() == bobs
+    # the owner erases a memory user with every space of theirs: what someone asking to be forgotten is owed
+    memory.create_user("carla")
+    MemoryUser.objects.filter(external_id="carla").update(owner=ann, display_name="Carla")
+    memory.create_assistant("coach")
+    for assistant in ("helper", "coach"):
+        add_turns(memory, [("I live in Porto.", "Noted.")], user="carla", assistant=assistant)
+    open_chat(browser, f"{live_server.url}/chat/carla/helper/")
+    browser.click("#danger-panel summary")
+    browser.click("#erase-user")
+    browser.wait_for_url(f"{live_server.url}/")
+    assert "Erase Carla and all their memory?" in browser.dialogs[-1]
+    assert not MemoryUser.objects.filter(external_id="carla").exists()
+    assert not Page.objects.filter(space__user__external_id="carla").exists()
+    assert Page.objects.filter(space__user__external_id="bob").count() == bobs  # another account's, untouched
 
 
 def test_the_owner_erases_one_sentence_of_a_turn_after_seeing_what_it_would_take(
@@ -585,6 +600,11 @@ def test_a_fact_forgotten_on_the_page_is_neither_quoted_nor_used_until_it_is_rev
     struck = browser.locator(".bubble.user s.held-out.forgotten").first
     struck.wait_for()
     assert struck.inner_text() == "My blood type is AB negative, in case that ever matters."
+    # and it reads on the blue of the person's bubble (it was the page's grey there: 1.3 to 1 against the blue)
+    colours = struck.evaluate(
+        "s => [getComputedStyle(s).color, getComputedStyle(s.closest('.bubble')).backgroundColor]"
+    )
+    assert _contrast(*colours) >= 4.5, colours
     # A quoted reply still links to the turn it quotes after the reload, as when it was written.
     quoting = browser.locator(".bubble.assistant.quoted").last
     assert quoting.locator(".quote-note a.source-link").all_inner_texts() == ["turn #1"]
@@ -630,3 +650,15 @@ def test_a_correction_by_talking_is_answered_as_the_latest_value(
     ask("Sorry, I made a mistake: I booked Hotel Hanabusa, not Hotel Sakuraya.")
     answered = ask("Which hotel did I book in Kyoto?")
     assert answered.startswith("The latest you told me") and answered.index("Hanabusa") < answered.index("from 2")
+
+
+def _contrast(foreground: str, background: str) -> float:
+    """The WCAG contrast ratio of two CSS rgb() colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in re.findall(r"\d+", colour)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)

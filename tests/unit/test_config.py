@@ -24,6 +24,19 @@ def test_each_setting_is_read_from_its_variable_as_its_type(monkeypatch, tmp_pat
     assert read.mtm_capacity == 200 and read.consolidation == "celery"  # the defaults where nothing is set
 
 
+def test_the_benchmarks_files_are_found_by_one_setting_each_as_the_pages_find_them(tmp_path, settings):
+    # LoCoMo's file was a setting for the pages and a constant of formats/ for the evaluations, LongMemEval's only
+    # a constant: now one setting each, which every command's default reads
+    from bench.management.commands.evaluate_locomo import Command as EvaluateLocomo
+    from bench.management.commands.evaluate_longmemeval import Command as EvaluateLongMemEval
+
+    mine = tmp_path / "longmemeval_s.json"
+    settings.MEMORYOS = {**settings.MEMORYOS, "LOCOMO_FILE": tmp_path / "locomo10.json", "LONGMEMEVAL_FILE": mine}
+    assert memory_settings().longmemeval_file == mine
+    for command, expected in ((EvaluateLongMemEval(), mine), (EvaluateLocomo(), tmp_path / "locomo10.json")):
+        assert command.create_parser("manage.py", "x").parse_args([]).file == str(expected)
+
+
 @pytest.mark.parametrize(
     "name, value, message",
     [

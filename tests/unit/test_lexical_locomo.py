@@ -10,9 +10,9 @@ from collections import defaultdict
 
 import pytest
 
+from memory_engine.config import memory_settings
 from memory_engine.formats.locomo import (
     CATEGORY_NAMES,
-    DEV_FILE,
     Turn,
     clean_evidence,
     iter_turns,
@@ -21,7 +21,7 @@ from memory_engine.formats.locomo import (
 )
 from memory_engine.store.lexical import BM25Index
 
-LOCOMO_DEV = DEV_FILE
+LOCOMO_DEV = memory_settings().locomo_file
 RETRIEVAL_CATEGORIES = (1, 2, 3, 4)
 
 needs_locomo = pytest.mark.skipif(not LOCOMO_DEV.exists(), reason=f"{LOCOMO_DEV} not available")

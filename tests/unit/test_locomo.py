@@ -4,7 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, iter_turns, load_samples, parse_session_datetime
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import iter_pages, iter_turns, load_samples, parse_session_datetime
 
 
 def sample(*turns, speaker_a="Ann", speaker_b="Ben"):
@@ -37,7 +38,7 @@ def test_a_conversation_opened_by_speaker_b_keeps_that_turn():
 
 
 def test_every_turn_of_the_dev_split_lands_in_exactly_one_page():
-    for conversation in load_samples(DEV_FILE):
+    for conversation in load_samples(memory_settings().locomo_file):
         turn_ids = [t.dia_id for t in iter_turns(conversation)]
         page_ids = [dia_id for page in iter_pages(conversation) for dia_id in page.dia_ids]
         assert sorted(page_ids) == sorted(turn_ids)

@@ -21,7 +21,7 @@ from bench import ablation
 from bench.locomo_run import chosen_samples, ingest_for_evaluation
 from bench.progress import ProgressBar
 from memory_engine.config import memory_settings
-from memory_engine.formats.locomo import DEV_FILE, clean_evidence, iter_pages
+from memory_engine.formats.locomo import clean_evidence, iter_pages
 from memory_engine.models import MemorySpace
 from memory_engine.services.comparison import dialogue_ids
 
@@ -33,7 +33,11 @@ class Command(BaseCommand):
     help = "Measure retrieval and packing ideas on LoCoMo by leave-one-conversation-out, without building them."
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file (default: the dev split)")
+        parser.add_argument(
+            "--file",
+            default=str(memory_settings().locomo_file),
+            help="a LoCoMo JSON file (default: MEMORYOS_LOCOMO_FILE)",
+        )
         parser.add_argument("--samples", nargs="*", default=None, help="sample ids (default: all in the file)")
         parser.add_argument("--limit-pages", type=int, default=None, help="ingest only the first N pages")
         parser.add_argument("--reuse", action="store_true", help="use the spaces a previous run left; ingest none")

@@ -18,7 +18,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bench.latency import describe, percentile
 from bench.worker import start_worker
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import iter_pages, load_samples
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.llm import get_llm
 from memory_engine.models import ConsolidationRun, MemorySpace
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--stm-capacity", type=int, default=3, help="small, so consolidation happens often")
 
     def handle(self, *args, turns, sample, stm_capacity, **options):
-        chosen = next((s for s in load_samples(DEV_FILE) if s["sample_id"] == sample), None)
+        chosen = next((s for s in load_samples(memory_settings().locomo_file) if s["sample_id"] == sample), None)
         if chosen is None:
             raise CommandError(f"no sample {sample!r}")
         queries = [p.user_input for p in iter_pages(chosen) if p.user_input][:turns]

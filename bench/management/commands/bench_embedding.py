@@ -19,13 +19,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from bench.latency import percentile
-from memory_engine.formats.locomo import DEV_FILE, iter_pages, load_samples
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import iter_pages, load_samples
 
 RUNTIMES = ("torch", "onnx")  # torch first: the baseline of the ratios
 
 
 def texts(queries: int, batch: int) -> tuple[list[str], list[str]]:
-    samples = load_samples(DEV_FILE)
+    samples = load_samples(memory_settings().locomo_file)
     asked = [qa["question"] for sample in samples for qa in sample["qa"]][:queries]
     turns = [
         text for sample in samples for page in iter_pages(sample) for text in (page.user_input, page.agent_response)

@@ -28,7 +28,6 @@ from bench import locomo_resume, report
 from bench.locomo_run import KS, MEMORY, SampleResult, chosen_samples, evaluate_sample
 from bench.progress import ProgressBar
 from memory_engine.config import memory_settings
-from memory_engine.formats.locomo import DEV_FILE
 from memory_engine.llm import get_llm
 
 
@@ -36,7 +35,11 @@ class Command(BaseCommand):
     help = "Ingest LoCoMo conversations through the engine, ask every question, compare with plain baselines."
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file (default: the dev split)")
+        parser.add_argument(
+            "--file",
+            default=str(memory_settings().locomo_file),
+            help="a LoCoMo JSON file (default: MEMORYOS_LOCOMO_FILE)",
+        )
         parser.add_argument("--samples", nargs="*", default=None, help="sample ids (default: all in the file)")
         parser.add_argument("--out", default="var/eval", help="folder for locomo.json, locomo.md, locomo.png")
         parser.add_argument("--limit-pages", type=int, default=None, help="ingest only the first N pages")

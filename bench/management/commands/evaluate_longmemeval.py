@@ -25,14 +25,16 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import longmemeval_run
 from bench.progress import ProgressBar
 from memory_engine.config import memory_settings
-from memory_engine.formats.longmemeval import DEV_FILE, load_questions
+from memory_engine.formats.longmemeval import load_questions
 
 
 class Command(BaseCommand):
     help = "Ingest each LongMemEval question's history, ask it, compare the memory with plain retrievers."
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", default=str(DEV_FILE), help="a LongMemEval file (.json or .json.gz)")
+        parser.add_argument(
+            "--file", default=str(memory_settings().longmemeval_file), help="a LongMemEval file (.json or .json.gz)"
+        )
         parser.add_argument("--questions", nargs="*", default=None, help="question ids (default: all in the file)")
         parser.add_argument("--out", default="var/eval", help="folder for longmemeval.json and longmemeval.md")
         parser.add_argument("--reuse", action="store_true", help="keep a question's history ingested before")

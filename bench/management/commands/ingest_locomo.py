@@ -15,9 +15,10 @@ from django.core.management.base import BaseCommand, CommandError
 from bench.latency import describe
 from bench.locomo_run import ingest_conversation
 from bench.progress import ProgressBar
+from memory_engine.config import memory_settings
 from memory_engine.engine import long_term
 from memory_engine.engine.retriever import retrieve
-from memory_engine.formats.locomo import DEV_FILE, load_samples
+from memory_engine.formats.locomo import load_samples
 from memory_engine.llm import get_llm
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page
 
@@ -28,7 +29,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file")
+        parser.add_argument("--file", default=str(memory_settings().locomo_file), help="a LoCoMo JSON file")
         parser.add_argument("--sample", default=None, help="sample_id, e.g. conv-26 (default: the first)")
         parser.add_argument("--limit", type=int, default=None, help="ingest only the first N pages")
         parser.add_argument("--assistant", default="locomo", help="assistant id to use")

@@ -30,7 +30,8 @@ from django.test.utils import override_settings
 from bench.locomo_run import KS, chosen_samples, ingest_for_evaluation, memory_ranking
 from bench.loo import Score, best_setting, held_out_mean, leave_one_out, pooled
 from bench.progress import ProgressBar
-from memory_engine.formats.locomo import DEV_FILE, clean_evidence
+from memory_engine.config import memory_settings
+from memory_engine.formats.locomo import clean_evidence
 from memory_engine.llm import get_llm
 from memory_engine.models import MemorySpace
 from memory_engine.services.comparison import dialogue_ids, evidence_recall
@@ -100,7 +101,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--grid", action="append", default=[], help="NAME=v1,v2 (repeat for more settings)")
-        parser.add_argument("--file", default=str(DEV_FILE), help="a LoCoMo JSON file (default: the dev split)")
+        parser.add_argument(
+            "--file",
+            default=str(memory_settings().locomo_file),
+            help="a LoCoMo JSON file (default: MEMORYOS_LOCOMO_FILE)",
+        )
         parser.add_argument("--samples", nargs="*", default=None, help="sample ids (default: all in the file)")
         parser.add_argument("--k", type=int, default=10, choices=KS, help="recall@k to choose by")
         parser.add_argument("--no-llm", action="store_true", help="no LLM: no promotion to long-term")

@@ -281,6 +281,19 @@
     }
   }
 
+  // The memory user and every space of theirs, as a person asking to be forgotten is owed.
+  async function eraseUser() {
+    const button = $("erase-user");
+    if (!window.confirm(`Erase ${button.dataset.name} and all their memory? Every space of theirs, with each ` +
+      "assistant, goes: turns, sessions, profile, knowledge, their history and vectors. This cannot be undone.")) return;
+    try {
+      await window.Playground.caller(button.dataset.api, root.dataset.csrf)("", { method: "DELETE" });
+      window.location.assign(root.dataset.home);
+    } catch (error) {
+      showError(error.message);
+    }
+  }
+
   // --- Parameters ---------------------------------------------------------------------------------
 
   // The inputs the person changed since the form was last saved. A redraw of the memory panel (a feed
@@ -318,4 +331,5 @@
     if (event.target.name) editedParameters.add(event.target.name);
   });
   $("delete-space").addEventListener("click", deleteSpace);
+  $("erase-user").addEventListener("click", eraseUser);
 })(window.ChatPage);
