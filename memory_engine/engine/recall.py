@@ -491,6 +491,79 @@ def corrected_later(quoted: Statement, statements: list[Statement], kind: str | 
     return found
 
 
+def told_now(quoted: Statement, statements: list[Statement], question: str, kind: str | None) -> Statement | None:
+    """The last statement said after `quoted` that tells the value asked is now another, or None. What it replaces
+    is the value of `quoted` nearest the question's own words. A name must be named again ("the lassie dealing wi
+    it is Morag", then "Turns oot Morag's left, it's a guy called Euan now"); a figure is replaced by one of its
+    shape, in a statement naming it again or sharing a word with both the question and `quoted` ("what ip ... for
+    staging": "they re-ip'd the staging box, it's 10.42.9.40 now"); a word of time ("morning") is none. Such a
+    message scores below what it replaces, having few of the question's words. Pure."""
+    anchors = _unelided(question) - _NOT_ANCHORS
+    names = kind in (NAME, PROPER)
+    old = _nearest_value(quoted.text, anchors, names=names)
+    found = None
+    for later in (s for s in statements if s.seq > quoted.seq):
+        said = plain(later.text)
+        if not _NOW_ANOTHER.search(said):
+            continue
+        named_again = bool(old) and re.search(rf"(?<!\w){re.escape(old)}(?!\w)", said) is not None
+        if names:  # a name only where the one it replaces is named ("Morag's left, it's a guy called Euan now")
+            new = {m.group(1).lower() for m in _NAMED.finditer(later.text)} - set(
+                plain(quoted.text + " " + question).split()
+            )
+            if new and named_again:
+                found = later
+            continue
+        # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40")
+        new = {v for v in _values_of(later.text, kind) if v not in quoted.text and _shape(v) == _shape(old)}
+        if new and old and (named_again or anchors & _unelided(quoted.text) & _unelided(later.text)):
+            found = later
+    return found
+
+
+def _nearest_value(text: str, anchors: set[str], *, names: bool) -> str:
+    """The value of `text` nearest a word of `anchors` in it (a name, or a figure), lower case; "" for none."""
+    lowered = plain(text)
+    places = [m.start() for m in re.finditer(r"[\w'-]+", lowered) if set(content_tokens(m.group(0))) & anchors]
+    found = _NAMED_WORDS.finditer(text) if names else _VALUE.finditer(text)
+    values = [(m.start(), m.group(0).lower().removesuffix("'s")) for m in found if m.start() > 0]
+    # the question's own words ("Tayside Lets") are what it asks about, not what it asks
+    if names:  # not a name the question says, nor a word like "Lets" that no name is
+        values = [(at, value) for at, value in values if (words := set(content_tokens(value))) and not words & anchors]
+    if not places or not values:
+        return ""
+    return min(values, key=lambda v: (min(abs(v[0] - at) for at in places), -v[0]))[1]  # a tie: the later ("X is Y")
+
+
+def _shape(value: str) -> str:
+    """A value's shape: its digits as 9, its letters as a ("10.42.8.17": "99.99.9.99"). Pure."""
+    return re.sub(r"\d", "9", re.sub(r"[^\W\d_]", "a", value))
+
+
+def _values_of(text: str, kind: str | None) -> set[str]:
+    """The figures of `text`; for a date or a time asked, only those that are one ("24th", "10:30", "11 May")."""
+    values = set(_VALUE.findall(text))
+    if kind == WHEN:
+        values = {v for v in values if _DATE_LIKE.fullmatch(v)} | set(_DATE_WORDS_IN.findall(plain(text)))
+    return values
+
+
+# What says a value is now another: "it's X now", "changed the date", "new name: X".
+_NOW_ANOTHER = re.compile(r"\b(?:now|changed|change|new|updated|update|moved|switched|instead|no longer|anymore)\b")
+# A figure, a date's day, an address, a plate: "10.42.9.40", "24th", "vela-stg-03", whole.
+_VALUE = re.compile(r"(?<![\w.,/:-])[\w.,/:-]*\d[\w.,/:-]*(?<![.,:/-])")
+_DATE_LIKE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?|\d{1,2}[:.h]\d{2}|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?")
+_DATE_WORDS_IN = re.compile(rf"\b{alternation(WEEKDAYS)}\b")  # a day alone ("moved to Sunday"); a month comes with one
+_NAMED = re.compile(r"(?:\bcalled|\bnamed|\bname:|\bname is|\bit's|\bis)\s+([A-ZÀ-Ý][\w'-]+)")
+_NAMED_WORDS = re.compile(r"(?<![.!?]\s)\b[A-ZÀ-Ý][\w'-]+")
+# Words no anchor: what says a change or a name, and words of time ("good morning", "on saturdays").
+_NOT_ANCHORS = frozenset(
+    content_tokens(
+        " ".join(
+            ("called named name now new changed updated moved switched instead again", *TIME_WORDS, *WEEKDAYS, *MONTHS)
+        )
+    )
+)
 _ELISION = re.compile(r"^(?:l|d|j|c|qu|n|s|m|t|dell|all|nell|sull)'")
 
 
@@ -716,7 +789,10 @@ def respond(
     if len(quoted) == 2:  # a fact that changed: the latest first
         latest, earlier = quoted[1], quoted[0]
         return Recall(latest_reply(latest, earlier, now, sure=sure), (latest, earlier), intent.rule)
-    if (correction := corrected_later(quoted[0], statements, intent.answer_kind)) is not None:
+    correction = corrected_later(quoted[0], statements, intent.answer_kind) or told_now(
+        quoted[0], statements, intent.message, intent.answer_kind
+    )
+    if correction is not None:
         return Recall(latest_reply(correction, quoted[0], now, sure=sure), (correction, quoted[0]), intent.rule)
     other = beside(statements, scores, quoted[0], enough=enough, weights=weights)
     if other is not None and replaces(*sorted((quoted[0], other), key=lambda s: s.seq)):

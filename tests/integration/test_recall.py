@@ -49,6 +49,73 @@ def _said(text: str, seq: int, days: float = 1.0) -> Statement:
     return Statement(text=text, said_at=datetime(2026, 11, 20, tzinfo=UTC) - timedelta(days=days), page_id=seq, seq=seq)
 
 
+@pytest.mark.parametrize(
+    ("first", "later", "question", "latest"),
+    [
+        # a value told again as it is now, in words that score far below the first telling (held-out sets e, f)
+        (
+            "hostname is vela-stg-03 and the staging box is on 10.42.8.17",
+            "ugh they re-ip'd the staging box, it's 10.42.9.40 now",
+            "what ip should i put in my ssh config for staging",
+            True,
+        ),
+        (
+            "Letting agent's Tayside Lets, the lassie dealing wi it is Morag.",
+            "Turns oot Morag's left, it's a guy called Euan now.",
+            "Who's dealing wi my case at Tayside Lets noo?",
+            True,
+        ),
+        (
+            "new bunny alert her name is Clementine, she's a lionhead",
+            "ok so vet said clementine is actually a BOY so new name: Nacho",
+            "whats my bunny called now",
+            True,
+        ),
+        # another value of another thing: what a first version took for the latest, on the 24 sets
+        (
+            "players: Eero (rogue), Linnea (cleric), Jussi (wizard), Aino (bard)",
+            "Jussi's wizard died. he's rolling a new character, a ranger named Kalle",
+            "who's playing the cleric again",
+            False,
+        ),
+        (
+            "I take Metoprolol 47.5 mg in the Morning and Aspirin 100 mg with Breakfast.",
+            "Good Morning. The Medical Centre rang. My check-up is now Thursday 6 March at 2.40 pm.",
+            "The chemist asked me the dose of my heart tablet in the morning. What is it?",
+            False,
+        ),
+        (
+            "Budget is tight because school fees for Wambui at Moi Girls is 45,000 shillings, due on 15th January",
+            "Ai, the school sent a letter, the fees are going up to 52,000 this term because of a new bus.",
+            "When is the last day to pay the school? The date, please",
+            False,
+        ),
+        (
+            "Question about the e-bike: battery is 500 Wh. At 10 Wh per km",
+            "Just back from the bike shop. Fiets Hendriks gave me a new chain, 38 euro.",
+            "How big is my e-bike battery again?",
+            False,
+        ),
+        (
+            "Hello! I am Ji-woo. My English teacher Mr. Hwang say I must write essay about my hero.",
+            "Thank you!! Grandmother name is Kang Soon-ja, she is 81 years old now. I want write about her.",
+            "who is the teacher that gave us this homework, I want to write his name on cover",
+            False,
+        ),
+        (
+            "My son Jabari is 14 and wants to be an architect too.",
+            "Conference got rescheduled, the Accra thing is now on the 15th of May.",
+            "How old is my boy?",
+            False,
+        ),
+    ],
+)
+def test_a_value_told_again_as_it_is_now_is_the_latest(first, later, question, latest):
+    # (and what a second version still took for the latest: a word shared, a figure of another shape)
+    told = [_said(first, 1, days=9), _said(later, 2, days=2)]
+    assert (recall.told_now(told[0], told, question, answer_kind(question)) is told[1]) is latest
+
+
 def test_a_question_asking_a_name_prefers_the_sentence_that_names_something_of_theirs():
     assert recall.answer_fit("My housemate Tash swears by it.", "name") > recall.answer_fit(
         "Parked at a truck stop outside Amarillo.", "name"
