@@ -4,6 +4,7 @@ Every setting comes from the environment with a safe default; docs/settings.md a
 The helpers below fail loudly on a malformed value instead of silently falling back.
 """
 
+import importlib.util
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -59,8 +60,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # the docs page's scripts, served from here: no CDN
     "memory_engine",
-    "bench",  # benchmark and evaluation commands (bench/)
 ]
+# The benchmark and evaluation commands (bench/) where the checkout holds them; the production image does not
+# (.dockerignore), nor their packages (requirements-bench.txt).
+if importlib.util.find_spec("bench") is not None:
+    INSTALLED_APPS.append("bench")
 
 MIDDLEWARE = [
     "memory_engine.interfaces.health.HealthCheckMiddleware",  # /healthz, before host checks and redirects
