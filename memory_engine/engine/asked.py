@@ -499,6 +499,11 @@ _SHAPE_WORDS = (
 )
 
 
+def holds_a_phone_number(sentence: str) -> bool:
+    """Whether `sentence` holds what a phone number is written as (a run of six digits or more), not a date. Pure."""
+    return _SHAPES[_PHONE].search(_ISO_DATE.sub(" ", not_a_time(sentence))) is not None
+
+
 def _shape_of(thing: str) -> str:
     """_EMAIL or _PHONE when `thing` ("her email address", "mobile number", "direct line") is one; else ""."""
     return next((shape for shape, words in _SHAPE_WORDS if words.search(thing)), "")

@@ -34,11 +34,13 @@ from memory_engine.engine.language import (
     split_sentences,
 )
 from memory_engine.engine.word_lists import (
+    CLOCK_ASKED,
     FILLERS,
     FIRST_PERSON,
     HOW_OLD,
     NOW_WORDS,
     OWNING_WORDS,
+    PHONE_ASKED,
     POSSESSIVE,
     TOLD_YOU_ELSEWHERE,
     VALUE_NOUNS,
@@ -516,6 +518,7 @@ WANTS_PROPER = re.compile(
 )
 WHEN, NUMBER, NAME, PROPER = "when", "number", "name", "proper"
 YEAR, AGE = "year", "age"  # asked in so many words (asked_strictly): "what year...", "how old..."
+PHONE, CLOCK = "phone", "clock"  # "what's the vet's phone number", "what time is the library sesh"
 # A date or a count asked for in so many words, in the part that asks ("when is...", "what day...", "how much...";
 # not "what did he say when I hurried him"): only a statement that holds one answers (engine/recall.py).
 _ASKS_A_DATE = re.compile(
@@ -524,12 +527,18 @@ _ASKS_A_DATE = re.compile(
 _ASKS_A_YEAR = re.compile(r"\b(?:what|which) year\b")
 _ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|what number|what price)\b")
 _ASKS_AN_AGE = re.compile(rf"(?<!\w)(?:how old|what age|{alternation(HOW_OLD)})\b")
+_ASKS_A_PHONE = re.compile(rf"(?<!\w){alternation(PHONE_ASKED)}(?!\w)")
+_ASKS_A_CLOCK = re.compile(rf"(?<!\w){alternation(CLOCK_ASKED)}(?!\w)")
 
 
 def asked_strictly(asked: str) -> str | None:
-    """YEAR, WHEN, AGE or NUMBER when `asked` (a message's part that asks: asked_part) asks for a year, a date,
-    an age or a count in so many words; else None."""
+    """PHONE, CLOCK, YEAR, WHEN, AGE or NUMBER when `asked` (a message's part that asks: asked_part) asks for a
+    phone number, a time of day, a year, a date, an age or a count in so many words; else None."""
     lowered = plain(asked)
+    if _ASKS_A_PHONE.search(lowered):
+        return PHONE
+    if _ASKS_A_CLOCK.search(lowered):
+        return CLOCK
     if _ASKS_A_YEAR.search(lowered):
         return YEAR
     if _ASKS_A_DATE.search(lowered):

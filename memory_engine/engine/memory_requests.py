@@ -297,6 +297,36 @@ def asks_to_forget(message: str) -> bool:
     return False
 
 
+# a verb of forgetting anywhere, not told of someone ("my mum forgets", "forgetting", "forgetful")
+_FORGETTING_ANYWHERE = re.compile(
+    rf"(?<![\w-])(?:{_FORGETTING.pattern}|{_ALSO_FORGETTING.pattern}|zapomnie)(?!s\b|ting|ten|table|ful)"
+)
+
+
+def mentions_forgetting(sentence: str) -> bool:
+    """Whether `sentence` asks, anywhere in it and however it opens, to forget or not to keep: a verb of forgetting
+    or of not keeping with no subject of its own ("Och glöm det jag sa om Vilgots diagnos", "Abeg forget that BVN wey
+    I type for you", "A, i proszę zapomnieć numer PESEL mojej siostry"). Wider than asks_to_forget, which must tell
+    a request to act on: what recall never quotes as something told. Not a verb of deleting alone. Pure."""
+    text = plain(sentence)
+    verb = _FOUND_VERB.search(text)
+    forgetting = _FORGETTING_ANYWHERE.search(text) is not None
+    if not forgetting and (verb is None or _DELETING.fullmatch(verb.group(0))):
+        return False
+    return _NOT_ASKED.search(text) is None
+
+
+def forgetting_clauses(message: str) -> list[str]:
+    """The clauses of `message` that ask to forget or not to keep (mentions_forgetting), read however they open:
+    what they name is never quoted, whether or not `read_all` could tell what it is. Pure."""
+    return [
+        clause
+        for sentence in split_sentences(message)
+        for clause in _CLAUSE_BREAK.split(sentence)
+        if mentions_forgetting(clause)
+    ]
+
+
 def asks_in_english(request: MemoryRequest) -> bool:
     """Whether a request asks with an English verb ("please forget my ..."), so that what it names is said back in
     the second person; not "zapomnij o tym co pisałam o Bartku i pracy"."""

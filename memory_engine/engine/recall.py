@@ -28,6 +28,7 @@ retrieval deeper than a prompt's finds the pages; `statements_of` reads the pers
 """
 
 import logging
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -40,15 +41,17 @@ from django.utils import timezone
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation, memory_requests
-from memory_engine.engine.asked import asked_of, not_a_date
+from memory_engine.engine.asked import asked_of, holds_a_phone_number, not_a_date
 from memory_engine.engine.grounding import CHANGED, changes, corrected_value, is_figure, sets_aside, tells_a_change
 from memory_engine.engine.intent import (
     AGE,
+    CLOCK,
     ELSEWHERE_OF_THEIRS,
     MAYBE,
     MEMORY,
     NAME,
     NUMBER,
+    PHONE,
     PROPER,
     UNREAD,
     WHEN,
@@ -193,6 +196,14 @@ _HOLDS = {
     ),
     AGE: _A_NUMBER,
     NUMBER: _A_NUMBER,
+    # a time of day: "at 7pm", "19.30", "8 Uhr", "5 baje", "9h30", "a las 10", "half ten", or a part of the day ("in
+    # the morning"); not a day alone ("on weds", "the 16th of June")
+    CLOCK: re.compile(
+        r"\b\d{1,2}(?:[:.h]\d{2}|\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|h|hrs|o'clock|baje|heures?|horas?)(?!\w))"
+        r"|\b(?:at|a las|alle|às|om|um|o|kl\.?|saat)\s\d{1,2}(?!\d|st|nd|rd|th|%|[.,/]\d)"
+        r"|\b(?:half|quarter)\s(?:past\s|to\s)?(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+        r"|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight|night|o'clock)\b"
+    ),
 }
 
 
@@ -200,13 +211,16 @@ _COUNTS_TIME = re.compile(r"\b(?:days?|nights?|weeks?|months?|years?|hours?|hrs?
 
 
 def strict_kind(asked: str) -> Callable[[str], bool] | None:
-    """Whether a statement can answer, when the words that ask (`asked`: intent.asked_part) ask for a date, a year,
-    an age or a count in so many words (intent.asked_strictly): it holds a date (as answer_fit reads one), a year,
-    a digit or a number word (for a count not of time, not only in the day of a month: "how much did gus quote
-    me?" is not answered by "gus can look at it on 14 May"); None when nothing is asked so. Pure."""
+    """Whether a statement can answer, when the words that ask (`asked`: intent.asked_part) ask for a phone number,
+    a time of day, a date, a year, an age or a count in so many words (intent.asked_strictly): it holds a phone
+    number, a clock time, a date (as answer_fit reads one), a year, a digit or a number word (for a count not of
+    time, not only in the day of a month: "how much did gus quote me?" is not answered by "gus can look at it on 14
+    May"); None when nothing is asked so. Pure."""
     kind = asked_strictly(asked)
     if kind is None:
         return None
+    if kind == PHONE:  # "what's the vet's phone number": a run of digits, not a date
+        return holds_a_phone_number
     holds = _HOLDS[kind]
     if kind == NUMBER and not _COUNTS_TIME.search(asked.lower()):  # "how many days until...": a date may give it
         return lambda statement: holds.search(not_a_date(statement).lower()) is not None
@@ -514,11 +528,54 @@ def told_now(quoted: Statement, statements: list[Statement], question: str, kind
             if new and named_again:
                 found = later
             continue
-        # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40")
-        new = {v for v in _values_of(later.text, kind) if v not in quoted.text and _shape(v) == _shape(old)}
-        if new and old and (named_again or anchors & _unelided(quoted.text) & _unelided(later.text)):
+        # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40"), or as any figure of a
+        # shape few others have (the address, when the hostname "vela-stg-03" is nearer the question's "staging")
+        shapes = {_shape(old)} | {_shape(v) for v in _values_of(quoted.text, kind) if _distinctive(v)} if old else set()
+        new = {v for v in _values_of(later.text, kind) if v not in quoted.text and _shape(v) in shapes}
+        if new and (named_again or anchors & _unelided(quoted.text) & _unelided(later.text)):
             found = later
     return found
+
+
+def keyed_again(quoted: Statement, statements: list[Statement], question: str, kind: str | None) -> Statement | None:
+    """The last statement said after `quoted` that gives another figure of a shape few figures have, after the same
+    word of the question as `quoted` gives one ("Car is my old Toyota Corolla, reg ND 482-771", then "Polo reg is ND
+    913-205."; "Reading yangu ilikuwa 158/96", then "Reading ya leo ni 138/88"), or None: a value told again with
+    no word of change is the latest. Pure."""
+    anchors = _unelided(question) - _NOT_ANCHORS
+    keyed = {(_shape(v), key) for v, keys in _keyed_values(quoted.text, kind) for key in keys & anchors}
+    found = None
+    for later in (s for s in statements if s.seq > quoted.seq):
+        if any(
+            (_shape(v), key) in keyed and v not in quoted.text
+            for v, keys in _keyed_values(later.text, kind)
+            for key in keys
+        ):
+            found = later
+    return found
+
+
+_SOMEONE_ELSES = re.compile(r"his|her|their|(?!(?:it|that|what|who|there|here|he|she)'s)[\w-]+'s")
+KEY_WORDS = 4  # the words before a figure that may name what it is: "reg ND 482-771", "Reading ya leo ni 138/88"
+
+
+def _keyed_values(text: str, kind: str | None) -> list[tuple[str, set[str]]]:
+    """The figures of `text` of a shape few figures have, each with the content words of the KEY_WORDS words
+    before it. Pure."""
+    values = _values_of(text, kind)
+    found = []
+    for match in _VALUE.finditer(text):
+        if match.group(0) in values and _distinctive(match.group(0)):
+            before = re.findall(r"[\w'-]+", text[: match.start()])[-KEY_WORDS:]
+            if not any(_SOMEONE_ELSES.fullmatch(word.lower()) for word in before):  # "my sister's flight is LH 904-2"
+                found.append((match.group(0), _unelided(" ".join(before))))
+    return found
+
+
+def _distinctive(value: str) -> bool:
+    """Whether a figure's shape is one few figures have: five characters or more, with a mark between its digits
+    ("10.42.8.17", "158/96", "913-205"); not "12", "2024" nor "3.5". Pure."""
+    return len(value) >= 5 and re.search(r"\d[^\w\s]+\d", value) is not None
 
 
 def _nearest_value(text: str, anchors: set[str], *, names: bool) -> str:
@@ -585,11 +642,12 @@ def _ended(sentence: str) -> str:
     return sentence if re.search(r"[.!?\u2026][\u201d\"']?$", sentence) else f"{sentence}."
 
 
-def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
+def statements_of(retrieval: Retrieval, asked: str, *, searching: bool = False) -> list[Statement]:
     """The person's own sentences on the pages the retrieval found: the recent turns, the past turns it
     ranked, and the turns its profile and knowledge entries came from, whether or not the prompt's token
     budget kept them. Questions, requests and sentences too slight to answer anything are left out, and so
-    is the question being asked. Reads those pages."""
+    is the question being asked, and what a later message asked to forget in words no rule reads
+    (not_asked_to_forget), unless `searching` for what a request names. Reads those pages."""
     page_ids = [item.id for item in (*retrieval.short_term, *retrieval.pages)]
     page_ids += [item.id for item in retrieval.cut if item.kind in ("short_term", "page")]
     for item in (*retrieval.profile, *retrieval.user_knowledge, *retrieval.cut):
@@ -617,28 +675,66 @@ def statements_of(retrieval: Retrieval, asked: str) -> list[Statement]:
                 )
             )
 
+    forgetting: list[tuple[int, str]] = []  # (seq, clause): what each message asked to forget, in its words
     for page in pages:
         # A request to the memory tells nothing ("please forget my medicine"), nor what it names to forget:
         # neither is an answer, nor quoted beside one.
         # read in the words as said: once what it pointed at is forgotten, "PLEASE WIPE IT" points at nothing
         said = (page.said or {}).get("user_input") or page.user_input
         requests = memory_requests.read_all(said)
-        if not any(r.kind == memory_requests.FORGET for r in requests) and memory_requests.asks_to_forget(said):
-            continue  # it asks to forget what it does not name plainly: any of it may be what it means
+        if not any(r.kind == memory_requests.FORGET for r in requests):
+            # a request read is carried out by curation (and Undo gives back what it forgot); one no rule reads is not
+            unread = memory_requests.forgetting_clauses(said)
+            forgetting += [(page.seq, clause) for clause in unread]
+            if unread:
+                continue  # it asks to forget what it does not name plainly: any of it may be what it means
         named = next((r.about for r in requests if r.kind == memory_requests.FORGET), "")
         clauses = tuple(plain(r.clause) for r in requests if r.clause)
         candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named, clauses=clauses))
         for text in candidates:
             add(text, page, message)
-    return found
+    return found if searching else not_asked_to_forget(found, forgetting)
+
+
+def not_asked_to_forget(statements: list[Statement], forgetting: list[tuple[int, str]]) -> list[Statement]:
+    """`statements` without those said up to a message asking to forget (`forgetting`: its seq and the clause that
+    asks) that hold a word of the clause few statements have, in any of its forms ("Och glöm det jag sa om Vilgots
+    diagnos" after "Vilgot fick diagnosen ADHD"; "sahau namba ya M-Pesa" after "M-Pesa yangu ni 0722 604 318"):
+    what the person asked to forget is not quoted, whether or not the request was read and carried out; nor is the
+    rest of a sentence that holds it. Pure."""
+    if not forgetting:
+        return statements
+    said = [_unelided(s.text) for s in statements]
+    few = max(1, len(statements) // 4)
+    dropped: set[int] = set()
+    for seq, clause in forgetting:
+        # not a short word of another language ("och", "om"), which a few statements may hold by chance
+        named = {word for word in _unelided(clause) if len(word) >= 4}
+        before = [i for i, s in enumerate(statements) if s.seq <= seq]
+        held = {i: {w for w in named if any(_one_word(w, other) for other in said[i])} for i in before}
+        rare = {w for w in named if sum(w in words for words in held.values()) <= few}
+        dropped.update(i for i, words in held.items() if words & rare)
+    return [s for i, s in enumerate(statements) if i not in dropped]
+
+
+def _one_word(word: str, other: str) -> bool:
+    """Whether two words are forms of one: the same, or alike but for their last letter or two ("vilgots",
+    "vilgot"; "diagnos", "diagnosen"), when five letters or more."""
+    if word == other:
+        return True
+    alike = len(os.path.commonprefix((word, other)))
+    return alike >= 5 and alike >= min(len(word), len(other)) - 1
 
 
 def _no_request(text: str, *, named: str, clauses: tuple[str, ...] = ()) -> bool:
-    """Whether `text` is neither a request to the memory (alone, or one of the message's `clauses` that ask: "PLEASE
-    WIPE IT FROM YOUR MEMORY." after what it points at) nor about `named`, what the message asked to forget (nor
+    """Whether `text` is neither a request to the memory (alone, one of the message's `clauses` that ask: "PLEASE
+    WIPE IT FROM YOUR MEMORY." after what it points at, or a sentence with a clause asking to forget) nor about
+    `named`, what the message asked to forget (nor
     part of it: "the glaucoma and the drops both")."""
     said = plain(text)
     if memory_requests.read(text) is not None or any(clause in said for clause in clauses):
+        return False
+    if memory_requests.mentions_forgetting(text):  # "Och glöm det jag sa om Vilgots diagnos": never an answer
         return False
     return not (named and (plain(named) in said or said in plain(named)))
 
@@ -789,8 +885,10 @@ def respond(
     if len(quoted) == 2:  # a fact that changed: the latest first
         latest, earlier = quoted[1], quoted[0]
         return Recall(latest_reply(latest, earlier, now, sure=sure), (latest, earlier), intent.rule)
-    correction = corrected_later(quoted[0], statements, intent.answer_kind) or told_now(
-        quoted[0], statements, intent.message, intent.answer_kind
+    correction = (
+        corrected_later(quoted[0], statements, intent.answer_kind)
+        or told_now(quoted[0], statements, intent.message, intent.answer_kind)
+        or keyed_again(quoted[0], statements, intent.message, intent.answer_kind)
     )
     if correction is not None:
         return Recall(latest_reply(correction, quoted[0], now, sure=sure), (correction, quoted[0]), intent.rule)

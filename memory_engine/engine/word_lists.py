@@ -287,6 +287,23 @@ HOW_OLD = (
     "quel âge a", "quel age a", "wie alt ist", "wie alt wird", "hoe oud is", "hoe oud wordt", "ile lat ma",
     "ile lat kończy", "ile lat skończy",
 )  # fmt: skip
+# A phone number asked in so many words ("what's the vet's phone number", "wats the phone no 4 Kirkgate Surgery",
+# "Qual é o telefone do Sr. Joaquim?"): only a statement with a run of digits answers (engine/recall.py).
+PHONE_ASKED = (
+    "phone number", "phone no", "phone #", "phone num", "telephone", "mobile number", "mobile no", "cell number",
+    "cell no", "contact number", "landline", "whatsapp number", "number to call", "teléfono", "telefono", "telefone",
+    "téléphone", "telefonnummer", "handynummer", "numer telefonu", "numer komórki", "telefoon", "telefoonnummer",
+    "puhelinnumero", "telefonszám", "τηλέφωνο", "namba ya simu", "nambari ya simu", "telepono", "numero ng telepono",
+    "telefon numarası", "telefon numarasi", "fon number",
+)  # fmt: skip
+# A time of day asked in so many words ("what time is the library sesh", "at what time does it begin", "a qué
+# hora", "um wie viel Uhr"): only a statement with a clock time answers, not one with a day alone.
+CLOCK_ASKED = (
+    "what time", "wat time", "wht time", "wot time", "what tym", "a qué hora", "a que hora", "à quelle heure",
+    "a quelle heure", "quelle heure", "um wie viel uhr", "um wieviel uhr", "wie laat", "hoe laat", "a che ora",
+    "que horas", "a que horas", "o której", "saat kaçta", "saat kacta", "hangi saatte", "mihin aikaan",
+    "hány órakor", "hány órára", "τι ώρα", "nani ji", "anong oras", "kya time", "kitne baje",
+)  # fmt: skip
 AGE_UNITS = ("años", "anos", "anni", "ans", "jahre", "jahren", "jaar", "lat", "saal", "taon")
 TURNS_WORDS = ("cumple", "cumplirá", "cumplió", "faz", "fará", "fez", "compie", "compirà", "wird", "wordt", "fête")
 # A name asked in other languages, before the one whose name it is ("cómo se llama la vet", "c'est quoi le nom de

@@ -428,7 +428,7 @@ def _share(words: list[str], text: str) -> float:
 def _matching(space: MemorySpace, thing: str) -> list[Target]:
     """The statements and entries a search for the thing named finds, best first, with their scores."""
     _, deep = recall.retrievals(space, thing)
-    statements = recall.statements_of(deep, thing)
+    statements = recall.statements_of(deep, thing, searching=True)  # what a request names may be among them
     items = [*deep.profile, *deep.user_knowledge]
     texts = [s.text for s in statements] + [item.text for item in items]
     scores = score(thing, texts, get_embedder())

@@ -116,6 +116,43 @@ def test_a_value_told_again_as_it_is_now_is_the_latest(first, later, question, l
     assert (recall.told_now(told[0], told, question, answer_kind(question)) is told[1]) is latest
 
 
+@pytest.mark.parametrize(
+    ("first", "later", "question", "latest"),
+    [
+        # a figure of a shape few have, told again after the same word of the question, with no word of change
+        (
+            "Howzit! Car is my old Toyota Corolla, reg ND 482-771.",
+            "Polo reg is ND 913-205.",
+            "What's the reg of the car we're using, need it for the toll app",
+            True,
+        ),
+        (
+            "Daktari wangu ni Dr. Kamau. Reading yangu ilikuwa 158/96 last week.",
+            "Reading ya leo ni 138/88, afadhali.",
+            "Reading yangu ya mwisho ya pressure ni gani?",
+            True,
+        ),
+        # another word before it, a figure of another shape, or a shape as common as a count: not the same value
+        ("Flight out is TP 238-1, gate B.", "My sister's flight is LH 904-2.", "what's my flight number?", False),
+        ("Car reg is ND 482-771.", "Car is booked in for 3.5 hours.", "what's the car reg?", False),
+        ("My son Jabari is 14.", "Jabari's friend Kofi is 15.", "How old is Jabari?", False),
+    ],
+)
+def test_a_value_told_again_after_the_same_word_is_the_latest(first, later, question, latest):
+    told = [_said(first, 1, days=9), _said(later, 2, days=2)]
+    assert (recall.keyed_again(told[0], told, question, answer_kind(question)) is told[1]) is latest
+
+
+def test_a_value_told_now_replaces_a_figure_of_its_shape_though_another_is_nearer_the_question():
+    # "staging" stands beside the hostname: the address of the same shape as the new one is what changed
+    first = _said(
+        "hey so i'm setting up a new staging box for work, hostname is vela-stg-03 and it's on 10.42.8.17", 1, days=9
+    )
+    later = _said("ugh they re-ip'd the staging box, it's 10.42.9.40 now.", 2, days=2)
+    question = "what ip should i put in my ssh config for staging"
+    assert recall.told_now(first, [first, later], question, answer_kind(question)) is later
+
+
 def test_a_question_asking_a_name_prefers_the_sentence_that_names_something_of_theirs():
     assert recall.answer_fit("My housemate Tash swears by it.", "name") > recall.answer_fit(
         "Parked at a truck stop outside Amarillo.", "name"
@@ -226,6 +263,23 @@ def test_a_question_asking_a_date_or_a_count_in_so_many_words_is_answered_only_b
         # an age, in other languages too, may be told by a date it was reached
         ("¿Cuántos años tiene Nico?", "Nico y Lía vienen conmigo", False),
         ("how old is Cian?", "Cian was born in 2019", True),
+        # a phone number is a run of digits, in any language; a date, a dose or a day is none
+        (
+            "WHAT IS THE VETS PHONE NUMBER I LOST THE CARD",
+            "THE VET IS DR INGRID HOLM AT LAKESIDE ANIMAL CLINIC.",
+            False,
+        ),
+        ("wats the phone no 4 Kirkgate Surgery", "his GP is dr Ossanya at Kirkgate Surgery btw", False),
+        ("Qual é o telefone do Sr. Joaquim?", "O senhorio é o Sr. Joaquim Vaz", False),
+        ("Qual é o telefone do Sr. Joaquim?", "o Sr. Joaquim atende no 912 345 678", True),
+        ("What is the phone number of Ms. Brandt?", "Ms. Brandt visits on 2026-03-14 at 10:30", False),
+        ("what's the clinic's phone number?", "clinic is on +44 20 7946 0958, ask for Jo", True),
+        # a time of day is a clock time or a part of a day, not a day alone
+        ("what time is the library sesh", "callum is doing a revision sesh w me at the library on weds", False),
+        ("At what time does the christening begin?", "Oliver is to be christened on Sunday the 16th of June", False),
+        ("what time is the library sesh", "library sesh moved to 4pm", True),
+        ("¿A qué hora es la cita?", "la cita es el martes a las 9:30", True),
+        ("what time do we land?", "we land at like 7 in the morning", True),
     ],
 )
 def test_what_a_question_asks_in_so_many_words_a_statement_holds_or_does_not(question, statement, holds):
@@ -434,6 +488,60 @@ def test_a_message_that_asks_to_forget_what_the_memory_cannot_name_is_never_quot
     _tell(weak_memory, [(said, "Okay.")], days_ago(1))
     text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="What inhaler does Kamsi use?").text
     assert "Ventolin" not in text, text
+
+
+def test_a_sentence_asking_to_forget_is_never_quoted_though_the_request_names_what_it_means(weak_memory, alice_space):
+    # "proszę zapomnieć numer PESEL mojej siostry": read as a request to forget, it was quoted back to a question
+    # about the sister as what the person had told; what the other messages told still answers
+    told = [
+        ("Moja siostra Agnieszka to współwłaścicielka, jej PESEL to 85031204567.", "Dobrze."),
+        ("Agnieszka mieszka w Krakowie.", "Rozumiem."),
+        ("A, i proszę zapomnieć numer PESEL mojej siostry, nie powinienem był go wpisywać.", "Zapomniane."),
+    ]
+    _tell(weak_memory, told, days_ago(1))
+    text = weak_memory.get_response(user_id="alice", assistant_id="helper", query="Jaki jest PESEL Agnieszki?").text
+    assert "zapomnieć" not in text and "85031204567" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        # however the sentence opens, in whatever language: a verb of forgetting or of not keeping said to no one else
+        ("Och glöm det jag sa om Vilgots diagnos, det vill jag inte att du sparar.", True),
+        ("Ach und vergiss bitte, was ich über Janas Kündigung gesagt hab.", True),
+        ("Eh actually don't store my father's NRIC I sent you ok, don't want trouble.", True),
+        ("Abeg forget that BVN wey I type for you last time, my wife talk say make I no dey share am.", True),
+        ("Na tafadhali sahau namba ya M-Pesa niliyokupa", True),
+        ("A, i proszę zapomnieć numer PESEL mojej siostry, nie powinienem był go wpisywać.", True),
+        # forgetting told of someone, a reminder, a word that holds the verb, a verb of deleting alone
+        ("I always forget my PIN, it is 4432", False),
+        ("My mum forgets everything these days", False),
+        ("don't forget to buy milk", False),
+        ("It was an unforgettable trip to Rome", False),
+        ("Please remove the sultanas; Eleanor cannot abide them.", False),
+        ("zapomniałam kluczy, wróciłam po nie", False),
+    ],
+)
+def test_a_sentence_that_asks_to_forget_anywhere_in_it_is_told_from_one_about_forgetting(sentence, asks):
+    assert memory_requests.mentions_forgetting(sentence) is asks
+
+
+def test_what_a_later_message_asks_to_forget_in_words_no_rule_reads_is_not_quoted():
+    told = [
+        _said("Elsa har utvecklingssamtal den 14 november. Och Vilgot fick diagnosen ADHD förra månaden.", 1, days=9),
+        _said("Vilgot spelar fotboll på tisdagar.", 2, days=8),
+        _said("My father staying with us now, his NRIC S3318402F, MediSave used at Tan Tock Seng.", 3, days=7),
+        _said("Elsa älskar att rita hästar.", 4, days=6),
+        _said("Our flat is in Bishan, block 512.", 5, days=5),
+        _said("Got a new job at the port, starting Monday.", 6, days=4),
+        _said("Vilgot fick diagnosen astma i går.", 9, days=1),  # told after the request: kept
+    ]
+    forgetting = [
+        (7, "Och glöm det jag sa om Vilgots diagnos"),
+        (8, "Eh actually don't store my father's NRIC I sent you ok"),
+    ]
+    kept = recall.not_asked_to_forget(told, forgetting)
+    assert [s.seq for s in kept] == [2, 4, 5, 6, 9]
 
 
 def test_a_request_to_remove_something_written_is_no_request_to_forget():
