@@ -48,6 +48,10 @@ VERB_LAST = (
 LAST_THING = ("that", "this", "that last bit", "what i just said", "what i just told you", "all that", "all of that")
 _PRONOUNS = (
     "it", "that", "this", "them", "those", "these", "das", "es", "ça", "ca", "lo", "la", "isso", "quello", "dat", "tym",
+    "bunu", "onu", "şunu", "bunları", "onları",
+    # the saying of it: "forget i said that", "forget I mentioned it"
+    "i said that", "i said it", "i said this", "i mentioned that", "i mentioned it", "i told you that",
+    "i told you this", "i told you it", "i typed that", "i typed it", "i wrote that",
 )  # fmt: skip
 # Before a verb of keeping, what makes it one of not keeping: "don't keep", "no longer need you to remember".
 _NOT_KEEPING = (
@@ -83,7 +87,7 @@ _ASKING = re.compile(
 # "bro borra ...", "aur haan ... bhool ja".
 _OPENING = re.compile(
     r"^(?:(?:oh|ok|okay|and|n(?=\s)|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm|ah|bro|nvm|oops|"
-    r"ugh|omg|lol|well|y|e|et|und|aber|mais|pero|oye|ay|aur|haan|na|tsaka|saka)\W+)*"
+    r"ugh|omg|lol|well|y|e|et|und|aber|mais|pero|oye|ay|aur|haan|na|tsaka|saka|aslında|aslinda)\W+)*"
 )
 # The memory named as what the verb takes from: "drop the escalation number from memory".
 _FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b|\bin (?:your|ur) memory\b|\bsa memory\b")

@@ -74,6 +74,11 @@ def _ask(memory: MemoryOS, message: str):
         ("Ah, e esquece o nome da clínica, I'm switching vets anyway", "nome da clínica"),
         # another language's verb last, asked for before what it names
         ("Kannst du die Gehaltszahlen von vorhin bitte löschen, das ist mir peinlich", "die Gehaltszahlen von vorhin"),
+        # Held-out writing (chat_issue64_g): the saying of it points at what was said before, not at "you said that"
+        (
+            "i told my manager at work about it, her name is jo. actually nvm forget i said that, not something i want",
+            "i told my manager",
+        ),
     ],
 )
 def test_a_request_to_forget_is_read_with_what_it_names(message, about):
@@ -105,6 +110,8 @@ def test_a_request_to_forget_is_read_with_what_it_names(message, about):
         "a clear improvement in my sleep since I quit coffee",
         "so he borra all my messages",
         "Forget about the budget for a sec, let's plan the trip.",
+        # "Aslında bunu unut": "actually, forget this", which named "Aslında bunu" and forgot three days of statements
+        "Aslında bunu unut, kayıt tutmanı istemiyorum.",
         "Vergiss es, ich mach das selbst.",
         "oh and we forget the bins every week",
         "N'oublie pas de me rappeler d'appeler ma mère dimanche.",
