@@ -515,6 +515,9 @@ def told_now(quoted: Statement, statements: list[Statement], question: str, kind
     anchors = _unelided(question) - _NOT_ANCHORS
     names = kind in (NAME, PROPER)
     old = _nearest_value(quoted.text, anchors, names=names)
+    # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40"), or as any figure of a
+    # shape few others have (the address, when the hostname "vela-stg-03" is nearer the question's "staging")
+    shapes = {_shape(old)} | {_shape(v) for v in _values_of(quoted.text, kind) if _distinctive(v)} if old else set()
     found = None
     for later in (s for s in statements if s.seq > quoted.seq):
         said = plain(later.text)
@@ -528,9 +531,6 @@ def told_now(quoted: Statement, statements: list[Statement], question: str, kind
             if new and named_again:
                 found = later
             continue
-        # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40"), or as any figure of a
-        # shape few others have (the address, when the hostname "vela-stg-03" is nearer the question's "staging")
-        shapes = {_shape(old)} | {_shape(v) for v in _values_of(quoted.text, kind) if _distinctive(v)} if old else set()
         new = {v for v in _values_of(later.text, kind) if v not in quoted.text and _shape(v) in shapes}
         if new and (named_again or anchors & _unelided(quoted.text) & _unelided(later.text)):
             found = later
@@ -682,14 +682,14 @@ def statements_of(retrieval: Retrieval, asked: str, *, searching: bool = False) 
         # read in the words as said: once what it pointed at is forgotten, "PLEASE WIPE IT" points at nothing
         said = (page.said or {}).get("user_input") or page.user_input
         requests = memory_requests.read_all(said)
+        asking = memory_requests.forgetting_clauses(said)  # however they open: never quoted
         if not any(r.kind == memory_requests.FORGET for r in requests):
             # a request read is carried out by curation (and Undo gives back what it forgot); one no rule reads is not
-            unread = memory_requests.forgetting_clauses(said)
-            forgetting += [(page.seq, clause) for clause in unread]
-            if unread:
+            forgetting += [(page.seq, clause) for clause in asking]
+            if asking:
                 continue  # it asks to forget what it does not name plainly: any of it may be what it means
         named = next((r.about for r in requests if r.kind == memory_requests.FORGET), "")
-        clauses = tuple(plain(r.clause) for r in requests if r.clause)
+        clauses = tuple(plain(clause) for clause in (*(r.clause for r in requests if r.clause), *asking))
         candidates, message = told_in(page.user_input, keep=partial(_no_request, named=named, clauses=clauses))
         for text in candidates:
             add(text, page, message)
@@ -728,13 +728,12 @@ def _one_word(word: str, other: str) -> bool:
 
 def _no_request(text: str, *, named: str, clauses: tuple[str, ...] = ()) -> bool:
     """Whether `text` is neither a request to the memory (alone, one of the message's `clauses` that ask: "PLEASE
-    WIPE IT FROM YOUR MEMORY." after what it points at, or a sentence with a clause asking to forget) nor about
+    WIPE IT FROM YOUR MEMORY." after what it points at, or one asking to forget however it opens: "Och glöm det jag
+    sa om Vilgots diagnos") nor about
     `named`, what the message asked to forget (nor
     part of it: "the glaucoma and the drops both")."""
     said = plain(text)
     if memory_requests.read(text) is not None or any(clause in said for clause in clauses):
-        return False
-    if memory_requests.mentions_forgetting(text):  # "Och glöm det jag sa om Vilgots diagnos": never an answer
         return False
     return not (named and (plain(named) in said or said in plain(named)))
 
