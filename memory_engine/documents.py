@@ -1,7 +1,9 @@
 """What a query finds, as every door gives it, defined once: one retrieved item (ItemDoc), a retrieval with
 its sections, its token budget and what the budget cut (RetrievalDoc), what a stored reply used, read
 from the memory as it is now (UsedDoc), and a reply made of the person's own words: a statement it quotes
-(QuotedDoc) and the reply with the rule that read the question (AnswerDoc).
+(QuotedDoc) and the reply with the rule that read the question (AnswerDoc); and an entry, a version of it and a
+turn as every door gives them (EntryCard, VersionCard, TurnCard: the export's part and what a door adds), and what
+an erasure changed (ErasedDoc).
 
 Each model builds its payload (`of`, from the engine's Retrieval and Item, without importing them) and
 documents it: REST's retrieve, chat, inspect and "what it used" answers, MCP's retrieve_memory and the chat
@@ -10,6 +12,8 @@ as the export's is export_format.py's.
 """
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from memory_engine.export_format import EntryFields, PageDoc, VersionDoc
 
 SECTIONS = ("short_term", "sessions", "pages", "profile", "user_knowledge", "assistant_knowledge")
 
@@ -149,3 +153,81 @@ class AnswerDoc(Document):
 
     def payload(self) -> dict:
         return {**self.model_dump(mode="json"), "quoted": [said.payload() for said in self.quoted]}
+
+
+# --- An entry, a version, a turn, as every door gives them ---------------------------------------------
+# Each is the export's part (export_format.py) and what a door adds to it: REST (its answers, and the OpenAPI
+# document's schema), MCP's tools, the admin's JSON and the chat page read the same payload.
+
+
+class CoverageDoc(Document):
+    """What an entry's forget or edit holds out of the turns it was drawn from (engine/curation.py)."""
+
+    statements: int = Field(description="Statements of the turns held out (forgotten or corrected).")
+    turns: list[int] = Field(description="The turns (seq) they are in.")
+    entries: list[int] = Field(description="Entries drawn from them that went too.")
+
+
+class EntryCard(EntryFields):
+    """An entry as every door gives it: its fields and provenance as the export writes them (without its
+    history: GET .../history/), and what its forget or edit holds out of the turns. A delete answers it, so
+    that whoever forgot it is told what went."""
+
+    covers: CoverageDoc
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class VersionCard(VersionDoc):
+    """A version of an entry as every door gives it: as the export writes it, and the change word by word."""
+
+    changes: list[list[str]] = Field(
+        description='The change word by word, as [kind, words] runs: "same", "del" or "ins" (the admin\'s diff).'
+    )
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class ReplyCostDoc(Document):
+    """What a reply this space's chat wrote used and cost (services/usage.py: reply_costs)."""
+
+    model: str = Field(description="The model that wrote the reply.")
+    prompt_tokens: int
+    completion_tokens: int
+    memory_tokens: int = Field(description="Tokens of memory in the prompt.")
+    token_budget: int
+    used: dict[str, int] = Field(
+        description="How many items of each kind the prompt held: short_term, pages, profile, knowledge."
+    )
+    turns: list[dict[str, int]] = Field(
+        description="The turns it used that are still stored (its prompt held them, or a quoted reply quotes them), "
+        "in the order said: page_id and seq."
+    )
+
+
+class TurnCard(PageDoc):
+    """A turn as every door gives it: as the export writes it (what the memory holds of it now, and its words
+    as said and its marks while curation holds some out), what its reply used and cost, and for a turn whose
+    reply was withheld what the person was told instead."""
+
+    reply: ReplyCostDoc | None = Field(
+        description="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
+        "gives the items); null for a turn given whole."
+    )
+    withheld_reply: str | None = Field(
+        description="For a turn whose reply was withheld (reply_withheld), what the person was told instead; not "
+        "memory. Null otherwise."
+    )
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class ErasedDoc(Document):
+    """What an erasure did: the entry or turn erased for good, and the turns whose words changed."""
+
+    id: int = Field(description="The entry or the turn erased.")
+    erased: bool = Field(description="Always true: the words are gone (an erasure cannot be undone).")
+    turns_changed: int = Field(description="Turns whose words changed (the space's and its forks').")

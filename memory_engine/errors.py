@@ -1,4 +1,7 @@
-"""Errors the engine raises for bad input. Each leaves the database unchanged."""
+"""The errors every door maps, defined once below every layer: bad input (MemoryInputError and its kinds,
+each leaving the database unchanged), the LLM boundary's (LLMError and its kinds, ReplyStopped), and the
+store's that a door reports (SecretsUnavailable, EmbeddingModelMismatch). A door imports them from here,
+never through a service."""
 
 
 class MemoryInputError(ValueError):
@@ -101,3 +104,56 @@ class JobEnded(MemoryInputError):
 class ExperimentConflict(MemoryInputError):
     """A fork the space's state refuses: the name is taken, or the space has as many experiments as it
     may (409 over HTTP)."""
+
+
+# --- The LLM boundary (memory_engine/llm) ---------------------------------------------------------
+
+
+class LLMError(Exception):
+    """The model gave no usable answer. Base class; also raised as-is for a request the provider
+    refused (bad request, authentication, unknown model): asking again will not help."""
+
+    transient = False
+
+
+class LLMUnavailable(LLMError):
+    """Transport failure, timeout, rate limit or server error, still failing after bounded retries.
+    Worth retrying later (e.g. a Celery retry with backoff)."""
+
+    transient = True
+
+
+class LLMInvalidAnswer(LLMError):
+    """The model answered, but the answer was not usable (not JSON, not matching the schema, empty,
+    an error string, a malformed response) after bounded retries."""
+
+    transient = False
+
+
+class ReplyStopped(Exception):
+    """The caller stopped a streamed chat answer before it was complete (`LLM.chat`'s `on_text` asked it
+    to): there is no answer, and nothing may be made of the part written."""
+
+
+class LLMDegenerateAnswer(LLMInvalidAnswer):
+    """The model's chat answer degenerated (a loop, the prompt echoed, the user's role taken) twice:
+    once with the caller's settings and once more with stronger ones. `problem` says how."""
+
+    def __init__(self, message: str, *, problem: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        super().__init__(message)
+        self.problem = problem
+        # What the two rejected answers cost, as the provider reported it.
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+
+
+# --- The store's, that a door reports ---------------------------------------------------------------
+
+
+class SecretsUnavailable(MemoryInputError):
+    """No key to encrypt with (MEMORYOS_SECRETS_KEY unset in production), or a stored secret that the
+    configured keys do not open (the key was changed without keeping the old one)."""
+
+
+class EmbeddingModelMismatch(RuntimeError):
+    """The space's vectors were made by another model than the one configured now."""

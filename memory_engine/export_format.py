@@ -47,6 +47,8 @@ ACTOR_CHARS = 200
 # The choice sets, as lists, for the OpenAPI document's enum names (settings.SPECTACULAR_SETTINGS).
 ENTRY_STATUSES = list(LongTermEntry.Status.values)
 SESSION_STATUSES = list(MidTermSession.Status.values)
+ENTRY_KINDS = list(LongTermEntry.Kind.values)
+VERSION_CAUSES = list(EntryVersion.Cause.values)
 
 
 class BadExport(MemoryInputError):
@@ -203,18 +205,19 @@ class VersionDoc(ExportPart):
     before: Text | None = None
     after: Text | None = None
     status_after: Literal[tuple(ENTRY_STATUSES)]
-    cause: Literal[tuple(EntryVersion.Cause.values)]
+    cause: Literal[tuple(VERSION_CAUSES)]
     actor: Actor
     at: Time
     source_page_ids: PageIds = []
     with_entry: Id | None = Field(None, description="The entry of the export whose forget or edit this went with.")
 
 
-class EntryDoc(ExportPart):
-    """A long-term entry (a profile value or a fact), where it came from and, in an export, its history."""
+class EntryFields(ExportPart):
+    """A long-term entry (a profile value or a fact) and where it came from: what an export (EntryDoc) and
+    every door (documents.EntryCard) say of it."""
 
     id: Id
-    kind: Literal[tuple(LongTermEntry.Kind.values)]
+    kind: Literal[tuple(ENTRY_KINDS)]
     key: EntryKey = ""
     value: EntryValue
     status: Literal[tuple(ENTRY_STATUSES)]
@@ -224,6 +227,11 @@ class EntryDoc(ExportPart):
     created_at: Time
     updated_at: Time
     source_page_ids: PageIds = []
+
+
+class EntryDoc(EntryFields):
+    """A long-term entry (a profile value or a fact), where it came from and, in an export, its history."""
+
     history: Annotated[list[VersionDoc], _at_most(MAX_VERSIONS, "versions")] = []
 
 

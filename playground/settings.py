@@ -230,6 +230,8 @@ SPECTACULAR_SETTINGS = {
         # the same sets in the export document's schema (memory_engine/export_format.py), which has no labels
         "ExportEntryStatusEnum": "memory_engine.export_format.ENTRY_STATUSES",
         "ExportSessionStatusEnum": "memory_engine.export_format.SESSION_STATUSES",
+        "ExportEntryKindEnum": "memory_engine.export_format.ENTRY_KINDS",
+        "ExportVersionCauseEnum": "memory_engine.export_format.VERSION_CAUSES",
     },
 }
 CACHE_URL = envstr("CACHE_URL", "")

@@ -35,15 +35,9 @@ from memory_engine.models import (
 )
 from memory_engine.services import curation, usage
 from memory_engine.services.dispatch import request_retry
-from memory_engine.services.export import user_export
+from memory_engine.services.export import space_counts, space_sizes, user_export
 from memory_engine.services.lab import experiment_delete
-from memory_engine.services.spaces import (
-    space_counts,
-    space_delete,
-    space_parameters_set,
-    space_sizes,
-    user_memory_delete,
-)
+from memory_engine.services.spaces import space_delete, space_parameters_set, user_memory_delete
 from memory_engine.services.tokens import token_revoke
 
 Cause = EntryVersion.Cause

@@ -33,7 +33,7 @@ from memory_engine.errors import MemoryInputError
 from memory_engine.interfaces.rates import HEAVY, admit, caller_key
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace
 from memory_engine.services import conversation, curation, spoken_curation
-from memory_engine.services.conversation import retrieve, turn_add
+from memory_engine.services.conversation import search, turn_add
 from memory_engine.services.export import user_export
 from memory_engine.services.spaces import assistant_create, space_get, user_create, user_named
 from memory_engine.services.tokens import token_for_secret
@@ -149,7 +149,7 @@ def _add_memory(space, user_input, agent_response, timestamp, meta_data) -> dict
 def _retrieve_memory(space, query, relationship_with_user, style_hint, max_results) -> dict:
     relationship_with_user = inputs.hint(relationship_with_user, "relationship_with_user")
     style_hint = inputs.hint(style_hint, "style_hint")
-    found = retrieve(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
+    found = search(space, query, top_pages=max_results, top_knowledge=max_results, fill_pages=0)
     items = RetrievalDoc.of(found).payload()
     return {
         "status": "success",
@@ -188,7 +188,7 @@ def _edit_entry(space, entry_id, kinds, value) -> dict:
 
 def _delete_entry(space, entry_id, kinds) -> dict:
     entry = curation.entry_delete(entry=_entry(space, entry_id, kinds), actor=ACTOR, cause=EntryVersion.Cause.API)
-    return {"status": "deleted", "id": entry.pk}
+    return curation.entry_card(entry)
 
 
 def _revert_entry(space, entry_id, version_id) -> dict:
@@ -202,7 +202,7 @@ def _revert_entry(space, entry_id, version_id) -> dict:
 
 def _erase_entry(space, entry_id) -> dict:
     entry = _entry(space, entry_id, tuple(Kind.values))
-    return {"status": "erased", "id": entry_id, "turns_changed": curation.erase_entry(entry)}
+    return curation.entry_erase(entry=entry)
 
 
 def _entry_history(space, entry_id) -> dict:

@@ -13,8 +13,11 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
     memory.get_user_profile(user_id="alice", assistant_id="helper")
 """
 
+from __future__ import annotations
+
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_engine.errors import UnknownEntry
 from memory_engine.models import (
@@ -30,13 +33,19 @@ from memory_engine.models import (
     Page,
 )
 from memory_engine.services import curation, spaces
+from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
-from memory_engine.services.conversation import Inspection, Response, Retrieval, inspect, reply, retrieve, turn_add
+from memory_engine.services.conversation import Inspection, inspect, reply, search, turn_add
 from memory_engine.services.dispatch import upload_import_start, upload_start
-from memory_engine.services.lab import Probe, compare, experiment_create
+from memory_engine.services.lab import experiment_create
 from memory_engine.services.restore import space_restore
-from memory_engine.services.space_llm import LLM, get_llm, llm_for, weak_model
+from memory_engine.services.space_llm import deployment_llm
 from memory_engine.services.spaces import assistant_create, space_get, user_create
+
+if TYPE_CHECKING:  # what the class's answers are, named for the reader; the services build them
+    from memory_engine.engine.generator import Response
+    from memory_engine.engine.retriever import Retrieval
+    from memory_engine.llm import LLM
 
 ACTOR = "library"  # who the entries' history says changed them through this class
 
@@ -56,7 +65,7 @@ class MemoryOS:
 
     @property
     def llm(self) -> LLM:
-        return self._llm or get_llm()
+        return self._llm or deployment_llm()
 
     # --- Users and assistants -----------------------------------------------------------------------
 
@@ -95,13 +104,13 @@ class MemoryOS:
         )
 
     def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
-        """What every tier holds for the query, with scores and provenance (see retriever.retrieve)."""
-        return retrieve(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
+        """What every tier holds for the query, with scores and provenance (see services.conversation.search)."""
+        return search(self.space(user_id=user_id, assistant_id=assistant_id), query, **options)
 
     def inspect(self, *, user_id: str, assistant_id: str, query: str, **options) -> Inspection:
         """What a chat turn would retrieve and send for `query`, storing nothing (see services/conversation.py)."""
         space = self.space(user_id=user_id, assistant_id=assistant_id)
-        return inspect(space, query, compact=self._llm.weak if self._llm else weak_model(space), **options)
+        return inspect(space, query, compact=self._llm.weak if self._llm else None, **options)
 
     def fork(
         self, *, user_id: str, assistant_id: str, name: str, parameters: dict, export: dict | None = None
@@ -148,7 +157,7 @@ class MemoryOS:
         return reply(
             space=space,
             query=query,
-            llm=self._llm or llm_for(space),
+            llm=self._llm,
             timestamp=timestamp,
             consolidate=self.consolidate_after_add,
         )

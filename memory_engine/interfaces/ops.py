@@ -11,7 +11,6 @@ repeatedly to hear from each of them.
 
 import os
 import resource
-import statistics
 from dataclasses import asdict
 
 from django.http import JsonResponse
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_GET
 
 from memory_engine.admission import admission_stats
 from memory_engine.interfaces import connections
-from memory_engine.services.operations import cache_stats
+from memory_engine.services.operations import index_cache_report
 
 
 def resident_bytes() -> int:
@@ -35,24 +34,11 @@ def resident_bytes() -> int:
 def process_stats(request):
     if not (request.user.is_authenticated and request.user.is_staff):
         return JsonResponse({"detail": "staff accounts only"}, status=403)
-    stats = cache_stats()
-    loads = sorted(stats.load_seconds)
     return JsonResponse(
         {
             "pid": os.getpid(),
             "rss_bytes": resident_bytes(),
-            "index_cache": {
-                "spaces": stats.spaces,
-                "bytes": stats.bytes,
-                "limit_bytes": stats.limit_bytes,
-                "hits": stats.hits,
-                "misses": stats.misses,
-                "evictions": stats.evictions,
-                "hit_rate": stats.hit_rate,
-                "loads_kept": len(loads),
-                "load_ms_median": round(statistics.median(loads) * 1000, 2) if loads else None,
-                "load_ms_p95": round(loads[int(0.95 * (len(loads) - 1))] * 1000, 2) if loads else None,
-            },
+            "index_cache": index_cache_report(),
             "admission": asdict(admission_stats()),
             "connections": asdict(connections.stats),
         }

@@ -20,7 +20,7 @@ from memory_engine.models import PARAMETER_LABELS, SPACE_PARAMETERS, MemorySpace
 from memory_engine.services import tokens as api_tokens
 from memory_engine.services.imports import locomo_sample_ids
 from memory_engine.services.lab import experiment_of
-from memory_engine.services.space_llm import weak_model
+from memory_engine.services.space_llm import uses_bundled_model
 from memory_engine.services.spaces import assistant_create, owned_spaces, owned_user_create, space_get, space_named
 
 
@@ -134,7 +134,7 @@ def chat(request, user_id: str, assistant_id: str):
     context = {
         "space": space,
         "locomo_samples": locomo_sample_ids(),
-        "offline": weak_model(space),
+        "offline": uses_bundled_model(space),
         "parameters": parameters,
     }
     return render(request, "memory_engine/chat.html", context)

@@ -13,17 +13,9 @@ from dataclasses import replace
 from django.core.exceptions import ImproperlyConfigured
 
 from memory_engine.config import MemorySettings, memory_settings
+from memory_engine.errors import LLMDegenerateAnswer, LLMError, LLMInvalidAnswer, LLMUnavailable, ReplyStopped
 
-from .base import (
-    LLM,
-    Completion,
-    LLMDegenerateAnswer,
-    LLMError,
-    LLMInvalidAnswer,
-    LLMUnavailable,
-    ReplyStopped,
-    Usage,
-)
+from .base import LLM, Completion, Usage
 from .degeneration import ReplyGuard
 from .sampling import Sampling, chat_sampling
 

@@ -21,6 +21,8 @@ from typing import Any
 import jsonschema
 import jsonschema.exceptions
 
+from memory_engine.errors import LLMDegenerateAnswer, LLMInvalidAnswer, ReplyStopped
+
 from .degeneration import ReplyGuard
 from .sampling import Sampling
 
@@ -63,44 +65,6 @@ class Usage:
             completion_tokens=self.completion_tokens - other.completion_tokens,
             invalid_answers=self.invalid_answers - other.invalid_answers,
         )
-
-
-class LLMError(Exception):
-    """The model gave no usable answer. Base class; also raised as-is for a request the provider
-    refused (bad request, authentication, unknown model): asking again will not help."""
-
-    transient = False
-
-
-class LLMUnavailable(LLMError):
-    """Transport failure, timeout, rate limit or server error, still failing after bounded retries.
-    Worth retrying later (e.g. a Celery retry with backoff)."""
-
-    transient = True
-
-
-class LLMInvalidAnswer(LLMError):
-    """The model answered, but the answer was not usable (not JSON, not matching the schema, empty,
-    an error string, a malformed response) after bounded retries."""
-
-    transient = False
-
-
-class ReplyStopped(Exception):
-    """The caller stopped a streamed chat answer before it was complete (`LLM.chat`'s `on_text` asked it
-    to): there is no answer, and nothing may be made of the part written."""
-
-
-class LLMDegenerateAnswer(LLMInvalidAnswer):
-    """The model's chat answer degenerated (a loop, the prompt echoed, the user's role taken) twice:
-    once with the caller's settings and once more with stronger ones. `problem` says how."""
-
-    def __init__(self, message: str, *, problem: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
-        super().__init__(message)
-        self.problem = problem
-        # What the two rejected answers cost, as the provider reported it.
-        self.prompt_tokens = prompt_tokens
-        self.completion_tokens = completion_tokens
 
 
 # A JSON answer may come wrapped in a Markdown fence; that, and surrounding whitespace, is the only

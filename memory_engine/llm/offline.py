@@ -18,7 +18,9 @@ from typing import Any
 
 from django.conf import settings
 
-from .base import LLM, Completion, LLMError, LLMInvalidAnswer, Message
+from memory_engine.errors import LLMError, LLMInvalidAnswer
+
+from .base import LLM, Completion, Message
 from .sampling import Sampling
 
 logger = logging.getLogger(__name__)

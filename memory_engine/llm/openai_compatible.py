@@ -8,8 +8,9 @@ from contextlib import contextmanager
 import openai
 
 from memory_engine.admission import waiting_elsewhere
+from memory_engine.errors import LLMError, LLMInvalidAnswer, LLMUnavailable
 
-from .base import LLM, Completion, LLMError, LLMInvalidAnswer, LLMUnavailable, Message
+from .base import LLM, Completion, Message
 from .guarded_http import AddressRefused, checked_client
 from .sampling import Sampling
 

@@ -32,7 +32,8 @@ from memory_engine.store.changes import announce
 
 logger = logging.getLogger(__name__)
 
-RunCounts = updater.RunCounts  # what a run counts (its LLM calls, tokens, pages moved, ...)
+# What a run counts and records (its LLM calls, tokens, pages moved, ...): the fields of updater.RunCounts.
+RUN_COUNTS: tuple[str, ...] = updater.RunCounts.names()
 
 
 class LeaseLost(RuntimeError):
@@ -320,7 +321,7 @@ def _open_run(space: MemorySpace, *, task_id: str, attempt: int, kind: str) -> C
 
 
 def _close_run(run: ConsolidationRun, report: updater.ConsolidationReport, started: float, *, final_attempt: bool):
-    for name in updater.RunCounts.names():  # what a run records of its report
+    for name in RUN_COUNTS:  # what a run records of its report
         setattr(run, name, getattr(run, name) + getattr(report, name))
     run.items_rejected += len(report.items_rejected)
     run.model = report.model or run.model

@@ -12,6 +12,7 @@ the model would not be asked at all: a question about the person is answered wit
 (recall.answer).
 """
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,9 +23,11 @@ from memory_engine import inputs
 from memory_engine.documents import AnswerDoc, RetrievalDoc
 from memory_engine.engine import generator, recall
 from memory_engine.engine.generator import Response, build_prompt
+from memory_engine.engine.llm_choice import llm_for, weak_model
 from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hits, retrieve
 from memory_engine.engine.short_term import page_store
-from memory_engine.llm import LLM, LLMDegenerateAnswer, ReplyStopped
+from memory_engine.errors import LLMDegenerateAnswer, ReplyStopped
+from memory_engine.llm import LLM
 from memory_engine.models import MemorySpace, Page
 from memory_engine.services import spoken_curation
 from memory_engine.services.dispatch import request_consolidation
@@ -33,12 +36,10 @@ from memory_engine.services.usage import reply_record
 __all__ = [
     "Inspection",
     "PromptPart",
-    "ReplyStopped",
-    "Response",
-    "Retrieval",
     "inspect",
+    "replier",
     "reply",
-    "retrieve",
+    "search",
     "turn_add",
     "turns",
     "turns_with_ids",
@@ -82,17 +83,25 @@ def turn_add(
     return page
 
 
+def replier(space: MemorySpace, query: str) -> Callable[..., Response]:
+    """A reply to `query` made ready, as `reply` makes it when called (with its other arguments): the query
+    checked and the space's LLM chosen now, so that a door streaming the reply refuses a bad query or a
+    model that cannot be used before its first event."""
+    return functools.partial(reply, space=space, query=inputs.query(query), llm=llm_for(space))
+
+
 def reply(
     *,
     space: MemorySpace,
     query: str,
-    llm: LLM,
+    llm: LLM | None = None,
     timestamp: datetime | None = None,
     consolidate: bool = True,
     on_text: Callable[[str], bool] | None = None,
     stopped: Callable[[], bool] | None = None,
-) -> generator.Response:
-    """Answer the query from the space's memory and store the exchange as a new turn (as turn_add).
+) -> Response:
+    """Answer the query from the space's memory and store the exchange as a new turn (as turn_add), with
+    `llm`, or the LLM the space uses (its own choice, else the deployment's: llm_choice.llm_for).
 
     A reply that degenerates twice (see generator) is not stored: the turn keeps the user's words with
     the reply marked withheld, and the response carries generator.fallback_reply. Raises InvalidTurn for
@@ -104,6 +113,7 @@ def reply(
     as it was.
     """
     query = inputs.query(query)
+    llm = llm_for(space) if llm is None else llm
     if (planned := spoken_curation.plan(space, query, now=timestamp, replying=True)) is not None:
         return _carried_out(
             space,
@@ -180,7 +190,7 @@ def _carried_out(
     consolidate: bool,
     on_text: Callable[[str], bool] | None,
     stopped: Callable[[], bool] | None,
-) -> generator.Response:
+) -> Response:
     """The reply to a message that asks something of the memory itself: what was done, said by the memory
     (no model writes it, whichever the space has), and done once the turn is stored."""
     if (on_text is not None and on_text(planned.text)) or (stopped is not None and stopped()):
@@ -238,13 +248,15 @@ def inspect(
     space: MemorySpace,
     query: str,
     *,
-    compact: bool,
+    compact: bool | None = None,
     top_pages: int | None = None,
     top_knowledge: int | None = None,
     token_budget: int | None = None,
 ) -> Inspection:
     """What a chat turn with `query` would retrieve and send, changing nothing. `compact`: the model
-    answering is weak (its LLM.weak). Raises MemoryInputError for a query `inputs.query` refuses."""
+    answering is weak (its LLM.weak); by default, whether the space's own is (llm_choice.weak_model, read
+    without reaching the model). Raises MemoryInputError for a query `inputs.query` refuses."""
+    compact = weak_model(space) if compact is None else compact
     deep = None
     if compact:  # as a weak model's reply: the prompt's view and recall's, from one retrieval
         retrieval, deep = recall.retrievals(
@@ -261,6 +273,31 @@ def inspect(
         parts.append(PromptPart(name, message["role"], message["content"], estimate_tokens(message["content"])))
     quoted = recall.answer(space, query, deep=deep) if compact else None
     return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact, quoted=quoted)
+
+
+def search(
+    space: MemorySpace,
+    query: str,
+    *,
+    top_pages: int | None = None,
+    top_knowledge: int | None = None,
+    token_budget: int | None = None,
+    fill_pages: int | None = None,
+    count_hits: bool = True,
+) -> Retrieval:
+    """What every tier holds for `query`, with scores and provenance, within the token budget (the space's
+    parameters unless given; retriever.retrieve), as the doors' retrieve gives it: a retrieval by a caller
+    is a visit unless `count_hits` is False, so the sessions of the pages it ranks and the knowledge it
+    finds get hotter, as a chat turn's do. Raises MemoryInputError for a query `inputs.query` refuses."""
+    return retrieve(
+        space,
+        query,
+        top_pages=top_pages,
+        top_knowledge=top_knowledge,
+        token_budget=token_budget,
+        fill_pages=fill_pages,
+        count_hits=count_hits,
+    )
 
 
 def turns(space: MemorySpace, *, tier: object = None, newest_first: bool = False) -> QuerySet:

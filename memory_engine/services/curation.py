@@ -10,41 +10,28 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from memory_engine import inputs
-from memory_engine.engine.curation import COVERAGE_PREFETCH, coverage, mark_entry, page_marks
-from memory_engine.engine.erasure import (
-    entry_texts,
-    erase_entry,
-    erase_statement,
-    erase_turn,
-    erasure_plan,
-    turn_sentences,
-    turn_texts,
-)
+from memory_engine.documents import CoverageDoc, ErasedDoc, ReplyCostDoc
+from memory_engine.engine import curation as marks
+from memory_engine.engine import erasure, long_term, mid_term
+from memory_engine.engine.curation import COVERAGE_PREFETCH, mark_entry
+from memory_engine.engine.erasure import entry_texts, erasure_plan, turn_sentences, turn_texts
 from memory_engine.engine.generator import fallback_reply
-from memory_engine.engine.long_term import (
-    knowledge_add,
-    knowledge_enforce_capacity,
-    knowledge_entries,
-    profile_set,
-    record_version,
-    user_profile,
-)
-from memory_engine.engine.mid_term import page_edit, page_words, session_edit, summary_text
+from memory_engine.engine.long_term import knowledge_add, knowledge_enforce_capacity, profile_set, record_version
 from memory_engine.errors import EntryErased, EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
-from memory_engine.services.export import entry_dict, page_dict, version_dict
+from memory_engine.services import export
 from memory_engine.services.usage import reply_costs, turns_used_read
 from memory_engine.store.embeddings import get_embedder, to_bytes
 from memory_engine.store.writes import space_write
 
 __all__ = [
-    "COVERAGE_PREFETCH",
     "coverage",
     "entries",
     "entry_card",
     "entry_delete",
-    "entry_dict",
     "entry_edit",
+    "entry_erase",
+    "entry_cards",
     "entry_of",
     "entry_revert",
     "erase_entry",
@@ -53,14 +40,13 @@ __all__ = [
     "knowledge_entries",
     "knowledge_entry_add",
     "page_edit",
-    "page_marks",
     "page_words",
     "profile_entry_add",
     "session_edit",
     "summary_text",
     "user_profile",
-    "version_dict",
     "version_to_revert_to",
+    "version_cards",
     "versions",
 ]
 
@@ -236,19 +222,27 @@ def entry_of(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongT
 
 
 def entry_card(entry: LongTermEntry) -> dict:
-    """An entry as every door gives it (REST, MCP): its fields and provenance as the export writes them
-    (entry_dict, without the history), and what its forget or edit holds out of the turns (`covers`)."""
-    return {**entry_dict(entry, history=False), "covers": coverage(entry).as_dict()}
+    """An entry as every door gives it (documents.EntryCard: REST, MCP, the admin): its fields and provenance
+    as the export writes them, without the history, and what its forget or edit holds out of the turns."""
+    covers = CoverageDoc.model_construct(**coverage(entry).as_dict())
+    return export.entry_card(entry, covers=covers).payload()
 
 
 def page_card(page: Page) -> dict:
-    """A turn as every door gives it (REST, MCP): as the export writes it (page_dict: what the memory holds
+    """A turn as every door gives it (documents.TurnCard: REST, MCP): as the export writes it (what the memory holds
     of it now, and its words as said and its marks while curation holds some out), what its reply used
     and cost (`reply`: usage.reply_costs, None for a turn given whole), and for a turn whose reply was
     withheld what the person was told instead (`withheld_reply`, generator.fallback_reply: not memory, so
     not in the export), so that the chat page reads it after a reload as it did live."""
     withheld = fallback_reply(page.user_input) if page.reply_withheld else None
-    return {**page_dict(page), "reply": reply_costs(page), "withheld_reply": withheld}
+    costs = reply_costs(page)
+    reply = None if costs is None else ReplyCostDoc.model_construct(**costs)
+    return export.turn_card(page, reply=reply, withheld_reply=withheld).payload()
+
+
+def entry_cards(entries) -> list[dict]:
+    """Entries as entry_card gives them."""
+    return [entry_card(entry) for entry in entries]
 
 
 def page_cards(pages) -> list[dict]:
@@ -274,9 +268,14 @@ def word_changes(before: str | None, after: str | None) -> list[list[str]]:
 
 
 def version_card(version: EntryVersion) -> dict:
-    """A version of an entry as every door gives it (REST, MCP): as the export writes it (version_dict), and
-    the change word by word (`changes`: word_changes)."""
-    return {**version_dict(version), "changes": word_changes(version.before, version.after)}
+    """A version of an entry as every door gives it (documents.VersionCard: REST, MCP, the admin): as the export
+    writes it, and the change word by word (`changes`: word_changes)."""
+    return export.version_card(version, changes=word_changes(version.before, version.after)).payload()
+
+
+def version_cards(versions) -> list[dict]:
+    """Versions as version_card gives them."""
+    return [version_card(version) for version in versions]
 
 
 def entries(space: MemorySpace, *, kinds: tuple[str, ...], status: object = LongTermEntry.Status.ACTIVE) -> QuerySet:
@@ -328,3 +327,68 @@ def erase_preview(*, page: Page | None = None, entry: LongTermEntry | None = Non
 
 def _entry_line(entry: LongTermEntry) -> dict:
     return {"id": entry.pk, "kind": entry.kind, "key": entry.key, "value": entry.value}
+
+
+# --- What the doors give of the engine's curation, under the names they call ---------------------------
+
+
+def user_profile(space: MemorySpace) -> dict[str, str]:
+    """The space's profile now, as attribute -> value (its active profile entries)."""
+    return long_term.user_profile(space)
+
+
+def knowledge_entries(space: MemorySpace, kind: str) -> QuerySet:
+    """The space's active knowledge entries of `kind` (user_knowledge or assistant_knowledge), oldest first."""
+    return long_term.knowledge_entries(space, kind)
+
+
+def coverage(entry: LongTermEntry) -> marks.Coverage:
+    """What the entry's forget or edit holds out of the turns now: its marked statements, the turns they
+    are in, and the entries that went with it (engine/curation.py)."""
+    return marks.coverage(entry)
+
+
+def page_words(page: Page, user_input: str, agent_response: str) -> tuple[str, str]:
+    """The words `page` may be given instead of its own, checked as a new turn's are; raises InvalidTurn."""
+    return mid_term.page_words(page, user_input, agent_response)
+
+
+def page_edit(*, page: Page, user_input: str, agent_response: str) -> Page:
+    """Correct a stored turn's words: re-embedded, its keywords and its session's summary made again under
+    one vector version, so that retrieval ranks the new words at once. Raises InvalidTurn as page_words."""
+    return mid_term.page_edit(page=page, user_input=user_input, agent_response=agent_response)
+
+
+def summary_text(summary: str) -> str:
+    """A session summary as it may be stored; raises InvalidTurn for an empty or invalid one."""
+    return mid_term.summary_text(summary)
+
+
+def session_edit(*, session, summary: str):
+    """Correct a session's summary (until new pages merge into it): re-embedded under a new vector version,
+    so that session retrieval uses it at once. Raises InvalidTurn as summary_text."""
+    return mid_term.session_edit(session=session, summary=summary)
+
+
+def erase_entry(entry: LongTermEntry) -> int:
+    """Erase the entry, its history and the statements it was drawn from, for good (irreversible). Returns
+    how many turns changed."""
+    return erasure.erase_entry(entry)
+
+
+def entry_erase(*, entry: LongTermEntry) -> dict:
+    """Erase the entry as erase_entry does, answering what every door answers (documents.ErasedDoc)."""
+    entry_id = entry.pk
+    return ErasedDoc(id=entry_id, erased=True, turns_changed=erase_entry(entry)).payload()
+
+
+def erase_turn(page: Page) -> int:
+    """Erase every word of a turn, for good (it stays in the conversation as "(erased)"), and what holds
+    them. Returns how many turns changed."""
+    return erasure.erase_turn(page)
+
+
+def erase_statement(page: Page, sentence: str | None = None, index: int | None = None) -> int:
+    """Erase one whole sentence of a turn (as written, or by its index) wherever it is, for good. Raises
+    InvalidParameter for a sentence the turn does not hold. Returns how many turns changed."""
+    return erasure.erase_statement(page, sentence, index)

@@ -10,6 +10,7 @@ defined once, in memory_engine/export_format.py.
 from django.db.models import Count, Prefetch, Sum
 from django.db.models.functions import Length
 
+from memory_engine.documents import CoverageDoc, EntryCard, ReplyCostDoc, TurnCard, VersionCard
 from memory_engine.export_format import (
     EXPORT_FORMAT,
     AssistantDoc,
@@ -50,45 +51,39 @@ def _page_ids(pages) -> list[int]:
     return sorted(p.pk for p in pages.all())
 
 
-def _version(version: EntryVersion) -> VersionDoc:
-    return _part(VersionDoc, version, source_page_ids=_page_ids(version.source_pages), with_entry=version.with_entry_id)
+def _version(version: EntryVersion, model=VersionDoc, **values):
+    links = {"source_page_ids": _page_ids(version.source_pages), "with_entry": version.with_entry_id}
+    return _part(model, version, **links, **values)
 
 
-def _page(page: Page) -> PageDoc:
+def _page(page: Page, model=PageDoc, **values):
     """A turn, with its words as said and its marks while curation holds some of them out."""
     if page.said is None:
-        return _part(PageDoc, page, said=None, marks=[])
-    return _part(
-        PageDoc,
-        page,
-        said=SaidDoc.model_construct(**page.said),
-        marks=[_part(MarkDoc, mark) for mark in page.marks.all()],
-    )
+        return _part(model, page, said=None, marks=[], **values)
+    said = SaidDoc.model_construct(**page.said)
+    return _part(model, page, said=said, marks=[_part(MarkDoc, mark) for mark in page.marks.all()], **values)
 
 
-def _entry(entry: LongTermEntry, *, history: bool = True) -> EntryDoc:
-    return _part(
-        EntryDoc,
-        entry,
-        superseded_by=entry.superseded_by_id,
-        source_page_ids=_page_ids(entry.source_pages),
-        history=[_version(v) for v in entry.versions.all()] if history else [],
-    )
+def _entry(entry: LongTermEntry, model=EntryDoc, **values):
+    links = {"superseded_by": entry.superseded_by_id, "source_page_ids": _page_ids(entry.source_pages)}
+    if model is EntryDoc:
+        values.setdefault("history", [_version(v) for v in entry.versions.all()])
+    return _part(model, entry, **links, **values)
 
 
-def version_dict(version: EntryVersion) -> dict:
-    """One version of an entry, as the export writes it."""
-    return _version(version).model_dump(mode="json")
+# The doors' cards (documents.py): the export's part of the row, and what a door adds to it.
 
 
-def page_dict(page: Page) -> dict:
-    """A turn, as the export writes it."""
-    return _page(page).model_dump(mode="json")
+def entry_card(entry: LongTermEntry, *, covers: CoverageDoc) -> EntryCard:
+    return _entry(entry, EntryCard, covers=covers)
 
 
-def entry_dict(entry: LongTermEntry, *, history: bool = True) -> dict:
-    """An entry with its provenance, and (with `history`) every version of it, as the export writes it."""
-    return _entry(entry, history=history).model_dump(mode="json", exclude=None if history else {"history"})
+def version_card(version: EntryVersion, *, changes: list[list[str]]) -> VersionCard:
+    return _version(version, VersionCard, changes=changes)
+
+
+def turn_card(page: Page, *, reply: ReplyCostDoc | None, withheld_reply: str | None) -> TurnCard:
+    return _page(page, TurnCard, reply=reply, withheld_reply=withheld_reply)
 
 
 def _space(space: MemorySpace) -> SpaceExport:

@@ -19,12 +19,9 @@ from memory_engine.models import SPACE_PARAMETERS, ConsolidationRun, EntryVersio
 from memory_engine.store.changes import CHANNEL_PREFIX, PARTS, channel, events_url
 
 __all__ = [
-    "CHANNEL_PREFIX",
     "Listener",
     "Subscription",
     "changed",
-    "channel",
-    "events_url",
     "listener",
     "revision",
     "revision_parts",

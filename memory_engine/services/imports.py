@@ -46,7 +46,7 @@ from memory_engine.store.spaces import same_holder
 MAX_TURNS = 5000
 UNFINISHED = (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING)
 
-FORMAT_LABELS = formats.LABELS  # each format's name, as people know it
+FORMAT_LABELS: dict[str, str] = dict(formats.LABELS)  # each format's name, as people know it
 
 
 def transcript_turns(transcript: object) -> list[dict]:

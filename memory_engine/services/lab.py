@@ -13,25 +13,19 @@ from memory_engine.errors import ExperimentConflict, MemoryInputError
 from memory_engine.formats.locomo import CATEGORY_NAMES, clean_evidence, iter_pages
 from memory_engine.models import Experiment, ImportedTurn, ImportJob, MemorySpace, Page
 from memory_engine.services.background import restore_create, room_for_background_job
-from memory_engine.services.comparison import Probe, compare, heat_by_turn, side_summary
-from memory_engine.services.dispatch import background_send, comparison_start, import_send
+from memory_engine.services.dispatch import background_send, import_send
 from memory_engine.services.imports import MAX_TURNS, import_create, locomo_sample, room_for_bulk_work
 from memory_engine.services.space_llm import choice_copy
 from memory_engine.services.spaces import SHADOW_PREFIX, shadow_space_create, space_delete
 
-__all__ = [  # the comparison's names are the lab's too (services/comparison.py does the work)
+__all__ = [
     "MAX_EXPERIMENTS",
-    "Probe",
-    "compare",
-    "comparison_start",
     "experiment_create",
     "experiment_delete",
     "experiment_of",
     "experiments",
-    "heat_by_turn",
     "locomo_probes",
     "replay_turns",
-    "side_summary",
 ]
 
 MAX_EXPERIMENTS = 10  # per space: each replay costs a worker the whole conversation again

@@ -9,29 +9,22 @@ from urllib.parse import urlsplit
 from django.db import transaction
 
 from memory_engine import inputs
-from memory_engine.engine.llm_choice import choice_of, llm_for, resolved, weak_model
-from memory_engine.errors import InvalidParameter
-from memory_engine.llm import LLM, LLMError, LLMUnavailable, Sampling, get_llm, provider_name
+from memory_engine.config import memory_settings
+from memory_engine.engine.llm_choice import choice_of, resolved, weak_model
+from memory_engine.errors import InvalidParameter, LLMError
+from memory_engine.llm import LLM, Sampling, get_llm, provider_name
 from memory_engine.llm.local_servers import answering as local_servers_answering
 from memory_engine.models import MemorySpace, SpaceLLM
 from memory_engine.store import secrets
-from memory_engine.store.secrets import SecretsUnavailable, can_keep_secrets
 
 __all__ = [
-    "LLM",
-    "LLMError",
-    "LLMUnavailable",
-    "SecretsUnavailable",
-    "can_keep_secrets",
+    "choice_card",
     "choice_copy",
-    "choice_of",
     "choice_set",
     "choice_test",
-    "get_llm",
-    "llm_for",
-    "local_servers_answering",
-    "provider_name",
-    "weak_model",
+    "deployment_llm",
+    "local_servers",
+    "uses_bundled_model",
 ]
 
 TEST_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]
@@ -136,3 +129,40 @@ def choice_test(*, space: MemorySpace, values: dict | None = None) -> dict:
 
 def _for_a_test(choice: dict) -> dict:
     return {**choice, "timeout_seconds": TEST_TIMEOUT_SECONDS, "max_retries": 0}
+
+
+def choice_card(space: MemorySpace) -> dict:
+    """The LLM the space uses, as every door gives it: the owner's choice (never its key, only whether one
+    is kept and its last characters), the deployment's model a space without a choice uses, whether keys
+    can be kept here at all, and whether the model answering is the bundled one (`weak`)."""
+    choice = choice_of(space)
+    deployment = {"provider": provider_name(), "model": memory_settings().llm_model}
+    if deployment["provider"] == "offline":
+        deployment["model"] = memory_settings().offline_llm_model
+    return {
+        "provider": choice.provider if choice else "default",
+        "base_url": choice.base_url if choice else "",
+        "model": choice.model if choice else "",
+        "has_key": bool(choice and choice.api_key_encrypted),
+        "key_hint": choice.key_hint if choice else "",
+        "updated_by": choice.updated_by if choice else "",
+        "deployment": deployment,
+        "can_keep_keys": secrets.can_keep_secrets(),
+        "weak": uses_bundled_model(space),
+    }
+
+
+def uses_bundled_model(space: MemorySpace) -> bool:
+    """Whether the space's replies come from a weak model (the bundled offline one: LLM.weak), read without
+    reaching the model, so that a page can say so even when a chosen endpoint is down."""
+    return weak_model(space)
+
+
+def local_servers() -> list[dict]:
+    """The LLM servers answering on this machine (Ollama, LM Studio, llama.cpp), to choose from."""
+    return local_servers_answering()
+
+
+def deployment_llm() -> LLM:
+    """The LLM the deployment configures (MEMORYOS_LLM_*): what a space that chose none uses."""
+    return get_llm()

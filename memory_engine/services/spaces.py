@@ -29,7 +29,6 @@ from memory_engine.models import (
     external_id_validator,
     memory_user_id_validator,
 )
-from memory_engine.services.export import space_counts, space_sizes
 from memory_engine.store import import_files, index
 from memory_engine.store.spaces import erase_deleted, holder_key
 from memory_engine.store.writes import space_write
@@ -37,16 +36,14 @@ from memory_engine.store.writes import space_write
 __all__ = [
     "assistant_create",
     "heat_events",
-    "holder_key",
+    "holder_of",
     "owned_spaces",
     "owned_user_create",
     "parameter_changes",
     "sessions",
-    "space_counts",
     "space_delete",
     "space_get",
     "space_parameters_set",
-    "space_sizes",
     "user_create",
     "user_memory_delete",
     "user_take_over",
@@ -324,9 +321,14 @@ def user_named(user_id: str) -> MemoryUser | None:
     return MemoryUser.objects.filter(external_id=user_id).first()
 
 
-def owner_of(memory_user_id: int) -> int | None:
-    """The id of the account owning the memory user, None when no account does."""
-    return MemoryUser.objects.filter(pk=memory_user_id).values_list("owner_id", flat=True).first()
+def holder_of(*, account_id: int | None = None, memory_user_id: int | None = None) -> str:
+    """Who holds what a caller reaches, as a key (store.spaces.holder_key), for counts kept outside the
+    database (open memory feeds): a signed-in account (`account_id`) holds itself; a token's memory user
+    (`memory_user_id`) is held by the account owning it, or by itself when no account does."""
+    if memory_user_id is None:
+        return holder_key(owner_id=account_id, memory_user_id=None)
+    owner = MemoryUser.objects.filter(pk=memory_user_id).values_list("owner_id", flat=True).first()
+    return holder_key(owner_id=owner, memory_user_id=memory_user_id)
 
 
 def space_named(*, user_id: str, assistant_id: str, owner=None) -> MemorySpace | None:

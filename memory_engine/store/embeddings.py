@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from memory_engine.config import memory_settings
+from memory_engine.errors import EmbeddingModelMismatch
 
 _load_lock = threading.Lock()
 
@@ -272,10 +273,6 @@ def from_bytes(blob: bytes | memoryview, dim: int | None = None) -> np.ndarray:
     if dim is not None and vector.shape[0] != dim:
         raise ValueError(f"stored vector has {vector.shape[0]} dimensions, the model has {dim}")
     return vector
-
-
-class EmbeddingModelMismatch(RuntimeError):
-    """The space's vectors were made by another model than the one configured now."""
 
 
 def check_embedding_model(space) -> str:

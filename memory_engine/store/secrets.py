@@ -15,14 +15,9 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 
 from memory_engine.config import memory_settings
-from memory_engine.errors import MemoryInputError
+from memory_engine.errors import SecretsUnavailable
 
 MIN_PASSPHRASE_CHARS = 32
-
-
-class SecretsUnavailable(MemoryInputError):
-    """No key to encrypt with (MEMORYOS_SECRETS_KEY unset in production), or a stored secret that the
-    configured keys do not open (the key was changed without keeping the old one)."""
 
 
 def _fernet_key(passphrase: str) -> bytes:

@@ -10,9 +10,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from memory_engine.errors import EmbeddingModelMismatch
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store import index, writes
-from memory_engine.store.embeddings import EmbeddingModelMismatch, from_bytes
+from memory_engine.store.embeddings import from_bytes
 from memory_engine.store.index import dense_index, index_path, read_index_file
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns
 

@@ -12,8 +12,8 @@ from memory_engine.engine.prompts import (
     extraction_messages,
     extraction_schema,
 )
+from memory_engine.errors import ReplyStopped
 from memory_engine.llm import get_llm
-from memory_engine.llm.base import ReplyStopped
 from memory_engine.llm.offline import OfflineLLM
 
 pytestmark = pytest.mark.offline_llm

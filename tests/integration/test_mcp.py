@@ -13,7 +13,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memory_engine.documents import SECTIONS
+from memory_engine.documents import SECTIONS, EntryCard, ErasedDoc
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE, client_for
@@ -137,13 +137,13 @@ def test_over_stdio_curation_tools_edit_delete_and_explain_entries(alice_memory,
     )
     assert [(m["kind"], m["entry_id"]) for m in source["marks"]] == [("corrected", profile_id)]
     assert edited["covers"] == {"statements": 1, "turns": [source["seq"]], "entries": []}
-    assert deleted == {"status": "deleted", "id": fact_id}
+    assert deleted["id"] == fact_id and deleted["status"] == "deleted"  # the entry now, with what it covered
     assert [e["status"] for e in knowledge] == ["deleted"]
     assert exported["user"]["id"] == "alice" and exported["spaces"][0]["entries"]
     assert missing.is_error
     assert reverted["status"] == "active" and reverted["id"] == fact_id  # the delete undone
     # Erased: the fact, its history and the words it was drawn from are nowhere.
-    assert erased["status"] == "erased" and not LongTermEntry.objects.filter(pk=fact_id).exists()
+    assert erased["erased"] and erased["id"] == fact_id and not LongTermEntry.objects.filter(pk=fact_id).exists()
     first = Page.objects.get(space__user__external_id="alice", seq=1)
     assert "Milo" not in first.user_input and first.said is None  # the turn it was drawn from
     assert EntryVersion.objects.filter(entry_id=profile_id, cause="api", actor="mcp").exists()
@@ -226,6 +226,41 @@ def test_rest_and_mcp_give_the_same_document_for_the_same_entry(alice_memory, se
     # A status neither knows is refused by both with the same words.
     bad = alice.get(SPACE.format(user="alice") + "knowledge/", {"status": "gone"})
     assert bad.status_code == 400 and refused.endswith(f": {bad.data['detail']}")
+
+
+def test_rest_and_mcp_answer_a_forget_and_an_erase_with_the_same_document(alice_memory, server_env):
+    """A delete (a forget) answers the entry as it is now, with what it covered, at both doors; an erase
+    answers what it changed; each is the one model's document (documents.EntryCard, ErasedDoc)."""
+    profile_id = LongTermEntry.objects.get(space=alice_memory, kind="profile").pk
+    fact_id = LongTermEntry.objects.get(space=alice_memory, kind="user_knowledge").pk
+
+    async def forget(session):
+        return result(await session.call_tool("delete_knowledge", {"entry_id": fact_id}))
+
+    async def erase(session):
+        return result(await session.call_tool("erase_entry", {"entry_id": fact_id}))
+
+    alice, space = client_for("alice"), SPACE.format(user="alice")
+    forgot_over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=forget))
+    forgot_over_rest = alice.delete(space + f"profile/{profile_id}/")
+    assert forgot_over_rest.status_code == 200
+    forgot_over_rest = json.loads(forgot_over_rest.content)
+    for forgot, entry_id in ((forgot_over_mcp, fact_id), (forgot_over_rest, profile_id)):
+        assert EntryCard.model_validate_json(json.dumps(forgot)).model_dump(mode="json") == forgot
+        assert forgot["id"] == entry_id and forgot["status"] == "deleted"
+        assert forgot["covers"]["statements"] >= 1  # what the person is told went with it
+    assert set(forgot_over_mcp) == set(forgot_over_rest)
+    # What MCP answered is what REST gives of the entry afterwards.
+    assert json.loads(alice.get(space + f"knowledge/{fact_id}/").content) == forgot_over_mcp
+
+    erased_over_mcp = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=erase))
+    erased_over_rest = alice.post(space + f"profile/{profile_id}/erase/", {}, format="json")
+    assert erased_over_rest.status_code == 200
+    erased_over_rest = json.loads(erased_over_rest.content)
+    for erased, entry_id in ((erased_over_mcp, fact_id), (erased_over_rest, profile_id)):
+        assert ErasedDoc.model_validate(erased).payload() == erased
+        assert erased["id"] == entry_id and erased["erased"] is True and erased["turns_changed"] >= 1
+    assert not LongTermEntry.objects.filter(pk__in=[profile_id, fact_id]).exists()
 
 
 def test_rest_and_mcp_give_the_same_document_for_each_version_of_an_entry(alice_memory, server_env):

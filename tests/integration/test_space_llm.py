@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 
 from bench.fake_llm_server import FakeLLMServer, redirect, reply, status
+from memory_engine.engine.llm_choice import llm_for
 from memory_engine.models import LongTermEntry, SpaceLLM
 from memory_engine.services import space_llm
 from memory_engine.services.lab import experiment_create
@@ -94,7 +95,7 @@ def test_the_key_is_stored_encrypted_and_a_changed_server_key_is_a_clear_error(
         **settings.MEMORYOS,
         "SECRETS_KEY": "the second passphrase of the operator and long too," + old,
     }
-    assert space_llm.llm_for(alice_space).name == "openai"
+    assert llm_for(alice_space).name == "openai"
     # Replaced without the old one: the space's replies fail with a clear error, and nothing is stored.
     settings.MEMORYOS = {**settings.MEMORYOS, "SECRETS_KEY": "a third passphrase that opens nothing stored"}
     own_llm.responder = lambda request: reply("never asked")

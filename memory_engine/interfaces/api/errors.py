@@ -14,12 +14,14 @@ from memory_engine.errors import (
     InputTooLarge,
     InvalidParameter,
     JobEnded,
+    LLMError,
+    LLMUnavailable,
     MachineTooBusy,
     MemoryInputError,
+    SecretsUnavailable,
     TooMuchBulkWork,
 )
 from memory_engine.interfaces.asgi import PRECHECK_PASSED, ClientGone, RequestTooLarge
-from memory_engine.services.space_llm import LLMError, LLMUnavailable, SecretsUnavailable
 
 
 class PayloadTooLarge(APIException):

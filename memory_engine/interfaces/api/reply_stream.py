@@ -27,8 +27,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from django.db import connections
 
 from memory_engine.admission import gate
+from memory_engine.errors import ReplyStopped
 from memory_engine.interfaces.api.sse import event
-from memory_engine.services.conversation import ReplyStopped
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from memory_engine.services.operations import EmbeddingModelMismatch, rebuild_space_indexes, reembed_space
+from memory_engine.errors import EmbeddingModelMismatch
+from memory_engine.services.operations import space_indexes_rebuild
 from memory_engine.services.spaces import all_spaces
 
 
@@ -19,10 +20,10 @@ class Command(BaseCommand):
             raise CommandError(f"no space with id {space}")
         for item in chosen:
             try:
-                if reembed:
-                    self.stdout.write(f"space {item.pk} ({item}): re-embedded {reembed_space(item)} vectors")
-                counts = rebuild_space_indexes(item)
+                rebuilt = space_indexes_rebuild(item, reembed=reembed)
             except EmbeddingModelMismatch as exc:
                 raise CommandError(str(exc)) from None
-            summary = ", ".join(f"{name} {n}" for name, n in counts.items())
+            if rebuilt.reembedded is not None:
+                self.stdout.write(f"space {item.pk} ({item}): re-embedded {rebuilt.reembedded} vectors")
+            summary = ", ".join(f"{name} {n}" for name, n in rebuilt.vectors.items())
             self.stdout.write(f"space {item.pk} ({item}): {summary}")

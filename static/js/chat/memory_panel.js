@@ -232,8 +232,8 @@
       if (!window.confirm(asked)) return;
       button.disabled = true;
       try {
-        await call(path, { method: "DELETE" });
-        showCoverage(text, (await call(path)).covers, path);
+        const forgotten = await call(path, { method: "DELETE" });  // the entry now, with what it covered
+        showCoverage(text, forgotten.covers, path);
       } catch (error) {
         showError(error.message);
       }

@@ -10,7 +10,7 @@ from memory_engine.models import (
     SPACE_PARAMETERS,
     Experiment,
 )
-from memory_engine.services.lab import side_summary
+from memory_engine.services.comparison import side_summary
 
 
 class ExperimentIn(serializers.Serializer):

@@ -26,16 +26,33 @@ class EngineTextField(serializers.CharField):
 _PAGES: dict[str, type] = {}
 
 
+def card_field(model: type, card) -> type[serializers.Field]:
+    """A field holding a row as every door gives it: `card(row)`'s payload (services.curation's entry_card,
+    page_card, ...), documented by the pydantic `model` it is (documents.py; the OpenAPI document's schema is
+    the model's, interfaces/api/openapi.py). A dict is taken as already made."""
+
+    @extend_schema_field(model)
+    class CardField(serializers.DictField):
+        def to_representation(self, value):
+            return value if isinstance(value, dict) else card(value)
+
+    CardField.__name__ = CardField.__qualname__ = f"{model.__name__}Field"
+    CardField.model = model
+    return CardField
+
+
 def paginated(serializer_class) -> type:
     """The shape of one page of `serializer_class` rows, as a list view answers (views.MemoryApiView.page_of):
     how many rows in all, the links to the next and previous pages, and this page's rows."""
-    name = f"Paginated{serializer_class.__name__}List"
+    model = getattr(serializer_class, "model", None)  # a card_field: named after its model
+    name = f"Paginated{(model or serializer_class).__name__}List"
     if name not in _PAGES:
+        results = serializers.ListField(child=serializer_class()) if model else serializer_class(many=True)
         fields = {
             "count": serializers.IntegerField(help_text="Rows in all."),
             "next": serializers.URLField(allow_null=True, help_text="The next page; null on the last."),
             "previous": serializers.URLField(allow_null=True, help_text="The previous page; null on the first."),
-            "results": serializer_class(many=True),
+            "results": results,
         }
         _PAGES[name] = type(name, (serializers.Serializer,), {"__module__": __name__, **fields})
     return _PAGES[name]

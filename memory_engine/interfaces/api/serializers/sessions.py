@@ -8,7 +8,7 @@ from memory_engine.models import (
     MidTermSession,
     ParameterChange,
 )
-from memory_engine.services.consolidation import RunCounts
+from memory_engine.services.consolidation import RUN_COUNTS
 
 
 class HeatEventOut(serializers.ModelSerializer):
@@ -60,7 +60,7 @@ class ConsolidationRunOut(serializers.ModelSerializer):
             "kind",
             "status",
             "attempts",
-            *RunCounts.names(),
+            *RUN_COUNTS,
             "items_rejected",
             "duration_ms",
             "error",

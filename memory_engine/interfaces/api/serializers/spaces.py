@@ -10,7 +10,7 @@ from memory_engine.models import (
     MemorySpace,
 )
 from memory_engine.services.consolidation import has_pending_work
-from memory_engine.services.spaces import space_counts
+from memory_engine.services.export import space_counts
 
 
 class RestoreIn(serializers.Serializer):

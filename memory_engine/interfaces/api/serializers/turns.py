@@ -4,13 +4,16 @@ questions and answers."""
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memory_engine.interfaces.api.serializers.entries import EntryOut
-from memory_engine.interfaces.api.serializers.fields import AnswerField, EngineTextField, QuotedField, RetrievalField
-from memory_engine.models import (
-    Page,
-    StatementMark,
+from memory_engine.documents import TurnCard
+from memory_engine.interfaces.api.serializers.entries import EntryField
+from memory_engine.interfaces.api.serializers.fields import (
+    AnswerField,
+    EngineTextField,
+    QuotedField,
+    RetrievalField,
+    card_field,
 )
-from memory_engine.services.curation import page_card, page_cards
+from memory_engine.services.curation import page_card
 
 
 class TurnIn(serializers.Serializer):
@@ -48,86 +51,8 @@ class RetrieveIn(InspectIn):
     )
 
 
-class ReplyRecordOut(serializers.Serializer):
-    model = serializers.CharField(help_text="The model that wrote the reply.")
-    prompt_tokens = serializers.IntegerField()
-    completion_tokens = serializers.IntegerField()
-    memory_tokens = serializers.IntegerField(help_text="Tokens of memory in the prompt.")
-    token_budget = serializers.IntegerField()
-    used = serializers.DictField(
-        child=serializers.IntegerField(),
-        help_text="How many items of each kind the prompt held: short_term, pages, profile, knowledge.",
-    )
-    turns = serializers.ListField(
-        child=serializers.DictField(child=serializers.IntegerField()),
-        help_text="The turns it used that are still stored (its prompt held them, or a quoted reply quotes "
-        "them), in the order said: page_id and seq.",
-    )
-
-
-class MarkOut(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=StatementMark.Kind.choices)
-    field = serializers.ChoiceField(choices=["user_input", "agent_response"])
-    sentence = serializers.CharField(help_text="The statement as it was said.")
-    replacement = serializers.CharField(help_text="What stands in its place (corrected); empty when forgotten.")
-    entry_id = serializers.IntegerField(help_text="The entry whose delete or edit held it out.")
-    at = serializers.DateTimeField()
-
-
-class PageListOut(serializers.ListSerializer):
-    def to_representation(self, pages) -> list[dict]:
-        return page_cards(pages)
-
-
-class PageOut(serializers.ModelSerializer):
-    """A turn as every door gives it: the payload is services.curation.page_card's (the export's page and what
-    its reply cost), the same document MCP's entry_history gives; these fields document it."""
-
-    said = serializers.JSONField(
-        read_only=True,
-        help_text="The words as said, while some are forgotten or corrected: user_input and agent_response hold "
-        "what the memory holds now. Null for a turn as it was said.",
-    )
-    marks = MarkOut(many=True, read_only=True, help_text="The statements of the turn held out, and why.")
-    reply = ReplyRecordOut(
-        read_only=True,
-        allow_null=True,
-        help_text="What the reply used and cost, for a turn written by this space's chat (GET .../turns/{id}/used/ "
-        "gives the items); null for a turn given whole.",
-    )
-    withheld_reply = serializers.CharField(
-        read_only=True,
-        allow_null=True,
-        help_text="For a turn whose reply was withheld (reply_withheld), what the person was told instead; not "
-        "memory. Null otherwise.",
-    )
-
-    class Meta:
-        model = Page
-        list_serializer_class = PageListOut
-        fields = [
-            "id",
-            "seq",
-            "tier",
-            "session_id",
-            "user_input",
-            "agent_response",
-            "reply_withheld",
-            "reply_source",
-            "timestamp",
-            "meta",
-            "keywords",
-            "thread_summary",
-            "continues_previous",
-            "analyzed",
-            "said",
-            "marks",
-            "reply",
-            "withheld_reply",
-        ]
-
-    def to_representation(self, page) -> dict:
-        return page_card(page)
+# A turn as every door gives it (documents.TurnCard).
+TurnField = card_field(TurnCard, page_card)
 
 
 class EraseIn(serializers.Serializer):
@@ -154,11 +79,6 @@ class EntryEraseIn(serializers.Serializer):
     dry_run = serializers.BooleanField(
         default=False, help_text="Say what the erasure would take out of the memory, changing nothing."
     )
-
-
-class ErasedOut(serializers.Serializer):
-    erased = serializers.BooleanField()
-    turns_changed = serializers.IntegerField(help_text="Turns whose words changed (the space's and its forks').")
 
 
 class ErasedEntryOut(serializers.Serializer):
@@ -218,7 +138,7 @@ class InspectionOut(serializers.Serializer):
 class ForgottenOut(serializers.Serializer):
     """An entry a request to forget changed (services/spoken_curation.py: Forgotten)."""
 
-    entry = EntryOut()
+    entry = EntryField()
     undo_to = serializers.IntegerField(help_text="The version whose value Undo gives back (the entry's revert).")
 
 
@@ -243,7 +163,7 @@ class ChatOut(serializers.Serializer):
         'or edited, with the statements they were drawn from (`page.reply_source` is "curation"); reverting each '
         "to its `undo_to` version is Undo.",
     )
-    page = PageOut()
+    page = TurnField()
     retrieval = RetrievalField(
         help_text="What the reply used: the prompt's memory, or for a quoted reply the turns it quotes and the "
         "entries made of them."

@@ -87,10 +87,13 @@ class MemoryApiView(APIView):
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
 
-    def page_of(self, queryset, serializer_class):
+    def page_of(self, queryset, serializer_class=None, *, cards=None):
+        """One page of `queryset`'s rows: each as `serializer_class` gives it, or as `cards(rows)` does (a
+        door's cards, services.curation.page_cards, read for the page at once)."""
         paginator = Pagination()
         rows = paginator.paginate_queryset(queryset, self.request, view=self)
-        return paginator.get_paginated_response(serializer_class(rows, many=True).data)
+        data = cards(rows) if cards is not None else serializer_class(rows, many=True).data
+        return paginator.get_paginated_response(data)
 
 
 def row_in(space: MemorySpace, model, row_id: int):

@@ -7,18 +7,19 @@ from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from memory_engine.documents import EntryCard, ErasedDoc
 from memory_engine.interfaces.api.access import entry_for, space_for
 from memory_engine.interfaces.api.serializers.entries import (
     EntryEditIn,
-    EntryOut,
-    EntryVersionOut,
+    EntryField,
     KnowledgeIn,
     ProfileIn,
     ProfileOut,
     RevertIn,
+    VersionField,
 )
 from memory_engine.interfaces.api.serializers.fields import paginated
-from memory_engine.interfaces.api.serializers.turns import EntryEraseIn, ErasedOut, ErasePreviewOut
+from memory_engine.interfaces.api.serializers.turns import EntryEraseIn, ErasePreviewOut
 from memory_engine.interfaces.api.throttling import (
     CallerRateThrottle,
     HeavyRequestThrottle,
@@ -28,6 +29,7 @@ from memory_engine.models import (
     LongTermEntry,
 )
 from memory_engine.services import curation
+from memory_engine.services.curation import entry_card, entry_cards, version_cards
 
 # --- Long-term memory: profile and knowledge ----------------------------------------------------------
 
@@ -47,16 +49,16 @@ class ProfileView(MemoryApiView):
         space = space_for(request, user_id, assistant_id)
         entries = list(curation.entries(space, kinds=PROFILE).order_by("key"))
         profile = {entry.key: entry.value for entry in entries}
-        return Response({"profile": profile, "entries": EntryOut(entries, many=True).data})
+        return Response({"profile": profile, "entries": [entry_card(e) for e in entries]})
 
-    @extend_schema(request=ProfileIn, responses={201: EntryOut}, summary="Set a profile attribute")
+    @extend_schema(request=ProfileIn, responses={201: EntryCard}, summary="Set a profile attribute")
     def post(self, request, user_id, assistant_id):
         data = self.valid(ProfileIn)
         space = space_for(request, user_id, assistant_id, create=True)
         entry = curation.profile_entry_add(
             space=space, attribute=data["key"], value=data["value"], actor=self.actor(), cause=self.cause()
         )
-        return Response(EntryOut(entry).data, status=status.HTTP_201_CREATED)
+        return Response(entry_card(entry), status=status.HTTP_201_CREATED)
 
 
 KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE], description="Default: both.")
@@ -64,7 +66,7 @@ KNOWLEDGE_KIND = OpenApiParameter("kind", str, enum=[k.value for k in KNOWLEDGE]
 
 class KnowledgeView(MemoryApiView):
     @extend_schema(
-        parameters=[*PAGING, KNOWLEDGE_KIND, ENTRY_STATUS], responses=paginated(EntryOut), summary="Knowledge"
+        parameters=[*PAGING, KNOWLEDGE_KIND, ENTRY_STATUS], responses=paginated(EntryField), summary="Knowledge"
     )
     def get(self, request, user_id, assistant_id):
         space = space_for(request, user_id, assistant_id)
@@ -73,9 +75,9 @@ class KnowledgeView(MemoryApiView):
             raise ValidationError({"kind": ["user_knowledge or assistant_knowledge"]})
         wanted = request.query_params.get("status", LongTermEntry.Status.ACTIVE)
         entries = curation.entries(space, kinds=(kind,) if kind else KNOWLEDGE, status=wanted)
-        return self.page_of(entries, EntryOut)
+        return self.page_of(entries, cards=entry_cards)
 
-    @extend_schema(request=KnowledgeIn, responses={201: EntryOut}, summary="Add a fact")
+    @extend_schema(request=KnowledgeIn, responses={201: EntryCard}, summary="Add a fact")
     def post(self, request, user_id, assistant_id):
         data = self.valid(KnowledgeIn)
         space = space_for(request, user_id, assistant_id, create=True)
@@ -87,7 +89,7 @@ class KnowledgeView(MemoryApiView):
             actor=self.actor(),
             cause=self.cause(),
         )
-        return Response(EntryOut(entry).data, status=status.HTTP_201_CREATED)
+        return Response(entry_card(entry), status=status.HTTP_201_CREATED)
 
 
 class EntryView(MemoryApiView):
@@ -98,22 +100,25 @@ class EntryView(MemoryApiView):
     def entry(self, user_id, assistant_id, entry_id):
         return entry_for(space_for(self.request, user_id, assistant_id), entry_id, self.kinds)
 
-    @extend_schema(responses=EntryOut, summary="One entry")
+    @extend_schema(responses=EntryCard, summary="One entry")
     def get(self, request, user_id, assistant_id, entry_id):
-        return Response(EntryOut(self.entry(user_id, assistant_id, entry_id)).data)
+        return Response(entry_card(self.entry(user_id, assistant_id, entry_id)))
 
-    @extend_schema(request=EntryEditIn, responses=EntryOut, summary="Change an entry's value (recorded)")
+    @extend_schema(request=EntryEditIn, responses=EntryCard, summary="Change an entry's value (recorded)")
     def patch(self, request, user_id, assistant_id, entry_id):
         data = self.valid(EntryEditIn)
         entry = self.entry(user_id, assistant_id, entry_id)
         entry = curation.entry_edit(entry=entry, value=data["value"], actor=self.actor(), cause=self.cause())
-        return Response(EntryOut(entry).data)
+        return Response(entry_card(entry))
 
-    @extend_schema(responses={204: None}, summary="Delete an entry (its history stays)")
+    @extend_schema(
+        responses=EntryCard,
+        summary="Forget an entry: it is deleted (its history stays), and the statements it was drawn from are held "
+        "out of the turns; the answer is the entry as it is now, with what it covered (`covers`)",
+    )
     def delete(self, request, user_id, assistant_id, entry_id):
         entry = self.entry(user_id, assistant_id, entry_id)
-        curation.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(entry_card(curation.entry_delete(entry=entry, actor=self.actor(), cause=self.cause())))
 
 
 class KnowledgeEntryView(EntryView):
@@ -125,7 +130,7 @@ class EntryRevertView(MemoryApiView):
 
     @extend_schema(
         request=RevertIn,
-        responses=EntryOut,
+        responses=EntryCard,
         summary="Give an entry a value it had again, active, with the statements it was drawn from (undo a delete)",
     )
     def post(self, request, user_id, assistant_id, entry_id):
@@ -135,7 +140,7 @@ class EntryRevertView(MemoryApiView):
         if version is None:
             raise Http404("no version of this entry with a value to revert to")
         entry = curation.entry_revert(entry=entry, version=version, actor=self.actor(), cause=self.cause())
-        return Response(EntryOut(entry).data)
+        return Response(entry_card(entry))
 
 
 class KnowledgeRevertView(EntryRevertView):
@@ -148,7 +153,7 @@ class EntryEraseView(MemoryApiView):
 
     @extend_schema(
         request=EntryEraseIn,
-        responses={200: ErasedOut},
+        responses={200: ErasedDoc},
         summary="Erase an entry, its history and the statements it was drawn from, for good: irreversible (with "
         "dry_run: what it would take, as ErasePreviewOut)",
     )
@@ -157,7 +162,7 @@ class EntryEraseView(MemoryApiView):
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
         if data["dry_run"]:
             return Response(ErasePreviewOut(curation.erase_preview(entry=entry)).data)
-        return Response({"erased": True, "turns_changed": curation.erase_entry(entry)})
+        return Response(curation.entry_erase(entry=entry))
 
 
 class KnowledgeEraseView(EntryEraseView):
@@ -168,11 +173,11 @@ class EntryHistoryView(MemoryApiView):
     kinds: tuple[str, ...] = PROFILE
 
     @extend_schema(
-        parameters=PAGING, responses=paginated(EntryVersionOut), summary="Every version of an entry, oldest first"
+        parameters=PAGING, responses=paginated(VersionField), summary="Every version of an entry, oldest first"
     )
     def get(self, request, user_id, assistant_id, entry_id):
         entry = entry_for(space_for(request, user_id, assistant_id), entry_id, self.kinds)
-        return self.page_of(curation.versions(entry), EntryVersionOut)
+        return self.page_of(curation.versions(entry), cards=version_cards)
 
 
 class KnowledgeHistoryView(EntryHistoryView):

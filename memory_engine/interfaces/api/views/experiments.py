@@ -24,14 +24,9 @@ from memory_engine.models import (
     Experiment,
 )
 from memory_engine.services import lab
-from memory_engine.services.lab import (
-    Probe,
-    comparison_start,
-    experiment_create,
-    experiment_delete,
-    heat_by_turn,
-    locomo_probes,
-)
+from memory_engine.services.comparison import Probe, heat_by_turn
+from memory_engine.services.dispatch import comparison_start
+from memory_engine.services.lab import experiment_create, experiment_delete, locomo_probes
 
 # --- Experiments: a space forked, replayed with other parameters, compared ---------------------------
 

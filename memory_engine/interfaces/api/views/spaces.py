@@ -27,20 +27,11 @@ from memory_engine.interfaces.api.throttling import (
 from memory_engine.interfaces.api.views.base import MemoryApiView, row_in
 from memory_engine.models import (
     BackgroundJob,
-    MemorySpace,
 )
 from memory_engine.services import usage
 from memory_engine.services.dispatch import restore_start
 from memory_engine.services.export import space_export
-from memory_engine.services.space_llm import (
-    can_keep_secrets,
-    choice_of,
-    choice_set,
-    choice_test,
-    local_servers_answering,
-    provider_name,
-    weak_model,
-)
+from memory_engine.services.space_llm import choice_card, choice_set, choice_test, local_servers
 from memory_engine.services.spaces import (
     space_delete,
     space_parameters_set,
@@ -114,35 +105,17 @@ class UsageView(MemoryApiView):
         return Response(usage.space_usage(space, days=int(days), prices=memory_settings().llm_prices))
 
 
-def _llm_body(space: MemorySpace) -> dict:
-    choice = choice_of(space)
-    deployment = {"provider": provider_name(), "model": memory_settings().llm_model}
-    if deployment["provider"] == "offline":
-        deployment["model"] = memory_settings().offline_llm_model
-    return {
-        "provider": choice.provider if choice else "default",
-        "base_url": choice.base_url if choice else "",
-        "model": choice.model if choice else "",
-        "has_key": bool(choice and choice.api_key_encrypted),
-        "key_hint": choice.key_hint if choice else "",
-        "updated_by": choice.updated_by if choice else "",
-        "deployment": deployment,
-        "can_keep_keys": can_keep_secrets(),
-        "weak": weak_model(space),
-    }
-
-
 class SpaceLLMView(MemoryApiView):
     @extend_schema(responses=SpaceLLMOut, summary="The LLM this space uses (its key is never sent back)")
     def get(self, request, user_id, assistant_id):
-        return Response(_llm_body(space_for(request, user_id, assistant_id)))
+        return Response(choice_card(space_for(request, user_id, assistant_id)))
 
     @extend_schema(request=SpaceLLMIn, responses=SpaceLLMOut, summary="Choose the LLM this space uses")
     def put(self, request, user_id, assistant_id):
         data = self.valid(SpaceLLMIn)
         space = space_for(request, user_id, assistant_id)
         choice_set(space=space, values=data, actor=self.actor())
-        return Response(_llm_body(space))
+        return Response(choice_card(space))
 
 
 class LocalLLMView(MemoryApiView):
@@ -152,7 +125,7 @@ class LocalLLMView(MemoryApiView):
     )
     def get(self, request, user_id, assistant_id):
         space_for(request, user_id, assistant_id)  # the space's owner asks, as for the rest of its model
-        return Response({"servers": local_servers_answering()})
+        return Response({"servers": local_servers()})
 
 
 class SpaceLLMTestView(MemoryApiView):

@@ -8,9 +8,8 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from memory_engine import inputs
 from memory_engine.config import memory_settings
-from memory_engine.documents import RetrievalDoc, UsedDoc
+from memory_engine.documents import RetrievalDoc, TurnCard, UsedDoc
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.errors import TooManyFeeds, exception_handler
 from memory_engine.interfaces.api.memory_feed import SpaceFeed, feed_slots
@@ -26,8 +25,8 @@ from memory_engine.interfaces.api.serializers.turns import (
     ErasePreviewOut,
     InspectIn,
     InspectionOut,
-    PageOut,
     RetrieveIn,
+    TurnField,
     TurnIn,
 )
 from memory_engine.interfaces.api.sse import EventStreamRenderer, event_stream, give_connections_back
@@ -42,15 +41,8 @@ from memory_engine.models import (
     Page,
 )
 from memory_engine.services import consolidation, conversation, curation, imports, spaces, usage
-from memory_engine.services.conversation import inspect, reply, retrieve, turn_add
+from memory_engine.services.conversation import inspect, search, turn_add
 from memory_engine.services.dispatch import turn_erase_start
-from memory_engine.services.space_llm import (
-    llm_for,
-    weak_model,
-)
-from memory_engine.services.spaces import (
-    holder_key,
-)
 
 TIER = OpenApiParameter("tier", str, enum=[t.value for t in Page.Tier], description="Only pages of this tier.")
 NEWEST = OpenApiParameter("newest", bool, description="Newest first (default: oldest first).")
@@ -58,7 +50,7 @@ NEWEST = OpenApiParameter("newest", bool, description="Newest first (default: ol
 
 class TurnsView(MemoryApiView):
     @extend_schema(
-        parameters=[*PAGING, TIER, NEWEST], responses=paginated(PageOut), summary="The stored turns, in order"
+        parameters=[*PAGING, TIER, NEWEST], responses=paginated(TurnField), summary="The stored turns, in order"
     )
     def get(self, request, user_id, assistant_id):
         asked = request.query_params
@@ -67,20 +59,20 @@ class TurnsView(MemoryApiView):
             tier=asked.get("tier"),
             newest_first=asked.get("newest") in ("1", "true"),
         )
-        return self.page_of(pages, PageOut)
+        return self.page_of(pages, cards=curation.page_cards)
 
-    @extend_schema(request=TurnIn, responses={201: PageOut}, summary="Add a turn (the space is made on first use)")
+    @extend_schema(request=TurnIn, responses={201: TurnCard}, summary="Add a turn (the space is made on first use)")
     def post(self, request, user_id, assistant_id):
         data = self.valid(TurnIn)
         page = turn_add(space=space_for(request, user_id, assistant_id, create=True), **data)
-        return Response(PageOut(page).data, status=status.HTTP_201_CREATED)
+        return Response(curation.page_card(page), status=status.HTTP_201_CREATED)
 
 
 class TurnView(MemoryApiView):
-    @extend_schema(responses=PageOut, summary="One stored turn, in whatever tier it is")
+    @extend_schema(responses=TurnCard, summary="One stored turn, in whatever tier it is")
     def get(self, request, user_id, assistant_id, page_id):
         page = row_in(space_for(request, user_id, assistant_id), Page, page_id)
-        return Response(PageOut(page).data)
+        return Response(curation.page_card(page))
 
 
 class TurnEraseView(MemoryApiView):
@@ -171,12 +163,12 @@ class ChatView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(ChatIn)
         space = space_for(request, user_id, assistant_id, create=True)
+        answer = conversation.replier(space, data["query"])  # a bad query is a 400, before any event
         if not data["stream"]:
-            return Response(_chat_body(reply(space=space, query=data["query"], llm=llm_for(space))))
-        query, llm = inputs.query(data["query"]), llm_for(space)  # a bad query is a 400, before any event
+            return Response(_chat_body(answer()))
 
         def work(on_text):
-            return _chat_body(reply(space=space, query=query, llm=llm, on_text=on_text, stopped=stream.should_stop))
+            return _chat_body(answer(on_text=on_text, stopped=stream.should_stop))
 
         stream = ReplyStream(work, _failure, gone=lambda: client_gone(request))
         return event_stream(stream.asynchronous() if isinstance(request._request, ASGIRequest) else stream.sync())
@@ -187,9 +179,8 @@ def _feed_owner(request) -> str:
     user (the memory user, when no account owns it)."""
     token = getattr(request.user, "token", None)
     if token is None:
-        return holder_key(owner_id=request.user.pk, memory_user_id=None)
-    owner = spaces.owner_of(token.memory_user_id)
-    return holder_key(owner_id=owner, memory_user_id=token.memory_user_id)
+        return spaces.holder_of(account_id=request.user.pk)
+    return spaces.holder_of(memory_user_id=token.memory_user_id)
 
 
 class MemoryEventsView(MemoryApiView):
@@ -241,7 +232,7 @@ class RetrieveView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(RetrieveIn)
         space = space_for(request, user_id, assistant_id)
-        return Response(RetrievalDoc.of(retrieve(space, data.pop("query"), **data)).payload())
+        return Response(RetrievalDoc.of(search(space, data.pop("query"), **data)).payload())
 
 
 class InspectView(MemoryApiView):
@@ -253,4 +244,4 @@ class InspectView(MemoryApiView):
     def post(self, request, user_id, assistant_id):
         data = self.valid(InspectIn)
         space = space_for(request, user_id, assistant_id)
-        return Response(inspect(space, data.pop("query"), compact=weak_model(space), **data).as_dict())
+        return Response(inspect(space, data.pop("query"), **data).as_dict())
