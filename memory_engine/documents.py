@@ -3,7 +3,7 @@ its sections, its token budget and what the budget cut (RetrievalDoc), what a st
 from the memory as it is now (UsedDoc), and a reply made of the person's own words: a statement it quotes
 (QuotedDoc) and the reply with the rule that read the question (AnswerDoc); and an entry, a version of it and a
 turn as every door gives them (EntryCard, VersionCard, TurnCard: the export's part and what a door adds), and what
-an erasure changed (ErasedDoc).
+an erasure changed (ErasedDoc), a point of the heat timeline (HeatPointCard).
 
 Each model builds its payload (`of`, from the engine's Retrieval and Item, without importing them) and
 documents it: REST's retrieve, chat, inspect and "what it used" answers, MCP's retrieve_memory and the chat
@@ -13,7 +13,7 @@ as the export's is export_format.py's.
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory_engine.export_format import EntryFields, PageDoc, VersionDoc
+from memory_engine.export_format import EntryFields, HeatPoint, PageDoc, VersionDoc
 
 SECTIONS = ("short_term", "sessions", "pages", "profile", "user_knowledge", "assistant_knowledge")
 
@@ -220,6 +220,18 @@ class TurnCard(PageDoc):
         description="For a turn whose reply was withheld (reply_withheld), what the person was told instead; not "
         "memory. Null otherwise."
     )
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class HeatPointCard(HeatPoint):
+    """A point of a session's heat timeline as every door gives it (REST's timeline, the lab's overlay, the
+    admin's chart): as the export writes it, with its session and what that session is about."""
+
+    id: int
+    session: int = Field(description="The session whose heat changed.")
+    topic: str = Field(description="What its session is about: its summary's first words.")
 
     def payload(self) -> dict:
         return self.model_dump(mode="json")

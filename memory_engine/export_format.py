@@ -49,6 +49,7 @@ ENTRY_STATUSES = list(LongTermEntry.Status.values)
 SESSION_STATUSES = list(MidTermSession.Status.values)
 ENTRY_KINDS = list(LongTermEntry.Kind.values)
 VERSION_CAUSES = list(EntryVersion.Cause.values)
+HEAT_CAUSES = list(HeatEvent.Cause.values)
 
 
 class BadExport(MemoryInputError):
@@ -121,7 +122,7 @@ class HeatPoint(ExportPart):
     """A session's heat at one moment, and what changed it."""
 
     at: Time
-    cause: Literal[tuple(HeatEvent.Cause.values)]
+    cause: Literal[tuple(HEAT_CAUSES)]
     heat: float = Field(allow_inf_nan=False)
     n_visit: Whole
     l_interaction: Whole = 0

@@ -232,6 +232,7 @@ SPECTACULAR_SETTINGS = {
         "ExportSessionStatusEnum": "memory_engine.export_format.SESSION_STATUSES",
         "ExportEntryKindEnum": "memory_engine.export_format.ENTRY_KINDS",
         "ExportVersionCauseEnum": "memory_engine.export_format.VERSION_CAUSES",
+        "ExportHeatCauseEnum": "memory_engine.export_format.HEAT_CAUSES",
     },
 }
 CACHE_URL = envstr("CACHE_URL", "")

@@ -31,13 +31,12 @@ from memory_engine.models import (
     Page,
     ParameterChange,
     ReplyRecord,
-    session_topic,
 )
 from memory_engine.services import curation, usage
 from memory_engine.services.dispatch import request_retry
 from memory_engine.services.export import space_counts, space_sizes, user_export
 from memory_engine.services.lab import experiment_delete
-from memory_engine.services.spaces import space_delete, space_parameters_set, user_memory_delete
+from memory_engine.services.spaces import heat_points_newest, space_delete, space_parameters_set, user_memory_delete
 from memory_engine.services.tokens import token_revoke
 
 Cause = EntryVersion.Cause
@@ -215,20 +214,7 @@ class MemorySpaceAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, space):
             raise PermissionDenied
         # The newest points, as many as the chat page draws; the chart is the chat page's (static/js/charts.js).
-        newest = HeatEvent.objects.filter(space=space).order_by("-at", "-pk")[:HEAT_POINTS_SHOWN]
-        rows = newest.values_list("session_id", "at", "heat", "cause", "session__summary", "turn", "turn_at")
-        points = [
-            {
-                "session": session,
-                "topic": session_topic(summary),
-                "at": at.isoformat(),
-                "heat": heat,
-                "cause": cause,
-                "turn": turn,
-                "turn_at": turn_at and turn_at.isoformat(),
-            }
-            for session, at, heat, cause, summary, turn, turn_at in reversed(rows)
-        ]
+        points = heat_points_newest(space, HEAT_POINTS_SHOWN)  # each as every door gives it
         changes = ParameterChange.objects.filter(space=space, name="heat_threshold").order_by("at", "pk")
         threshold_changes = [
             {"at": at.isoformat(), "before": before, "after": after}

@@ -30,9 +30,8 @@ from memory_engine.models import (
     MemorySpace,
     MidTermSession,
     Page,
-    session_topic,
 )
-from memory_engine.services.export import space_counts
+from memory_engine.services.export import HEAT_POINT_FIELDS, heat_point_card, space_counts
 
 PROBE_DEPTH = 25  # how deep each side is ranked for a probe, whatever its top-k: enough for recall@25
 MAX_PROBES = 200  # two retrievals each
@@ -226,7 +225,7 @@ def unfinished_warnings(sides: dict[str, dict]) -> list[str]:
 def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
     """The heat timeline of the space's `sessions` hottest sessions (by their highest point), each point
     placed at the turn that made it (HeatEvent.turn; a point recorded before turns were kept, at the number of
-    turns stored when it was): {"turn", "session_id", "topic", "heat", "cause"}, in order."""
+    turns stored when it was), as every door gives a point (documents.HeatPointCard), in order."""
     stored = list(Page.objects.filter(space=space).order_by("created_at").values_list("created_at", flat=True))
     hottest = (
         HeatEvent.objects.filter(space=space)
@@ -235,17 +234,15 @@ def heat_by_turn(space: MemorySpace, *, sessions: int = 12) -> list[dict]:
         .order_by("-top", "session_id")
         .values_list("session_id", flat=True)[:sessions]
     )
-    events = HeatEvent.objects.filter(space=space, session_id__in=list(hottest)).order_by("at", "pk")
-    rows = events.values_list("at", "session_id", "heat", "cause", "session__summary", "turn")
+    events = (
+        HeatEvent.objects.filter(space=space, session_id__in=list(hottest))
+        .select_related("session")
+        .only(*HEAT_POINT_FIELDS, "session__summary")
+        .order_by("at", "pk")
+    )
     points = [
-        {
-            "turn": bisect_right(stored, at) if turn is None else turn,
-            "session_id": session_id,
-            "topic": session_topic(summary),
-            "heat": round(heat, 4),
-            "cause": cause,
-        }
-        for at, session_id, heat, cause, summary, turn in rows
+        heat_point_card(event, turn=bisect_right(stored, event.at) if event.turn is None else event.turn).payload()
+        for event in events
     ]
     return sorted(points, key=lambda point: point["turn"])  # stable: a promotion before its cooling
 

@@ -10,7 +10,7 @@ defined once, in memory_engine/export_format.py.
 from django.db.models import Count, Prefetch, Sum
 from django.db.models.functions import Length
 
-from memory_engine.documents import CoverageDoc, EntryCard, ReplyCostDoc, TurnCard, VersionCard
+from memory_engine.documents import CoverageDoc, EntryCard, HeatPointCard, ReplyCostDoc, TurnCard, VersionCard
 from memory_engine.export_format import (
     EXPORT_FORMAT,
     AssistantDoc,
@@ -34,6 +34,7 @@ from memory_engine.models import (
     MemoryUser,
     MidTermSession,
     Page,
+    session_topic,
 )
 from memory_engine.store import index
 
@@ -84,6 +85,26 @@ def version_card(version: EntryVersion, *, changes: list[list[str]]) -> VersionC
 
 def turn_card(page: Page, *, reply: ReplyCostDoc | None, withheld_reply: str | None) -> TurnCard:
     return _page(page, TurnCard, reply=reply, withheld_reply=withheld_reply)
+
+
+# What a heat point reads of its row (its session's summary besides).
+HEAT_POINT_FIELDS = (
+    "id",
+    "session_id",
+    "at",
+    "cause",
+    "heat",
+    "n_visit",
+    "l_interaction",
+    "recency",
+    "turn",
+    "turn_at",
+)
+
+
+def heat_point_card(event: HeatEvent, **values) -> HeatPointCard:
+    """A heat event as every door gives it; its session's summary read from `event.session`."""
+    return _part(HeatPointCard, event, session=event.session_id, topic=session_topic(event.session.summary), **values)
 
 
 def _space(space: MemorySpace) -> SpaceExport:

@@ -29,6 +29,7 @@ from memory_engine.models import (
     external_id_validator,
     memory_user_id_validator,
 )
+from memory_engine.services import export
 from memory_engine.store import import_files, index
 from memory_engine.store.spaces import erase_deleted, holder_key
 from memory_engine.store.writes import space_write
@@ -36,6 +37,9 @@ from memory_engine.store.writes import space_write
 __all__ = [
     "assistant_create",
     "heat_events",
+    "heat_point_card",
+    "heat_point_cards",
+    "heat_points_newest",
     "holder_of",
     "owned_spaces",
     "owned_user_create",
@@ -278,6 +282,21 @@ def heat_events(space: MemorySpace, *, session: object = None, cause: object = N
     found = HeatEvent.objects.filter(space=space).select_related("session").defer("session__embedding")
     found = found if wanted is None else found.filter(cause=wanted)
     return (found if session_id is None else found.filter(session_id=session_id)).order_by("at", "pk")
+
+
+def heat_point_card(event: HeatEvent) -> dict:
+    """A heat event as every door gives it (documents.HeatPointCard)."""
+    return export.heat_point_card(event).payload()
+
+
+def heat_point_cards(events) -> list[dict]:
+    """Heat events as every door gives them (documents.HeatPointCard: REST's timeline, the admin's chart)."""
+    return [heat_point_card(event) for event in events]
+
+
+def heat_points_newest(space: MemorySpace, newest: int) -> list[dict]:
+    """The space's `newest` heat points, oldest first, as heat_point_cards gives them (the admin's chart)."""
+    return heat_point_cards(reversed(heat_events(space).order_by("-at", "-pk")[:newest]))
 
 
 def parameter_changes(space: MemorySpace, *, name: object = None) -> QuerySet:

@@ -102,3 +102,24 @@ def test_a_line_is_named_by_the_words_of_its_session_not_by_a_note_in_brackets()
     summary = "[shares a photo: a photo of a dog on a beach] Max loves the sea, we go every weekend"
     assert session_topic(summary) == "Max loves the sea, we go…"
     assert session_topic("[shares a photo: a sunset]") == "[shares a photo: a sunset]"  # nothing else to name it by
+
+
+def test_a_heat_point_is_one_document_in_the_admin_rest_and_the_lab(admin_client, memory, alice_space, fake_llm):
+    """The admin's chart, REST's timeline and the lab's overlay give a point as one model's document
+    (documents.HeatPointCard): the export's point, its session and that session's topic."""
+    from memory_engine.documents import HeatPointCard
+    from memory_engine.services.comparison import heat_by_turn
+    from tests.api_helpers import client_for
+
+    alice_space.stm_capacity = 1
+    alice_space.save()
+    fake_llm.responder = nothing_extracted
+    add_turns(memory, CAT_TALK + COOKING_TALK)
+    over_rest = client_for("alice").get("/api/v1/users/alice/spaces/helper/heat/?page_size=500").data["results"]
+    in_the_admin = _heat_data(admin_client.get(reverse("admin:memory_engine_memoryspace_heat", args=[alice_space.pk])))
+    in_the_lab = heat_by_turn(alice_space)
+    assert over_rest and json.loads(json.dumps(over_rest)) == in_the_admin["points"]
+    by_id = {point["id"]: point for point in over_rest}
+    assert in_the_lab and all(by_id[point["id"]] == point for point in in_the_lab)  # each point's turn is kept
+    for point in over_rest:
+        assert HeatPointCard.model_validate_json(json.dumps(point)).model_dump(mode="json") == point

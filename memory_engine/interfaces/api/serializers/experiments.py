@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from memory_engine.interfaces.api.serializers.fields import EngineTextField, ExportField
 from memory_engine.interfaces.api.serializers.imports import ImportJobOut
+from memory_engine.interfaces.api.serializers.sessions import HeatPointField
 from memory_engine.interfaces.api.serializers.spaces import BackgroundJobOut
 from memory_engine.models import (
     SPACE_PARAMETERS,
@@ -170,16 +171,12 @@ class ComparisonOut(serializers.Serializer):
     )
 
 
-class HeatPointOut(serializers.Serializer):
-    turn = serializers.IntegerField(help_text="Turns the space had stored when the heat changed.")
-    session_id = serializers.IntegerField()
-    heat = serializers.FloatField()
-    cause = serializers.CharField()
-
-
 class HeatSideOut(serializers.Serializer):
     threshold = serializers.FloatField()
-    points = HeatPointOut(many=True)
+    points = serializers.ListField(
+        child=HeatPointField(),
+        help_text="Each at the turn that made it (`turn`; a point kept before turns were: the turns stored then).",
+    )
 
 
 class ExperimentHeatOut(serializers.Serializer):

@@ -2,26 +2,18 @@
 
 from rest_framework import serializers
 
+from memory_engine.documents import HeatPointCard
+from memory_engine.interfaces.api.serializers.fields import card_field
 from memory_engine.models import (
     ConsolidationRun,
-    HeatEvent,
     MidTermSession,
     ParameterChange,
 )
 from memory_engine.services.consolidation import RUN_COUNTS
+from memory_engine.services.spaces import heat_point_card
 
-
-class HeatEventOut(serializers.ModelSerializer):
-    topic = serializers.CharField(
-        source="session.topic", read_only=True, help_text="What its session is about: its summary's first words."
-    )
-
-    class Meta:
-        model = HeatEvent
-        fields = [
-            *("id", "session", "topic", "at", "cause", "heat", "n_visit", "l_interaction", "recency"),
-            *("turn", "turn_at"),
-        ]
+# A point of the heat timeline as every door gives it (documents.HeatPointCard).
+HeatPointField = card_field(HeatPointCard, heat_point_card)
 
 
 class ParameterChangeOut(serializers.ModelSerializer):

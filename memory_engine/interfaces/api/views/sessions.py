@@ -6,7 +6,7 @@ from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.serializers.fields import paginated
 from memory_engine.interfaces.api.serializers.sessions import (
     ConsolidationRunOut,
-    HeatEventOut,
+    HeatPointField,
     ParameterChangeOut,
     SessionOut,
 )
@@ -52,7 +52,7 @@ class HeatView(MemoryApiView):
             OpenApiParameter("session", int, description="only this session's points"),
             OpenApiParameter("cause", str, enum=[v for v in HeatEvent.Cause.values]),
         ],
-        responses=paginated(HeatEventOut),
+        responses=paginated(HeatPointField),
         summary="The heat timeline: a point each time a session's heat changed, oldest first",
     )
     def get(self, request, user_id, assistant_id):
@@ -60,7 +60,7 @@ class HeatView(MemoryApiView):
         events = spaces.heat_events(
             space_for(request, user_id, assistant_id), session=asked.get("session"), cause=asked.get("cause")
         )
-        return self.page_of(events, HeatEventOut)
+        return self.page_of(events, cards=spaces.heat_point_cards)
 
 
 class RunsView(MemoryApiView):
