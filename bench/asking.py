@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression
 
 from memory_engine.engine import asking
 from memory_engine.engine.intent import read
@@ -58,6 +59,17 @@ def overrulable(message: str) -> bool:
     return intent.kind is not None and not intent.asks_a_value
 
 
+def fit(vectors: np.ndarray, asks: np.ndarray, *, l2: float = 1.0) -> tuple[np.ndarray, float]:
+    """The weights and bias of a logistic regression telling `asks` (1) from the rest (0) by `vectors`, each
+    class weighted as much as the other ("balanced"), with an L2 penalty of `l2` on the weights (scikit-learn's
+    C is its inverse), solved to convergence. Deterministic."""
+    if not 0 < np.mean(asks) < 1:
+        raise ValueError("fit needs examples of both kinds")
+    model = LogisticRegression(C=1.0 / l2, class_weight="balanced", max_iter=5000, tol=1e-8)
+    model.fit(np.asarray(vectors, dtype=np.float64), np.asarray(asks, dtype=int))
+    return model.coef_[0].astype(np.float64), float(model.intercept_[0])
+
+
 def measure(found: list[Example], vectors: np.ndarray) -> dict:
     """Each chat set left out in turn: per threshold, the questions and the small talk read by the rules as
     questions that the reader would turn away, of how many."""
@@ -70,7 +82,7 @@ def measure(found: list[Example], vectors: np.ndarray) -> dict:
         out = sources == held
         # nothing of the set left out is learnt from: a labelled message that is also one of its turns neither
         train = ~out & ~np.isin(texts, texts[out])
-        w, b = asking.fit(vectors[train], asks[train])
+        w, b = fit(vectors[train], asks[train])
         probabilities = 1.0 / (1.0 + np.exp(-(vectors[out] @ w + b)))
         for example, p in zip([e for e, o in zip(found, out, strict=True) if o], probabilities, strict=True):
             if not example.ruled:
@@ -99,5 +111,5 @@ def train(data: Path = DATA) -> tuple[dict, asking.Reader | None]:
     threshold = chosen_threshold(measured)
     if threshold is None:
         return measured, None
-    w, b = asking.fit(vectors, np.array([e.asks for e in found]))
+    w, b = fit(vectors, np.array([e.asks for e in found]))
     return measured, asking.Reader(model_label(embedder), w, b, threshold)

@@ -59,23 +59,3 @@ def reader_for(label: str | None) -> Reader | None:
     """The reader, when it was trained on the embedder `label`; else None."""
     found = reader()
     return found if found is not None and found.label == label else None
-
-
-def fit(vectors: np.ndarray, asks: np.ndarray, *, l2: float = 1.0, steps: int = 3000, rate: float = 2.0):
-    """The weights and bias of a logistic regression telling `asks` (1) from the rest (0) by `vectors`,
-    each class weighted as much as the other, with an L2 penalty of `l2` over the examples: plain gradient
-    descent, deterministic. Pure."""
-    x = np.asarray(vectors, dtype=np.float64)
-    y = np.asarray(asks, dtype=np.float64)
-    share = y.mean()
-    if not 0 < share < 1:
-        raise ValueError("fit needs examples of both kinds")
-    weight = np.where(y == 1, 0.5 / share, 0.5 / (1 - share))
-    w, b = np.zeros(x.shape[1]), 0.0
-    n = len(y)
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
-        error = weight * (p - y)
-        w -= rate * (x.T @ error / n + l2 * w / n)
-        b -= rate * float(error.mean())
-    return w, b

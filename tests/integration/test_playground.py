@@ -52,9 +52,13 @@ def test_database_urls_are_understood():
         "db.local",
         "5433",
     )
-    assert database_from_url("sqlite:////tmp/x.sqlite3")["NAME"] == "/tmp/x.sqlite3"
-    with pytest.raises(ImproperlyConfigured, match="mysql"):
-        database_from_url("mysql://x/y")
+    assert str(database_from_url("sqlite:////tmp/x.sqlite3")["NAME"]) == "/tmp/x.sqlite3"
+    # The query string is the connection's options, beside the pool (TLS to a managed PostgreSQL)
+    options = database_from_url("postgres://u:p@db.local/mem?sslmode=require", pool_size=4)["OPTIONS"]
+    assert options == {"pool": {"min_size": 1, "max_size": 4, "timeout": 30}, "sslmode": "require"}
+    for unsupported in ("mysql://x/y", "nonsense", ""):
+        with pytest.raises(ImproperlyConfigured, match="is not supported: sqlite or postgres"):
+            database_from_url(unsupported)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ reader shipped beside it."""
 
 import numpy as np
 
+from bench.asking import fit
 from memory_engine.engine import asking
 from memory_engine.store.embeddings import BUNDLED_LABEL
 
@@ -11,7 +12,7 @@ def test_the_regression_tells_two_kinds_of_vector_apart_weighing_each_kind_alike
     rng = np.random.default_rng(7)
     asks = rng.normal([1.0, 0.0, 0.0], 0.3, size=(20, 3))
     talk = rng.normal([0.0, 1.0, 0.0], 0.3, size=(200, 3))  # ten times as many: weighed as much, not more
-    w, b = asking.fit(np.vstack([asks, talk]), np.array([1] * 20 + [0] * 200))
+    w, b = fit(np.vstack([asks, talk]), np.array([1] * 20 + [0] * 200))  # trained in bench/asking.py
     reader = asking.Reader("some-embedder", w, b, threshold=0.1)
     assert reader.probability(np.array([1.0, 0.0, 0.0])) > 0.9
     assert reader.small_talk(np.array([0.0, 1.0, 0.0]))
