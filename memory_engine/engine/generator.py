@@ -13,26 +13,23 @@ words as an earlier reply to another message is degenerate. The LLM boundary the
 stronger settings; if that degenerates too, the user gets an honest short answer (`fallback_reply`) and the
 failed reply is never stored.
 
-A weak model (`LLM.weak`, the bundled one) is not asked about the person at all: a question about what
-they said is answered with what they said (engine/recall.py), and for small talk it gets a short prompt
-with no memory in it, because the notes it is given are what it recites back ("Maria Lindqvist is a
-wonderful person ..."). Its replies are shown but never become memory (Page.ReplySource.WEAK_MODEL).
+Which turns a model answers, and with which prompt, is chosen once a turn by engine/reply_strategy.py: a
+weak model (`LLM.weak`, the bundled one) is not asked about the person at all, and for small talk gets the
+compact prompt, with no memory in it, because the notes it is given are what it recites back ("Maria
+Lindqvist is a wonderful person ..."). Its replies are shown but never become memory
+(Page.ReplySource.WEAK_MODEL).
 """
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
-from django.utils import timezone
-
-from memory_engine.config import memory_settings
-from memory_engine.engine import intent, plain_voice, recall
+from memory_engine.engine import intent, recall
 from memory_engine.engine.language import speaks_of_self
 from memory_engine.engine.long_term import entry_text, replaced_on
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
-from memory_engine.llm import LLM, ReplyGuard, ReplyStopped, chat_sampling
+from memory_engine.llm import LLM, ReplyGuard, chat_sampling
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import get_embedder
 
@@ -284,45 +281,22 @@ def fallback_reply(query: str) -> str:
     return FALLBACK_REPLY if asked else FALLBACK_NOTED
 
 
-def generate(
+def model_reply(
     space: MemorySpace,
     retrieval: Retrieval,
     *,
     llm: LLM,
-    deep: Retrieval | None = None,
+    compact: bool,
+    source: str,
     on_text: Callable[[str], bool] | None = None,
-    now: datetime | None = None,
 ) -> Answer:
-    """The reply to `retrieval.query`. A weak model's question about the person is answered with their
-    own words (recall.answer from `deep`, recall's view of the same retrieval: recall.retrievals; as of
-    `now`; no LLM call), and its other turns by the memory's plain voice (engine/plain_voice.py; unless
-    MEMORYOS_OFFLINE_VOICE is "model"); otherwise the LLM is asked under the chat
-    sampling and the prompt's guard (`on_text`: see LLM.chat). Raises LLMDegenerateAnswer when the reply
-    degenerated twice, LLMError when there is no usable reply, ReplyStopped when `on_text` stopped it;
-    stores nothing."""
-    if llm.weak:
-        recalled = recall.answer(space, retrieval.query, now=now, deep=deep)
-        if recalled is not None:
-            if on_text is not None and on_text(recalled.text):
-                raise ReplyStopped("the caller stopped the answer")
-            return Answer(recalled.text, Page.ReplySource.QUOTED, quoted=recalled.quoted)
-        if memory_settings().offline_voice == plain_voice.PLAIN:  # no free text of the small model
-            if deep is None:
-                _, deep = recall.retrievals(space, retrieval.query)
-
-            def related() -> tuple[recall.Statement, ...]:  # read only when the reply needs it
-                return recall.related(retrieval.query, recall.statements_of(deep, retrieval.query), get_embedder())
-
-            text, held = plain_voice.reply(retrieval.query, related, now or timezone.now())
-            if on_text is not None and on_text(text):
-                raise ReplyStopped("the caller stopped the answer")
-            return Answer(text, Page.ReplySource.PLAIN, quoted=held)
-    prompt = build_prompt(space, retrieval, compact=llm.weak)
+    """The model's reply to `retrieval.query` under the prompt built from it (the compact one with `compact`),
+    asked under the chat sampling and the prompt's guard (`on_text`: see LLM.chat), recorded as `source`.
+    Which turns a model answers at all is engine/reply_strategy.py's choice. Raises LLMDegenerateAnswer when
+    the reply degenerated twice, LLMError when there is no usable reply, ReplyStopped when `on_text` stopped
+    it; stores nothing."""
+    prompt = build_prompt(space, retrieval, compact=compact)
     completion = llm.chat(prompt.messages, sampling=chat_sampling(), guard=prompt.guard, on_text=on_text)
     return Answer(
-        completion.text,
-        Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL,
-        completion.prompt_tokens,
-        completion.completion_tokens,
-        completion.retried_because,
+        completion.text, source, completion.prompt_tokens, completion.completion_tokens, completion.retried_because
     )

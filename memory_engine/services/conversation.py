@@ -24,6 +24,7 @@ from memory_engine.documents import AnswerDoc, RetrievalDoc
 from memory_engine.engine import generator, recall
 from memory_engine.engine.generator import Response, build_prompt
 from memory_engine.engine.llm_choice import llm_for, weak_model
+from memory_engine.engine.reply_strategy import strategy_for
 from memory_engine.engine.retriever import Retrieval, estimate_tokens, record_hits, retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.errors import LLMDegenerateAnswer, ReplyStopped
@@ -125,16 +126,17 @@ def reply(
             on_text=on_text,
             stopped=stopped,
         )
-    if llm.weak:  # one retrieval: the prompt's view, and the deeper one a question about the person is answered from
-        retrieval, deep = recall.retrievals(space, query)
-    else:
-        retrieval, deep = retrieve(space, query, count_hits=False), None
+    strategy = strategy_for(llm.weak)  # how this turn is answered, chosen once
+    retrieval, deep = strategy.retrievals(space, query)
     try:
-        answer = generator.generate(space, retrieval, llm=llm, deep=deep, on_text=on_text, now=timestamp)
+        answer = strategy.answer(space, retrieval, deep, llm=llm, on_text=on_text, now=timestamp)
     except LLMDegenerateAnswer as failed:
-        source = Page.ReplySource.WEAK_MODEL if llm.weak else Page.ReplySource.MODEL
         answer = generator.Answer(
-            generator.fallback_reply(query), source, failed.prompt_tokens, failed.completion_tokens, failed.problem
+            generator.fallback_reply(query),
+            strategy.model_source,
+            failed.prompt_tokens,
+            failed.completion_tokens,
+            failed.problem,
         )
         withheld = True
     else:
@@ -256,22 +258,17 @@ def inspect(
     """What a chat turn with `query` would retrieve and send, changing nothing. `compact`: the model
     answering is weak (its LLM.weak); by default, whether the space's own is (llm_choice.weak_model, read
     without reaching the model). Raises MemoryInputError for a query `inputs.query` refuses."""
-    compact = weak_model(space) if compact is None else compact
-    deep = None
-    if compact:  # as a weak model's reply: the prompt's view and recall's, from one retrieval
-        retrieval, deep = recall.retrievals(
-            space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget
-        )
-    else:
-        retrieval = retrieve(
-            space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget, count_hits=False
-        )
+    strategy = strategy_for(weak_model(space) if compact is None else compact)  # as the turn would be answered
+    retrieval, deep = strategy.retrievals(
+        space, query, top_pages=top_pages, top_knowledge=top_knowledge, token_budget=token_budget
+    )
+    compact = strategy.compact
     prompt = build_prompt(space, retrieval, compact=compact)
     parts = [PromptPart(title, "system", text, estimate_tokens(text)) for title, text in prompt.sections]
     for number, message in enumerate(prompt.messages[1:], start=2):
         name = "the message" if number == len(prompt.messages) else "earlier turn"
         parts.append(PromptPart(name, message["role"], message["content"], estimate_tokens(message["content"])))
-    quoted = recall.answer(space, query, deep=deep) if compact else None
+    quoted = strategy.recalled(space, query, deep)
     return Inspection(retrieval=retrieval, messages=prompt.messages, parts=parts, compact=compact, quoted=quoted)
 
 
