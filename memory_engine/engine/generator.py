@@ -32,6 +32,7 @@ from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_
 from memory_engine.llm import LLM, ReplyGuard, chat_sampling
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import get_embedder
+from memory_engine.text import straight
 
 FALLBACK_REPLY = "Sorry, I couldn't put together a proper answer to that. Could you ask again, perhaps in other words?"
 # The same, after a statement: nothing was asked, and the person's words are kept all the same.
@@ -134,7 +135,7 @@ def _user_names(space: MemorySpace, profile: dict[str, str], statements: list[st
     names = {space.user.display_name.strip(), profile.get("name", "").strip()}
     names.update(name.split()[0] for name in list(names) if name)  # "Maria Lindqvist" is "Maria" too
     for text in statements:
-        for found in _SELF_NAMING.findall(text.replace("\u2019", "'")):
+        for found in _SELF_NAMING.findall(straight(text)):
             names.update(name for name in found if name)
     return sorted(name for name in names if name)
 

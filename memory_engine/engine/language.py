@@ -20,6 +20,7 @@ from memory_engine.engine.word_lists import (
     alternation,
 )
 from memory_engine.store.keywords import strip_speaker_labels
+from memory_engine.text import straight  # every apostrophe straight: what every layer reads alike
 
 __all__ = [
     "asks",
@@ -35,11 +36,6 @@ __all__ = [
     "straight",
     "tells_what_to_remind",
 ]
-
-
-def straight(text: str) -> str:
-    """`text` with its curly apostrophes straight: chat mixes "I’m" and "I'm"."""
-    return text.replace("\u2019", "'")
 
 
 _CHAT_WORD = re.compile(r"\b" + alternation(CHAT_SPELLING) + r"\b")

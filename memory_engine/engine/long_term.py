@@ -83,7 +83,7 @@ MAX_PROFILE_VALUE_WORDS = 8
 def is_sentence(value: str) -> bool:
     """Whether a profile value is a sentence someone said ("I live in Porto.") rather than a value
     ("Porto", "a cat called Miso"): it speaks in the first person or runs past MAX_PROFILE_VALUE_WORDS."""
-    return bool(_SPEAKING.search(value.replace("\u2019", "'"))) or len(value.split()) > MAX_PROFILE_VALUE_WORDS
+    return bool(_SPEAKING.search(straight(value))) or len(value.split()) > MAX_PROFILE_VALUE_WORDS
 
 
 def _clean(text: object) -> str:

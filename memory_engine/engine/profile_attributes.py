@@ -8,6 +8,7 @@ collects values: a new value is added beside the others unless it is already the
 import re
 
 from memory_engine.engine.word_lists import RELATIVES, alternation
+from memory_engine.text import straight
 
 SINGLE_VALUED = (
     "name",
@@ -239,7 +240,7 @@ def values_in(sentence: str) -> list[tuple[str, str]]:
     ("I have a cat called Pepper" -> ("pets", "a cat called Pepper")), each attribute at most once. A sentence
     in one case ("i live in porto", "I AM SO TIRED TODAY DEAR") is read as lower case: no name can be told in it
     by its capital. Pure."""
-    text = " ".join(sentence.replace("\u2019", "'").split())
+    text = " ".join(straight(sentence).split())
     one_case = text in (text.lower(), text.upper())
     found: dict[str, str] = {}
     for attribute, pattern in _COMPILED_LOWER if one_case else _COMPILED:

@@ -108,7 +108,7 @@ def not_told(question: str) -> str:
     if (asked := asked_of(question)) is not None:
         return f"You haven't told me {asked.in_their_terms(question)} yet."
     # The words as they wrote them ("ID", not a chat spelling), in the sentences that ask.
-    lowered = " ".join(question.replace("\u2019", "'").lower().split())
+    lowered = " ".join(straight(question).lower().split())
     for sentence in split_sentences(lowered):
         if not questions(sentence):
             continue

@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from memory_engine.text import straight
+
 NGRAM_WORDS = 4
 # A 4-word sequence seen a third time is a loop: ordinary replies of a few sentences do not do that.
 MAX_NGRAM_REPEATS = 2
@@ -149,7 +151,7 @@ class ReplyGuard:
         heard = None if heard is None or not strict_names else [" ".join(line.split()) for line in heard]
         self._small_talk = heard is not None
         self._loss_spoken = heard is not None and any(_LOSS.search(line) for line in heard)
-        said = set(words(" ".join(heard or ()).replace("\u2019", "'")))
+        said = set(words(straight(" ".join(heard or ()))))
         said |= {word.removesuffix("'s") for word in said}  # "anna's" names Anna
         self._heard = said | {word.lower() for word in plain_words}
         self._fiction = heard is not None and bool(heard) and bool(_FICTION.search(heard[-1]))
@@ -189,7 +191,7 @@ class ReplyGuard:
         if label:
             return f"opens with a speaker's label {label.group(0).strip()!r}"
         if self._describes_user is not None:
-            described = self._describes_user.search(text.replace("\u2019", "'"))
+            described = self._describes_user.search(straight(text))
             if described:
                 return f"describes the user ({described.group(0).strip()!r})"
         return self._made_up(text) if self._small_talk else None
@@ -200,7 +202,7 @@ class ReplyGuard:
             condolences = _CONDOLENCES.search(text)
             if condolences:
                 return f"offers condolences for a loss no one spoke of ({condolences.group(0)!r})"
-        told = _TOLD_CLAIM.search(text.replace("\u2019", "'"))
+        told = _TOLD_CLAIM.search(straight(text))
         if told:
             return f"says it was told something ({told.group(0)!r})"
         if self._fiction:
@@ -216,7 +218,7 @@ class ReplyGuard:
         if problem:
             return problem
         if self._claims_name is not None:
-            claim = self._claims_name.search(text.replace("\u2019", "'"))
+            claim = self._claims_name.search(straight(text))
             if claim:
                 return f"speaks as the user ({claim.group(0)!r})"
         if _normal(text) in self.earlier_replies:

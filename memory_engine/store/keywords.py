@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from memory_engine.text import straight
+
 __all__ = [
     "STOPWORDS",
     "content_tokens",
@@ -42,7 +44,6 @@ _SPEAKER_LABEL_RE = re.compile(
     r"|(?:^|(?<=\s))(?:User|Assistant|System)):(?=\s)",
     re.MULTILINE,
 )
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 
 # A general English list (articles, pronouns, auxiliaries, prepositions, conjunctions, common adverbs)
 # plus the filler of casual chat, which would otherwise top every keyword list of a conversation.
@@ -88,7 +89,7 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         # The common case, and NFKC, curly apostrophes and case-folding beyond lower() are all no-ops here.
         return _TOKEN_RE.findall(text.lower())
-    folded = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+    folded = straight(unicodedata.normalize("NFKC", text)).casefold()
     return _TOKEN_RE.findall(folded)
 
 
