@@ -238,8 +238,8 @@ class HeatPointCard(HeatPoint):
 
 
 class ErasedDoc(Document):
-    """What an erasure did: the entry or turn erased for good, and the turns whose words changed."""
+    """What an entry's erasure did: the entry erased for good, and the turns whose words changed."""
 
-    id: int = Field(description="The entry or the turn erased.")
+    id: int = Field(description="The entry erased.")
     erased: bool = Field(description="Always true: the words are gone (an erasure cannot be undone).")
     turns_changed: int = Field(description="Turns whose words changed (the space's and its forks').")

@@ -20,8 +20,10 @@ def database_from_url(url: str, *, sqlite_synchronous: str = "normal", pool_size
     )
     try:
         database = dict(dj_database_url.parse(url))
-    except ValueError:  # a scheme it does not know, or no URL
+    except dj_database_url.UnknownSchemeError:  # or no URL at all
         raise unsupported from None
+    except ValueError as error:  # a URL it cannot read (a port that is no number, ...)
+        raise ImproperlyConfigured(f"DATABASE_URL cannot be read: {error}") from None
     if database["ENGINE"] == SQLITE:
         name = Path(database["NAME"])
         database["NAME"] = name if name.is_absolute() else BASE_DIR / name

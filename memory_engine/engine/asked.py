@@ -51,6 +51,7 @@ from memory_engine.engine.word_lists import (
     alternation,
 )
 from memory_engine.store.keywords import content_tokens
+from memory_engine.text import APOSTROPHES
 
 NAME = "name"
 IDENTIFIER = "identifier"
@@ -463,11 +464,15 @@ def _whose(owner: str, question: str) -> str:
     return _YOUR[found.group(1)] if found else ""
 
 
+# Any apostrophe memory_engine.text straightens, as the question may spell it.
+APOSTROPHE = "[" + "'" + "".join(chr(code) for code in APOSTROPHES) + "]"
+
+
 def _as_written(words: str, question: str) -> str:
     """`words` (read in lower case) as the question spells them: "Keisha's science teacher", "IELTS score"."""
     if not words:
         return ""
-    found = re.search(re.escape(words).replace("'", "['\u2019]"), question, re.IGNORECASE)
+    found = re.search(re.escape(words).replace("'", APOSTROPHE), question, re.IGNORECASE)
     return found.group(0) if found else words
 
 

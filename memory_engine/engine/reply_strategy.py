@@ -35,7 +35,6 @@ from memory_engine.store.embeddings import get_embedder
 class CapableModel:
     """A capable model answers every turn from the full prompt."""
 
-    name = "capable model"
     compact = False  # the full prompt: every tier's memory (generator.build_prompt)
     model_source = Page.ReplySource.MODEL
 
@@ -91,7 +90,6 @@ class CapableModel:
 class BundledModel(CapableModel):
     """The bundled small model is never asked about the person: their words answer; it has small talk."""
 
-    name = "bundled model"
     compact = True  # no memory in its prompt: what it is given, it recites back
     model_source = Page.ReplySource.WEAK_MODEL
 
@@ -111,8 +109,6 @@ class BundledModel(CapableModel):
 
 class NoModel(BundledModel):
     """No model writes a word: what recall cannot answer, the memory's plain voice does."""
-
-    name = "no model"
 
     def from_memory(self, space, retrieval, deep, now):
         quoted = super().from_memory(space, retrieval, deep, now)

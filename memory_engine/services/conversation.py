@@ -281,6 +281,8 @@ def search(
     token_budget: int | None = None,
     fill_pages: int | None = None,
     count_hits: bool = True,
+    top_sessions: int | None = None,
+    now: datetime | None = None,
 ) -> Retrieval:
     """What every tier holds for `query`, with scores and provenance, within the token budget (the space's
     parameters unless given; retriever.retrieve), as the doors' retrieve gives it: a retrieval by a caller
@@ -294,6 +296,8 @@ def search(
         token_budget=token_budget,
         fill_pages=fill_pages,
         count_hits=count_hits,
+        top_sessions=top_sessions,
+        now=now,
     )
 
 

@@ -1,7 +1,7 @@
 """What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
 reverted (each change a version in the entry's history), pages and sessions corrected. A delete or an
 edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
-`page_marks` what a turn holds out. Erasing (engine/erasure.py) removes the words for good."""
+and a turn's card its marks. Erasing (engine/erasure.py) removes the words for good."""
 
 import difflib
 from datetime import datetime
@@ -222,7 +222,7 @@ def entry_of(space: MemorySpace, entry_id: int, kinds: tuple[str, ...]) -> LongT
 
 
 def entry_card(entry: LongTermEntry) -> dict:
-    """An entry as every door gives it (documents.EntryCard: REST, MCP, the admin): its fields and provenance
+    """An entry as every door gives it (documents.EntryCard: REST and MCP): its fields and provenance
     as the export writes them, without the history, and what its forget or edit holds out of the turns."""
     covers = CoverageDoc.model_construct(**coverage(entry).as_dict())
     return export.entry_card(entry, covers=covers).payload()
@@ -268,7 +268,7 @@ def word_changes(before: str | None, after: str | None) -> list[list[str]]:
 
 
 def version_card(version: EntryVersion) -> dict:
-    """A version of an entry as every door gives it (documents.VersionCard: REST, MCP, the admin): as the export
+    """A version of an entry as every door gives it (documents.VersionCard: REST and MCP): as the export
     writes it, and the change word by word (`changes`: word_changes)."""
     return export.version_card(version, changes=word_changes(version.before, version.after)).payload()
 

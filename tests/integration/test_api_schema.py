@@ -96,3 +96,13 @@ def test_no_generated_request_gets_a_server_error(operation, alice, settings):
         case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
 
     check()
+
+
+def test_a_forget_is_documented_as_answering_the_entry_with_what_it_covered(client):
+    """A DELETE with one response class is documented as 204 with no body: the entry's is 200 and its card."""
+    document = client.get("/api/schema/", {"format": "json"}).json()
+    for kind in ("profile", "knowledge"):
+        answers = document["paths"][f"/api/v1/users/{{user_id}}/spaces/{{assistant_id}}/{kind}/{{entry_id}}/"]
+        responses = answers["delete"]["responses"]
+        assert set(responses) == {"200"}, responses
+        assert responses["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/EntryCard"}

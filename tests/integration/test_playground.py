@@ -59,6 +59,8 @@ def test_database_urls_are_understood():
     for unsupported in ("mysql://x/y", "nonsense", ""):
         with pytest.raises(ImproperlyConfigured, match="is not supported: sqlite or postgres"):
             database_from_url(unsupported)
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL cannot be read"):
+        database_from_url("postgres://u:p@db.local:54x2/mem")  # a port that is no number
 
 
 @pytest.fixture

@@ -341,3 +341,9 @@ def test_another_one_of_the_same_kind_or_a_word_of_no_value_is_no_correction():
     # "my bad", "I meant" as often tell something new (from a review)
     assert not recall.corrects("nursery costs 1100 a month", "my bad, nursery pickup is at 5:30")
     assert not recall.corrects("mum's birthday is 3 May", "I meant to tell you, mum is turning 70 this year")
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019", "\u2018", "\u02bc"])
+def test_what_was_asked_is_told_back_as_written_whatever_the_apostrophe(apostrophe):
+    question = f"What is Keisha{apostrophe}s science teacher's name?"
+    assert asked_of(question).in_their_terms(question) == f"Keisha{apostrophe}s science teacher's name"

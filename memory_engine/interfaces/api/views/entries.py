@@ -112,7 +112,7 @@ class EntryView(MemoryApiView):
         return Response(entry_card(entry))
 
     @extend_schema(
-        responses=EntryCard,
+        responses={200: EntryCard},  # a DELETE's single class would be documented as 204 with no body
         summary="Forget an entry: it is deleted (its history stays), and the statements it was drawn from are held "
         "out of the turns; the answer is the entry as it is now, with what it covered (`covers`)",
     )
