@@ -25,11 +25,11 @@ import numpy as np
 from bench.loo import Score, best_setting
 from memory_engine.engine.retriever import dated_query, estimate_tokens, topic_query
 from memory_engine.engine.short_term import short_term_pages
+from memory_engine.language.temporal import said_tokens
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder
 from memory_engine.store.index import score_dense, search_lexical
 from memory_engine.store.lexical import BM25Index
-from memory_engine.store.temporal import said_tokens
 
 BUDGETS = (1000, 1500, 2000)
 CHOOSE_AT = 1500  # a variant's settings are chosen on the evidence shown at this budget

@@ -3,7 +3,7 @@ said ("ask" turns) against their small talk ("say" turns), and the labelled mess
 ("memory" against "none"). `manage.py train_asking` prints the measure and writes the reader.
 
 The measure leaves each chat set out in turn: trained on the others, the reader reads the set left out, and
-among the messages the rules (engine/intent.py) take for questions about the person by their form (not a value
+among the messages the rules (language/intent.py) take for questions about the person by their form (not a value
 asked for by its words, which recall does not let the reader overrule) it counts the questions
 it would turn away (a fact no longer looked for) and the small talk it would (a quote no longer given to it).
 The threshold kept is the highest of THRESHOLDS that turns away at most MAX_ASKS_LOST of those questions.
@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from memory_engine.engine import asking
-from memory_engine.engine.intent import read
+from memory_engine.language.intent import read
 from memory_engine.store.embeddings import get_embedder, model_label
 
 DATA = Path(__file__).resolve().parent / "data"

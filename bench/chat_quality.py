@@ -31,14 +31,14 @@ from pathlib import Path
 from django.utils import timezone
 
 from memory_engine.engine import generator
-from memory_engine.engine.word_lists import LANGUAGES
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.word_lists import LANGUAGES
 from memory_engine.llm import LLM, chat_sampling
 from memory_engine.llm.degeneration import most_repeated_ngram
 from memory_engine.models import LongTermEntry, MidTermSession, Page
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import reply
 from memory_engine.services.spaces import assistant_create, space_get, user_create
-from memory_engine.store.keywords import content_tokens
 
 DATA = Path(__file__).parent / "data" / "chat_quality.json"
 FRESH = Path(__file__).parent / "data" / "chat_fresh.json"

@@ -1,4 +1,4 @@
-"""How engine/intent.py reads messages: the labelled corpus (data/intents.json) and every chat set's
+"""How language/intent.py reads messages: the labelled corpus (data/intents.json) and every chat set's
 questions ("ask" turns: about what the person said) and small talk ("say" turns: the model's to answer).
 No database and no model: seconds. `manage.py bench_intents` prints it.
 
@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from memory_engine.engine.intent import MAYBE, MEMORY, read
+from memory_engine.language.intent import MAYBE, MEMORY, read
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "intents.json"

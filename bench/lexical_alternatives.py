@@ -45,7 +45,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memory_engine.store.keywords import content_tokens
+    from memory_engine.language.keywords import content_tokens
     from memory_engine.store.lexical import BM25Index
 
     parser = argparse.ArgumentParser()

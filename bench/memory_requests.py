@@ -1,4 +1,4 @@
-"""How requests to the memory are read (engine/memory_requests.py): the labelled messages of
+"""How requests to the memory are read (language/memory_requests.py): the labelled messages of
 bench/data/memory_requests.json (written by someone who saw no code), and every message of the chat sets,
 LoCoMo's development conversations and LongMemEval's development histories, where nothing asks the memory to
 forget: a forget read there would lose what the person told. No model, no database; seconds."""
@@ -9,9 +9,9 @@ from pathlib import Path
 
 from bench.intents import chat_sets
 from memory_engine.config import memory_settings
-from memory_engine.engine.memory_requests import FORGET, LIST, read
 from memory_engine.formats.locomo import load_samples
 from memory_engine.formats.longmemeval import load_questions
+from memory_engine.language.memory_requests import FORGET, LIST, read
 
 LABELLED = Path(__file__).parent / "data" / "memory_requests.json"
 

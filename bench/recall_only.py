@@ -35,7 +35,7 @@ class Answer:
     expect: list[str] | None
     not_told: bool
     small_talk: bool = False  # a message of the set that asks nothing of the memory
-    read_as: str = ""  # the rule that read it (engine/intent.py), when recall answered
+    read_as: str = ""  # the rule that read it (language/intent.py), when recall answered
     memory_reply: str = ""  # the reply to a request to the memory (services/spoken_curation.py), carried out
 
     @property

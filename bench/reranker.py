@@ -29,8 +29,8 @@ import numpy as np
 
 from bench.chat_quality import found
 from memory_engine.engine.recall import MIN_CONTENT_WORDS, told_in
+from memory_engine.language.keywords import content_tokens
 from memory_engine.store.embeddings import bundled_model_path, get_embedder
-from memory_engine.store.keywords import content_tokens
 
 DATA = Path(__file__).resolve().parent / "data"
 HARD_NEGATIVES = 5

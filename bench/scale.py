@@ -55,19 +55,19 @@ from bench.synthetic_chat import GENERATOR_VERSION, synthetic_pages, synthetic_q
 from memory_engine.config import memory_settings
 from memory_engine.engine import long_term, mid_term, updater
 from memory_engine.engine.heat import heat, heat_params, recency
-from memory_engine.engine.language import split_sentences
 from memory_engine.engine.retriever import retrieve
 from memory_engine.engine.short_term import page_store
 from memory_engine.engine.summaries import thread_summary
 from memory_engine.engine.timing import STAGES, timed
 from memory_engine.formats.locomo import load_samples
+from memory_engine.language.keywords import extract_keywords
+from memory_engine.language.reading import split_sentences
 from memory_engine.llm import get_llm
 from memory_engine.models import HeatEvent, LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_turn
 from memory_engine.services.spaces import assistant_create, space_get, user_create
 from memory_engine.store import index
 from memory_engine.store.embeddings import from_bytes, get_embedder, model_label, to_bytes
-from memory_engine.store.keywords import extract_keywords
 from memory_engine.store.writes import space_write
 from playground.databases import database_from_url
 

@@ -59,7 +59,7 @@ def main() -> None:
     django.setup()
     from nltk.stem import PorterStemmer
 
-    from memory_engine.store import keywords
+    from memory_engine.language import keywords
 
     ours = keywords.normalize_token
     stemmer = PorterStemmer()

@@ -143,7 +143,7 @@ class AnswerDoc(Document):
 
     text: str = Field(description="The reply, made of the person's own words.")
     quoted: list[QuotedDoc] = Field(description="The statements it quotes; none: it says nothing told answers.")
-    read_as: str = Field(description="The rule that read what the message asks (engine/intent.py's RULES).")
+    read_as: str = Field(description="The rule that read what the message asks (language/intent.py's RULES).")
 
     @classmethod
     def of(cls, recall) -> "AnswerDoc":

@@ -1,6 +1,6 @@
 """Whether a message asks about what the person said, learnt from examples.
 
-The rules of engine/intent.py read most messages well, but advice asked with the person's own words on the
+The rules of language/intent.py read most messages well, but advice asked with the person's own words on the
 way ("Rafael my brother plays bass, what helps with sore fingers the most?") reads like a question about them,
 and recall then answers small talk with a quote. A small learnt reader catches many of those: a logistic
 regression over the message's vector (the bundled embedder's, which recall computes anyway), trained on the

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from memory_engine.engine import word_lists
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import split_sentences
 from memory_engine.engine.mid_term import PAGE_KEYWORDS, session_refresh
 from memory_engine.engine.summaries import thread_summary
+from memory_engine.language import word_lists
+from memory_engine.language.keywords import content_tokens, extract_keywords
+from memory_engine.language.reading import split_sentences
 from memory_engine.models import EntryVersion, LongTermEntry, MidTermSession, Page, StatementMark
 from memory_engine.store.embeddings import get_embedder, to_bytes
-from memory_engine.store.keywords import content_tokens, extract_keywords
 
 FIELDS = ("user_input", "agent_response")
 FORGOTTEN = "(forgotten)"

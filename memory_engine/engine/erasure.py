@@ -37,8 +37,8 @@ from django.db.models.functions import Cast
 
 from memory_engine.engine.curation import FIELDS, curate, span, statements_of, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import split_sentences
 from memory_engine.errors import InvalidParameter
+from memory_engine.language.reading import split_sentences
 from memory_engine.models import (
     BackgroundJob,
     EntryVersion,

@@ -10,8 +10,8 @@ Why: a person talking to an assistant gets long replies (LongMemEval's are 300 t
 page of them took a 1,500-token context for three turns (docs/benchmarks.md, "LongMemEval").
 """
 
-from memory_engine.engine.language import split_sentences
-from memory_engine.store.keywords import content_tokens
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.reading import split_sentences
 
 GAP = " … "
 SHORTEST = 40  # characters: less room than this for a reply shows none of it

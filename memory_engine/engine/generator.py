@@ -24,15 +24,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory_engine.engine import intent, recall
-from memory_engine.engine.language import speaks_of_self
+from memory_engine.engine import recall
 from memory_engine.engine.long_term import entry_text, replaced_on
 from memory_engine.engine.retriever import Item, Retrieval
-from memory_engine.engine.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
+from memory_engine.language import intent
+from memory_engine.language.reading import speaks_of_self
+from memory_engine.language.text import straight
+from memory_engine.language.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
 from memory_engine.llm import LLM, ReplyGuard, chat_sampling
 from memory_engine.models import MemorySpace, Page
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.text import straight
 
 FALLBACK_REPLY = "Sorry, I couldn't put together a proper answer to that. Could you ask again, perhaps in other words?"
 # The same, after a statement: nothing was asked, and the person's words are kept all the same.

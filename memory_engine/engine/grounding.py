@@ -7,8 +7,8 @@ measure (curation.py). Pure.
 
 import re
 
-from memory_engine.engine.word_lists import CORRECTION_WORDS, DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
-from memory_engine.store.keywords import content_tokens
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.word_lists import CORRECTION_WORDS, DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
 # Words an extraction uses for the speakers, not what was said: "The user is a radiology nurse".

@@ -21,9 +21,11 @@ from functools import lru_cache
 import numpy as np
 
 from memory_engine.config import memory_settings
-from memory_engine.engine import memory_requests
 from memory_engine.engine.grounding import GROUNDING_MIN, changes, grounding, sets_aside, states, tells_a_change
-from memory_engine.engine.language import (
+from memory_engine.language import memory_requests
+from memory_engine.language.keywords import content_tokens, extract_keywords
+from memory_engine.language.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
+from memory_engine.language.reading import (
     is_statement,
     opens_as_imperative,
     opens_as_request,
@@ -33,10 +35,8 @@ from memory_engine.engine.language import (
     straight,
     tells_what_to_remind,
 )
-from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES, is_multi_valued, values_in
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, to_bytes
-from memory_engine.store.keywords import content_tokens, extract_keywords
 
 Kind = LongTermEntry.Kind
 Status = LongTermEntry.Status
@@ -162,7 +162,7 @@ MAX_STATEMENT_CHARS = 200
 def statements(text: str) -> list[str]:
     """The sentences of `text` in which the speaker says something about themselves: statements
     (language.is_statement), not opening as a request ("can you remind me what I said", "write a follow-up to the
-    landlord") nor asking something of the memory ("please forget my diagnosis": engine/memory_requests.py), nor
+    landlord") nor asking something of the memory ("please forget my diagnosis": language/memory_requests.py), nor
     said to the other side ("your encouragement gives me strength", "I'll check out those websites you mentioned")
     nor about what an earlier sentence named ("It inspires me to keep making art, too."), with a first-person word
     or telling a change of theirs ("standup moved to 9:15", grounding.tells_a_change), short enough to keep as a

@@ -19,10 +19,10 @@ from memory_engine import inputs
 from memory_engine.engine.heat import HeatParams, heat, heat_params, recency
 from memory_engine.engine.summaries import extractive_summary
 from memory_engine.errors import InvalidTurn
+from memory_engine.language.keywords import extract_keywords, jaccard
 from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
 from memory_engine.store import retrieval_sql
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
-from memory_engine.store.keywords import extract_keywords, jaccard
 from memory_engine.store.writes import space_write
 
 PAGE_KEYWORDS = 6

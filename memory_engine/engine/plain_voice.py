@@ -20,8 +20,10 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from memory_engine.engine.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
-from memory_engine.engine.language import (
+from memory_engine.engine.recall import Statement, when_said
+from memory_engine.language.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.reading import (
     is_statement,
     opens_as_imperative,
     plain,
@@ -30,8 +32,6 @@ from memory_engine.engine.language import (
     split_sentences,
     tells_what_to_remind,
 )
-from memory_engine.engine.recall import Statement, when_said
-from memory_engine.store.keywords import content_tokens
 
 PLAIN, MODEL = "plain", "model"
 NEEDS_MODEL = (

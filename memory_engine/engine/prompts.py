@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES
+from memory_engine.language.profile_attributes import PROFILE_ATTRIBUTES
 
 Page = tuple[int, str, str]  # (page_number, user_input, agent_response)
 

@@ -21,7 +21,7 @@ Measured: SmolLM2-135M asked under a grammar to pick the note that answers a que
 four in 215 cases of 215, so the choice is made here, by score. How each weight was chosen, and what the
 answers are worth on conversations written by others: docs/benchmarks.md, "Chat with no key".
 
-The path of an answer: the message is read once (engine/intent.py: what it asks, by which rule); a
+The path of an answer: the message is read once (language/intent.py: what it asks, by which rule); a
 retrieval deeper than a prompt's finds the pages; `statements_of` reads the person's sentences on them;
 `respond`, a pure function of (intent, statements, encoder, now), scores them (the weights in one place,
 `Weights`) and writes the reply. `answer` runs the path for a space.
@@ -40,10 +40,13 @@ from django.utils import timezone
 
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
-from memory_engine.engine import asking, curation, memory_requests
-from memory_engine.engine.asked import asked_of, holds_a_phone_number, not_a_date
+from memory_engine.engine import asking, curation
 from memory_engine.engine.grounding import CHANGED, changes, corrected_value, is_figure, sets_aside, tells_a_change
-from memory_engine.engine.intent import (
+from memory_engine.engine.reranker import get_reranker
+from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
+from memory_engine.language import memory_requests
+from memory_engine.language.asked import asked_of, holds_a_phone_number, not_a_date
+from memory_engine.language.intent import (
     AGE,
     CLOCK,
     ELSEWHERE_OF_THEIRS,
@@ -60,11 +63,10 @@ from memory_engine.engine.intent import (
     asked_strictly,
     read,
 )
-from memory_engine.engine.language import is_statement, plain, questions, split_sentences, straight
-from memory_engine.engine.profile_attributes import ASKED_AS, is_multi_valued, values_in
-from memory_engine.engine.reranker import get_reranker
-from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
-from memory_engine.engine.word_lists import (
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.profile_attributes import ASKED_AS, is_multi_valued, values_in
+from memory_engine.language.reading import is_statement, plain, questions, split_sentences, straight
+from memory_engine.language.word_lists import (
     ASKING_WORDS,
     FUNCTION_WORDS,
     LANGUAGES,
@@ -79,7 +81,6 @@ from memory_engine.engine.word_lists import (
 )
 from memory_engine.models import MemorySpace, Page, StatementMark
 from memory_engine.store.embeddings import RecentVectors, get_embedder
-from memory_engine.store.keywords import content_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +146,7 @@ class Weights:
     same_subject: float = 0.45  # ... when it is this close to the best one (cosine): the same subject again
     now_margin: float = 0.25  # the same two, for a question about how things are now
     now_subject: float = 0.30
-    not_given: float = -1.0  # the score of a statement that does not give what is asked (engine/asked.py)
+    not_given: float = -1.0  # the score of a statement that does not give what is asked (language/asked.py)
     also_margin: float = 0.05  # another message this close to the best is quoted beside it (nearly a tie)
     # The reranker (engine/reranker.py), when on: its likelihood that a sentence answers, p, adds
     # rerank_weight * (p - 0.5) to the score of each of the best rerank_top; a message read as a question by
@@ -314,7 +315,7 @@ class Statement:
 class Recall:
     """A reply made of the person's own words: `quoted` are the statements it quotes (none: nothing the
     person said answers the question, and `text` says so); `read_as` names the rule that read the
-    question (engine/intent.py)."""
+    question (language/intent.py)."""
 
     text: str
     quoted: tuple[Statement, ...]
@@ -789,7 +790,7 @@ ASKED_OF_ONE_TOLD_ABOUT = "asks what is told of one they told about"
 
 
 def _asks_of_one_told_about(intent: Intent, statements: list[Statement]) -> bool:
-    """Whether the message asks a name, an age, a date or an identifier (engine/asked.py) of someone or something
+    """Whether the message asks a name, an age, a date or an identifier (language/asked.py) of someone or something
     a statement speaks of, in any language: a question about what they told ("whats femke's last name", "cómo
     se llama la vet"), not about the world ("¿cómo se llama el presidente de Francia?")."""
     wanted = intent.wanted
@@ -855,7 +856,7 @@ def respond(
     if intent.rule in (UNREAD, ELSEWHERE_OF_THEIRS) and intent.wanted is None:
         # words the rules do not read ("rego?", "¿Cómo se llama mi perra?"): a statement answers only with a word
         # of the message that few statements have ("perra"), not by the model's likeness alone, which is weak
-        # outside English ("que", "para" are in most of what a Spanish speaker says); what engine/asked.py reads of
+        # outside English ("que", "para" are in most of what a Spanish speaker says); what language/asked.py reads of
         # it ("cómo se llama la vet") a statement gives or not, which says more
         scores = [
             score if shares else weights.not_given

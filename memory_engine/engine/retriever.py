@@ -7,7 +7,7 @@
   the match of the pages just before and after it (chain_scores); the first pages also gain the match of the
   person's words alone (_said_scores), which a long reply would otherwise dilute. The pages' BM25 also
   matches the dates a query names against the days a page was said and speaks of (dated_query,
-  store/temporal.py);
+  language/temporal.py);
 - long-term: the profile, and the top user and assistant knowledge, by the same match.
 
 The assembled context is capped by a token budget; every item carries its scores and provenance. What the
@@ -37,6 +37,8 @@ from memory_engine.engine.long_term import entry_text
 from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.timing import stage
+from memory_engine.language.keywords import content_tokens, jaccard
+from memory_engine.language.temporal import named_tokens
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.store import retrieval_sql
 from memory_engine.store.embeddings import encoded_beside
@@ -51,9 +53,7 @@ from memory_engine.store.index import (
     search_dense,
     search_lexical,
 )
-from memory_engine.store.keywords import content_tokens, jaccard
 from memory_engine.store.retrieval_sql import EntryRow, PageRow
-from memory_engine.store.temporal import named_tokens
 from memory_engine.store.writes import hold_space
 
 CANDIDATES = 100  # how deep the dense and the lexical search each read before scoring
@@ -77,7 +77,7 @@ def topic_query(query: str, names: list[str]) -> str:
 
 def dated_query(query: str) -> str:
     """The query with the date tokens of the dates it names, for the pages' lexical search, whose
-    documents carry the days each page was said and speaks of (store/temporal.py). Pure."""
+    documents carry the days each page was said and speaks of (language/temporal.py). Pure."""
     tokens = named_tokens(query)
     return f"{query} {' '.join(tokens)}" if tokens else query
 

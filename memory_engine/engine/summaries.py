@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memory_engine.engine.language import split_sentences
-from memory_engine.store.keywords import content_tokens, jaccard
+from memory_engine.language.keywords import content_tokens, jaccard
+from memory_engine.language.reading import split_sentences
 
 __all__ = ["extractive_summary", "thread_summary"]
 

@@ -34,10 +34,10 @@ from memory_engine.engine.prompts import (
 )
 from memory_engine.engine.short_term import overflow_pages
 from memory_engine.engine.summaries import thread_summary
+from memory_engine.language.keywords import extract_keywords
 from memory_engine.llm import LLM, LLMError
 from memory_engine.models import HeatEvent, MemorySpace, MidTermSession, Page
 from memory_engine.store.embeddings import from_bytes, get_embedder, to_bytes
-from memory_engine.store.keywords import extract_keywords
 from memory_engine.store.writes import rows_update, space_write
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from memory_engine.text import straight
+from memory_engine.language.text import straight
 
 NGRAM_WORDS = 4
 # A 4-word sequence seen a third time is a loop: ordinary replies of a few sentences do not do that.

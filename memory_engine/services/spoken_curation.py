@@ -1,6 +1,6 @@
 """Curation by talking: a message that asks the memory to forget something, or to say what it holds, is
 carried out here, whichever model replies and whichever door the turn came through (the reading:
-engine/memory_requests.py).
+language/memory_requests.py).
 
 Forgetting is what the chat page's × does (services/curation.py: entry_delete): an entry deleted, and the
 statements it was drawn from held out of the turns (engine/curation.py), so that no reply, prompt or search
@@ -35,13 +35,14 @@ import numpy as np
 from django.utils import timezone
 
 from memory_engine.engine import recall
-from memory_engine.engine.asked import HELD_DOSE, HELD_WORD, holds
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
-from memory_engine.engine.language import asks, plain, second_person, split_sentences
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
-from memory_engine.engine.memory_requests import FORGET, MemoryRequest, agrees, asks_in_english, read_all
-from memory_engine.engine.word_lists import (
+from memory_engine.language.asked import HELD_DOSE, HELD_WORD, holds
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.memory_requests import FORGET, MemoryRequest, agrees, asks_in_english, read_all
+from memory_engine.language.reading import asks, plain, second_person, split_sentences
+from memory_engine.language.word_lists import (
     FUNCTION_WORDS,
     OWN_WORDS,
     OWNER_ARTICLES,
@@ -53,7 +54,6 @@ from memory_engine.engine.word_lists import (
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.store.keywords import content_tokens
 from memory_engine.store.writes import space_write
 
 CAUSE = EntryVersion.Cause.CONVERSATION

@@ -41,11 +41,11 @@ import numpy as np
 from django.db.models import BooleanField, ExpressionWrapper, Model, Q
 
 from memory_engine.config import memory_settings
+from memory_engine.language.temporal import said_tokens
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, reply_as_memory
 from memory_engine.store.embeddings import check_embedding_model, from_bytes, get_embedder, model_label, to_bytes
 from memory_engine.store.index_cache import CacheStats, IndexCache, configured_limit_bytes
 from memory_engine.store.lexical import TOKENS_FINGERPRINT, BM25Index
-from memory_engine.store.temporal import said_tokens
 from memory_engine.store.writes import next_vector_version, space_write
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class IndexSpec:
 
     def text_of(self, row: dict) -> str:
         """The text a row's lexical document is made of. A page's ends with the date tokens of the day it
-        was said and of the days it speaks of (store/temporal.py)."""
+        was said and of the days it speaks of (language/temporal.py)."""
         if self.model is Page:
             reply = reply_as_memory(row["agent_response"], withheld=row["reply_withheld"], source=row["reply_source"])
             text = f"{row['user_input']}\n{reply}"

@@ -19,7 +19,7 @@ from collections import Counter
 
 import numpy as np
 
-from memory_engine.store.keywords import content_tokens
+from memory_engine.language.keywords import content_tokens
 
 # A query touching at least this many postings is scored with numpy; below it, the Python loop (with its
 # MaxScore pruning) is faster. Both give the same results, so this only decides speed.

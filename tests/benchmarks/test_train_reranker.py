@@ -107,8 +107,8 @@ def test_with_the_setting_naming_the_folder_a_quoted_reply_carries_the_rerankers
     from datetime import UTC, datetime
 
     from memory_engine.engine import recall
-    from memory_engine.engine.intent import read
     from memory_engine.engine.reranker import get_reranker
+    from memory_engine.language.intent import read
 
     assert get_reranker() is None  # off by default
     settings.MEMORYOS = {**settings.MEMORYOS, "RERANKER": str(trained[1])}

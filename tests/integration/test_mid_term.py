@@ -9,9 +9,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory_engine.engine.heat import HeatParams, heat
-from memory_engine.engine.language import split_sentences
 from memory_engine.engine.mid_term import merge_score
 from memory_engine.engine.updater import consolidate, continues_thread, eviction_order
+from memory_engine.language.reading import split_sentences
 from memory_engine.models import HeatEvent, MidTermSession, Page
 from tests.memory_helpers import CAT_TALK, COOKING_TALK, add_turns, days_ago
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from memory_engine.engine import long_term
-from memory_engine.engine.profile_attributes import values_in
 from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.language.profile_attributes import values_in
 from memory_engine.models import ConsolidationRun, LongTermEntry, Page, ReplyRecord
 from memory_engine.services.conversation import turn_add
 from tests.memory_helpers import add_turns, days_ago, offline_model_loaded, weak_offline_llm

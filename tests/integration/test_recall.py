@@ -9,11 +9,12 @@ import pytest
 
 from bench.fake_llm_server import reply
 from memory_engine.documents import AnswerDoc
-from memory_engine.engine import memory_requests, recall
-from memory_engine.engine.intent import answer_kind, read
+from memory_engine.engine import recall
 from memory_engine.engine.recall import Statement
 from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.language import memory_requests
+from memory_engine.language.intent import answer_kind, read
 from memory_engine.models import MidTermSession, Page
 from tests.api_helpers import SPACE, client_for
 from tests.memory_helpers import (
@@ -660,7 +661,7 @@ def test_the_rest_door_says_what_the_reply_quotes_and_the_inspector_shows_it_bef
     seen = alice.post(SPACE.format(user="alice") + "inspect/", {"query": "What's my cat called?"}, format="json")
     assert seen.status_code == 200, seen.data
     assert "Pepper" in seen.data["answer_from_memory"]["text"] and seen.data["compact"] is True
-    assert seen.data["answer_from_memory"]["read_as"] == "asks about themselves"  # the rule of engine/intent.py
+    assert seen.data["answer_from_memory"]["read_as"] == "asks about themselves"  # the rule of language/intent.py
 
     answered = alice.post(SPACE.format(user="alice") + "chat/", {"query": "What's my cat called?"}, format="json")
     assert answered.status_code == 200, answered.data

@@ -1,4 +1,4 @@
-"""Curation by talking (services/spoken_curation.py, engine/memory_requests.py): "please forget my ..." forgets
+"""Curation by talking (services/spoken_curation.py, language/memory_requests.py): "please forget my ..." forgets
 it through the chat page's × path at every door, with the bundled model or a capable one; "forget that"
 forgets the last thing told; a request it cannot pin down asks and forgets nothing; Undo gives it back;
 "what do you know about me?" lists what is kept."""
@@ -10,8 +10,8 @@ import pytest
 
 from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
-from memory_engine.engine.memory_requests import FORGET, LIST, read, read_all
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.language.memory_requests import FORGET, LIST, read, read_all
 from memory_engine.models import LongTermEntry, Page
 from memory_engine.services import spoken_curation
 from memory_engine.services.imports import import_create, import_run

@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memory_engine.engine.retriever import dated_query
-from memory_engine.store.temporal import date_tokens, named_tokens, said_tokens
+from memory_engine.language.temporal import date_tokens, named_tokens, said_tokens
 from tests.memory_helpers import add_turns
 
 MONDAY = datetime(2023, 5, 8, 14, 30, tzinfo=UTC)  # Monday 8 May 2023

@@ -17,10 +17,10 @@ from bench.fake_llm_server import extraction, reply
 from memory_engine.engine import recall
 from memory_engine.engine.retriever import retrieve
 from memory_engine.interfaces.memoryos import MemoryOS
+from memory_engine.language.keywords import content_tokens
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, MemoryUser, MidTermSession, Page
 from memory_engine.services.conversation import turn_add
 from memory_engine.services.spaces import sessions
-from memory_engine.store.keywords import content_tokens
 from tests.conftest_browser import open_chat, sign_in
 from tests.memory_helpers import COOKING_TALK, add_turns, days_ago, nothing_extracted, weak_offline_llm
 

@@ -1,12 +1,12 @@
-"""What a question asks of its subject, and whether a statement gives it (engine/asked.py): a guess shares
+"""What a question asks of its subject, and whether a statement gives it (language/asked.py): a guess shares
 the subject (the dentist, the car) but not what is asked of it (a name, a plate)."""
 
 import pytest
 
 from memory_engine.engine import recall
-from memory_engine.engine.asked import AGE, DOSE, IDENTIFIER, NAME, WHEN, Asked, asked_of, holds
 from memory_engine.engine.grounding import changes, sets_aside, tells_a_change
 from memory_engine.engine.long_term import statements
+from memory_engine.language.asked import AGE, DOSE, IDENTIFIER, NAME, WHEN, Asked, asked_of, holds
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""engine/intent.py: what a message asks, read once, by an ordered table of named rules. The labelled
+"""language/intent.py: what a message asks, read once, by an ordered table of named rules. The labelled
 messages (bench/data/intents.json) are the rules' examples; bench_intents reads them and the chat sets."""
 
 import json
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_engine.engine import intent
-from memory_engine.engine.intent import ELSEWHERE_OF_THEIRS, MAYBE, MEMORY, RULES, UNREAD, question_kind, read
+from memory_engine.language import intent
+from memory_engine.language.intent import ELSEWHERE_OF_THEIRS, MAYBE, MEMORY, RULES, UNREAD, question_kind, read
 
 CORPUS = json.loads((Path(__file__).resolve().parents[2] / "bench/data/intents.json").read_text())["messages"]
 ACCEPTED = {"memory": {MEMORY}, "maybe": {MAYBE}, "none": {None}, "not memory": {MAYBE, None}}
@@ -31,7 +31,7 @@ def test_the_rules_have_distinct_names_and_the_last_one_applies_to_anything():
 
 def test_the_first_rule_that_applies_decides_and_the_intent_and_the_log_name_it(caplog):
     # "remind me" is a cue to remember even in a message that also asks for advice
-    with caplog.at_level(logging.DEBUG, logger="memory_engine.engine.intent"):
+    with caplog.at_level(logging.DEBUG, logger="memory_engine.language.intent"):
         read_ = read("should I ask Ana? remind me where she lives")
     assert (read_.kind, read_.rule) == (MEMORY, "a cue to remember")
     assert "a cue to remember" in caplog.text

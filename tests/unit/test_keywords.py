@@ -1,6 +1,6 @@
 import pytest
 
-from memory_engine.store.keywords import (
+from memory_engine.language.keywords import (
     STOPWORDS,
     content_tokens,
     extract_keywords,

@@ -1,8 +1,8 @@
-"""engine/language.py: how a message is read, the same way by promotion, the prompt and recall."""
+"""language/reading.py: how a message is read, the same way by promotion, the prompt and recall."""
 
 import pytest
 
-from memory_engine.engine.language import (
+from memory_engine.language.reading import (
     is_statement,
     opens_as_imperative,
     plain,

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
+from memory_engine.language.keywords import content_tokens
 from memory_engine.store import lexical
-from memory_engine.store.keywords import content_tokens
 from memory_engine.store.lexical import BM25Index
 
 

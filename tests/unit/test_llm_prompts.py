@@ -5,13 +5,13 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from memory_engine.engine.profile_attributes import PROFILE_ATTRIBUTES
 from memory_engine.engine.prompts import (
     EXTRACTION_SCHEMA,
     MAX_ITEMS,
     extraction_messages,
     extraction_schema,
 )
+from memory_engine.language.profile_attributes import PROFILE_ATTRIBUTES
 
 PAGES = [
     (4, "I moved to Seattle last month. Do you like rain?", "I can't feel rain, but I'll keep you company."),

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from memory_engine.engine.language import split_sentences
 from memory_engine.engine.summaries import extractive_summary, thread_summary
+from memory_engine.language.reading import split_sentences
 
 GARDEN_PAGES = [
     "User: Yeah! I planted tomatoes and basil in the garden this weekend. "

@@ -1,8 +1,8 @@
-"""What every layer reads of text alike (memory_engine/text.py), and that no module reads it its own way."""
+"""What every layer reads of text alike (memory_engine/language/text.py), and that no module reads it its own way."""
 
 from pathlib import Path
 
-from memory_engine.text import straight
+from memory_engine.language.text import straight
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,4 +20,4 @@ def test_no_module_straightens_apostrophes_its_own_way():
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if 'replace("\\u2019"' in line or "replace('\\u2019'" in line or 'maketrans({"\\u2019"' in line
     ]
-    assert own_way == [], "straighten apostrophes with memory_engine.text.straight"
+    assert own_way == [], "straighten apostrophes with memory_engine.language.text.straight"

@@ -1,5 +1,5 @@
-"""What every layer reads of text alike, defined once below them all: the engine's rules (engine/language.py),
-the store's tokens (store/keywords.py) and the reply's guard (llm/degeneration.py). Pure."""
+"""What every layer reads of text alike, defined once below them all: the engine's rules (language/reading.py),
+the store's tokens (language/keywords.py) and the reply's guard (llm/degeneration.py). Pure."""
 
 # The apostrophes chat mixes with the straight one: right and left single quotes, the modifier letter, the
 # full-width one ("I’m", "I‘m", "Iʼm", "I＇m" are all "I'm").

@@ -1,5 +1,5 @@
 """The word lists that reading a message rests on, as data: each list says what its words mark, and the
-patterns of engine/language.py and engine/recall.py are built from them. A word added here is read the
+patterns of language/reading.py and engine/recall.py are built from them. A word added here is read the
 same way by promotion, by quoting and by the answering path. All lower case, apostrophes straight.
 """
 
@@ -113,7 +113,7 @@ TIME_WORDS = (
     "summer", "winter", "spring", "autumn", "fall", "birthday",
 )  # fmt: skip
 # Words that give a date, strictly: what a statement holds when it tells when something of theirs is
-# (engine/asked.py: "when is my wife's birthday" is given by "her birthday is on 3 May", not "last week").
+# (language/asked.py: "when is my wife's birthday" is given by "her birthday is on 3 May", not "last week").
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DATE_WORDS = (*MONTHS, *WEEKDAYS, "today", "tomorrow", "tonight", "weekend", "week", "month", "year", "next")
 # Words that say how many.
@@ -124,7 +124,7 @@ NUMBER_WORDS = (
     "twins", "triplets",
 )  # fmt: skip
 
-# Words that count, strictly: what a statement holds when it gives an age (engine/asked.py).
+# Words that count, strictly: what a statement holds when it gives an age (language/asked.py).
 COUNTING_WORDS = NUMBER_WORDS[: NUMBER_WORDS.index("hundred") + 1]
 
 # Words a question uses to ask how things are now ("where do I live these days?").
@@ -195,7 +195,7 @@ LANGUAGES = (
     "welsh", "european", "african", "asian", "latin", "christian", "muslim", "jewish",
 )  # fmt: skip
 
-# Capitalised, but naming no one a question asks about (engine/asked.py): "I", days, months, some
+# Capitalised, but naming no one a question asks about (language/asked.py): "I", days, months, some
 # languages, greetings and titles.
 NOT_A_NAME = (
     "i", "i'm", "i've", "i'd", "i'll", "ok", *WEEKDAYS, *MONTHS[:12], "english", "french", "spanish", "german",
@@ -216,7 +216,7 @@ def alternation(words) -> str:
     return "(?:" + "|".join(re.escape(word).replace(r"\ ", r"\s+") for word in ordered) + ")"
 
 
-# Asking the memory to forget (engine/memory_requests.py), in the imperative: "forget my medicine", "oublie
+# Asking the memory to forget (language/memory_requests.py), in the imperative: "forget my medicine", "oublie
 # mon adresse", "borra lo que te dije", "meri ex ka naam delete kar do". KEEP_VERBS follow "don't", "stop", "no
 # need to": "don't keep my ...".
 FORGET_VERBS_ENGLISH = (
@@ -278,7 +278,7 @@ ABOUT_ME = (
 )  # fmt: skip
 # "How old is" asked in other languages, with its verb (so not "hace cuántos años nos casamos", how many years
 # ago), before the one asked about ("cuántos años tiene Chispa", "quantos anos a Neusa tem"), and the words that
-# tell an age in them: after any number ("tiene 5 años", "neun Jahre") or before one ("cumple 40"). engine/asked.py
+# tell an age in them: after any number ("tiene 5 años", "neun Jahre") or before one ("cumple 40"). language/asked.py
 # reads an age asked and told in them as in English.
 HOW_OLD = (
     "cuántos años tiene", "cuantos años tiene", "cuántos años cumple", "cuantos años cumple",
@@ -308,7 +308,7 @@ AGE_UNITS = ("años", "anos", "anni", "ans", "jahre", "jahren", "jaar", "lat", "
 TURNS_WORDS = ("cumple", "cumplirá", "cumplió", "faz", "fará", "fez", "compie", "compirà", "wird", "wordt", "fête")
 # A name asked in other languages, before the one whose name it is ("cómo se llama la vet", "c'est quoi le nom de
 # mon proprio", "wie heißt der Zahnarzt"), and the words between them that are not that one (articles,
-# possessives): engine/asked.py reads them as "what is the name of ...". Hindi-English asks after it: "dulhe ka naam".
+# possessives): language/asked.py reads them as "what is the name of ...". Hindi-English asks after it: "dulhe ka naam".
 NAME_ASKED = (
     "cómo se llama", "como se llama", "cómo se llamaba", "como se llamaba", "cuál es el nombre",
     "cual es el nombre", "qual é o nome", "qual e o nome", "qual era o nome", "como se chama",

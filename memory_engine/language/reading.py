@@ -3,12 +3,14 @@ sentence speaks of the speaker, and whether it tells or asks. Promotion (engine/
 sentences become the person's knowledge), the prompt (engine/generator.py: which facts are quoted as
 theirs), summaries and the answering path (engine/recall.py) all read text through these functions, so
 what is kept and what is quoted cannot disagree about what a sentence is. The words the rules use are
-data, in engine/word_lists.py. Everything here is pure.
+data, in language/word_lists.py. Everything here is pure.
 """
 
 import re
 
-from memory_engine.engine.word_lists import (
+from memory_engine.language.keywords import strip_speaker_labels
+from memory_engine.language.text import straight  # every apostrophe straight: what every layer reads alike
+from memory_engine.language.word_lists import (
     ABBREVIATIONS,
     AUX_WORDS,
     CHAT_SPELLING,
@@ -19,8 +21,6 @@ from memory_engine.engine.word_lists import (
     WH_WORDS,
     alternation,
 )
-from memory_engine.store.keywords import strip_speaker_labels
-from memory_engine.text import straight  # every apostrophe straight: what every layer reads alike
 
 __all__ = [
     "asks",

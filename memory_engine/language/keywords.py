@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from memory_engine.text import straight
+from memory_engine.language.text import straight
 
 __all__ = [
     "STOPWORDS",

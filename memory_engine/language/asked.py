@@ -31,8 +31,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from memory_engine.engine.language import plain, split_sentences
-from memory_engine.engine.word_lists import (
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.reading import plain, split_sentences
+from memory_engine.language.text import APOSTROPHES
+from memory_engine.language.word_lists import (
     AGE_UNITS,
     COUNTING_WORDS,
     DATE_WORDS,
@@ -50,8 +52,6 @@ from memory_engine.engine.word_lists import (
     TURNS_WORDS,
     alternation,
 )
-from memory_engine.store.keywords import content_tokens
-from memory_engine.text import APOSTROPHES
 
 NAME = "name"
 IDENTIFIER = "identifier"
@@ -464,7 +464,7 @@ def _whose(owner: str, question: str) -> str:
     return _YOUR[found.group(1)] if found else ""
 
 
-# Any apostrophe memory_engine.text straightens, as the question may spell it.
+# Any apostrophe memory_engine.language.text straightens, as the question may spell it.
 APOSTROPHE = "[" + "'" + "".join(chr(code) for code in APOSTROPHES) + "]"
 
 

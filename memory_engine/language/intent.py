@@ -7,7 +7,7 @@ statement of theirs may answer (MAYBE: "Whose wedding is in January?"), or nothi
 
 `read` turns a message into an `Intent`: that kind, the rule that decided it, the part that asks, the
 kind of answer wanted (a date, a number, a name, a proper name), whether it asks how things are now, and
-what it asks of whom (engine/asked.py). The kinds are decided by RULES, an ordered table of named rules:
+what it asks of whom (language/asked.py). The kinds are decided by RULES, an ordered table of named rules:
 the first that applies decides, and the log and the intent name it. Only the sentences that ask are read
 for most rules: "I've tried everything. What helps with jet lag?" asks nothing about the person. A question
 none of them reads ("rego?", "¿Cómo se llama mi perra?", "Tên quán mình làm là gì nhỉ?") is MAYBE (UNREAD):
@@ -23,8 +23,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory_engine.engine.asked import Asked, asked_of, not_a_time
-from memory_engine.engine.language import (
+from memory_engine.language.asked import Asked, asked_of, not_a_time
+from memory_engine.language.keywords import content_tokens
+from memory_engine.language.reading import (
     TELLS_WHAT_TO_REMIND,
     asks,
     is_statement,
@@ -33,7 +34,7 @@ from memory_engine.engine.language import (
     questions,
     split_sentences,
 )
-from memory_engine.engine.word_lists import (
+from memory_engine.language.word_lists import (
     CLOCK_ASKED,
     FILLERS,
     FIRST_PERSON,
@@ -50,7 +51,6 @@ from memory_engine.engine.word_lists import (
     WRITTEN_THINGS,
     alternation,
 )
-from memory_engine.store.keywords import content_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -565,7 +565,7 @@ def answer_kind(question: str) -> str | None:
 class Intent:
     """A message read once: what it asks (`kind`, decided by the rule named `rule`), the part that asks,
     the kind of answer it wants, whether it asks how things are now or the person's own name, what it asks
-    of whom (engine/asked.py; None when not read there), whether "you haven't told me" answers it when
+    of whom (language/asked.py; None when not read there), whether "you haven't told me" answers it when
     nothing does, and whether some sentence asks without asking advice or a favour."""
 
     message: str

@@ -7,8 +7,8 @@ collects values: a new value is added beside the others unless it is already the
 
 import re
 
-from memory_engine.engine.word_lists import RELATIVES, alternation
-from memory_engine.text import straight
+from memory_engine.language.text import straight
+from memory_engine.language.word_lists import RELATIVES, alternation
 
 SINGLE_VALUED = (
     "name",

@@ -27,8 +27,8 @@ A request to list is a question about what the memory holds about the person (ME
 import re
 from dataclasses import dataclass, replace
 
-from memory_engine.engine.language import asks, plain, split_sentences
-from memory_engine.engine.word_lists import (
+from memory_engine.language.reading import asks, plain, split_sentences
+from memory_engine.language.word_lists import (
     ABOUT_ME,
     AGREEING,
     FORGET_VERBS,
