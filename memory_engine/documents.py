@@ -3,13 +3,16 @@ its sections, its token budget and what the budget cut (RetrievalDoc), what a st
 from the memory as it is now (UsedDoc), and a reply made of the person's own words: a statement it quotes
 (QuotedDoc) and the reply with the rule that read the question (AnswerDoc); and an entry, a version of it and a
 turn as every door gives them (EntryCard, VersionCard, TurnCard: the export's part and what a door adds), and what
-an erasure changed (ErasedDoc), a point of the heat timeline (HeatPointCard).
+an erasure changed (ErasedDoc), a point of the heat timeline (HeatPointCard), and the work a worker does for a
+space: a history import (ImportJobCard) and a restore, comparison, check or erasure (BackgroundJobCard).
 
 Each model builds its payload (`of`, from the engine's Retrieval and Item, without importing them) and
 documents it: REST's retrieve, chat, inspect and "what it used" answers, MCP's retrieve_memory and the chat
 page read the same payload, and the OpenAPI document's schema is these models' (interfaces/api/openapi.py),
 as the export's is export_format.py's.
 """
+
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -243,3 +246,55 @@ class ErasedDoc(Document):
     id: int = Field(description="The entry erased.")
     erased: bool = Field(description="Always true: the words are gone (an erasure cannot be undone).")
     turns_changed: int = Field(description="Turns whose words changed (the space's and its forks').")
+
+
+class TaughtDoc(Document):
+    """What an ended import has left in the memory, as the memory stands now."""
+
+    sessions: int = Field(description="The mid-term sessions its turns are in.")
+    entries: int = Field(description="The active profile and knowledge entries drawn from its turns.")
+
+
+class ImportJobCard(Document):
+    """A history import as every door gives it (REST's imports, the lab's replay, the Python class's
+    import_status): its progress, what it is doing, and once it has ended what it taught the memory."""
+
+    id: int
+    source: str = Field(description="Where the turns came from, e.g. 'LoCoMo conv-26' or the file's name.")
+    total: int = Field(description="Turns and facts to store.")
+    done: int = Field(description="Stored so far (a job taken over after a crash goes on from there).")
+    skipped: int = Field(description="Turns and facts an earlier import had stored.")
+    status: str = Field(description="queued, running, succeeded, failed or cancelled.")
+    activity: str = Field(
+        description="What it is doing: waiting (behind what), storing turns, or consolidating; empty once ended."
+    )
+    seconds_left: float | None = Field(
+        description="While it runs, the seconds it may still take at the rate it has gone; else null."
+    )
+    taught: TaughtDoc | None = Field(description="Once it has ended, what it left in the memory; else null.")
+    error: str
+    created_at: datetime
+    started_at: datetime | None = Field(description="When a worker first took it.")
+    finished_at: datetime | None
+
+
+class JobProgressDoc(Document):
+    """How far a background job is: texts embedded, or probes compared, of how many."""
+
+    done: int
+    of: int
+
+
+class BackgroundJobCard(Document):
+    """A restore, comparison, check or erasure a worker does (services/background.py) as every door gives it:
+    poll it until `status` is succeeded or failed; `result` is then what the work returned (the restore's
+    counts, or the comparison). Meanwhile `progress` says how far it is."""
+
+    id: int
+    kind: str = Field(description="restore, comparison, check or erase.")
+    status: str = Field(description="queued, running, succeeded, failed or cancelled.")
+    progress: JobProgressDoc | None
+    result: dict | None = Field(description="When succeeded: the counts, or the comparison.")
+    error: str
+    created_at: datetime
+    finished_at: datetime | None

@@ -27,6 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory_engine.config import memory_settings
+from memory_engine.documents import BackgroundJobCard, JobProgressDoc
 from memory_engine.engine.erasure import erase_statement, erase_turn, turn_texts
 from memory_engine.errors import TooMuchBulkWork
 from memory_engine.models import BackgroundJob, Experiment, MemorySpace, Page
@@ -217,6 +218,23 @@ def background_run(job_id: int, *, seconds: float | None = None) -> bool:
         restore_vectors_path(job_id).unlink(missing_ok=True)
     announce(job.space_id)
     return True
+
+
+def background_job_card(job: BackgroundJob) -> dict:
+    """A background job as every door gives it (documents.BackgroundJobCard): its result once it has succeeded,
+    and meanwhile how far it is."""
+    succeeded = job.status == BackgroundJob.Status.SUCCEEDED
+    counting = not succeeded and isinstance(job.result, dict) and "of" in job.result
+    return BackgroundJobCard(
+        id=job.pk,
+        kind=job.kind,
+        status=job.status,
+        progress=JobProgressDoc(done=job.result["done"], of=job.result["of"]) if counting else None,
+        result=job.result if succeeded else None,
+        error=job.error,
+        created_at=job.created_at,
+        finished_at=job.finished_at,
+    ).payload()
 
 
 def background_unsent(job_id: int) -> None:

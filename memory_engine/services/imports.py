@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from memory_engine import formats, inputs
 from memory_engine.config import memory_settings
+from memory_engine.documents import ImportJobCard, TaughtDoc
 from memory_engine.errors import JobEnded, MemoryInputError, TooMuchBulkWork
 from memory_engine.formats.locomo import iter_pages, load_samples
 from memory_engine.models import (
@@ -542,6 +543,27 @@ def import_taught(job: ImportJob) -> dict | None:
     sessions = MidTermSession.objects.filter(pages__in=pages).distinct().count()
     active = LongTermEntry.objects.filter(source_pages__in=pages, status=LongTermEntry.Status.ACTIVE)
     return {"sessions": sessions, "entries": active.distinct().count()}
+
+
+def import_job_card(job: ImportJob) -> dict:
+    """An import as every door gives it (documents.ImportJobCard: REST's imports and the lab's replay)."""
+    left = import_time_left(job)
+    taught = import_taught(job)
+    return ImportJobCard(
+        id=job.pk,
+        source=job.source,
+        total=job.total,
+        done=job.done,
+        skipped=job.skipped,
+        status=job.status,
+        activity=import_activity(job),
+        seconds_left=None if left is None else round(left, 1),
+        taught=None if taught is None else TaughtDoc(**taught),
+        error=job.error,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+    ).payload()
 
 
 def import_fail(job_id: int, error: str) -> None:

@@ -421,3 +421,25 @@ def test_a_comparison_names_the_parameters_that_differ_and_says_when_they_change
     result = compare(source, colder.space, [Probe("Should the curry be spicy?")], k=3)
     assert [d["parameter"] for d in result["parameters"]] == ["heat_threshold"]
     assert result["same_figures"] is False and result["verdict"].endswith("Every difference below comes from it.")
+
+
+def test_an_import_and_a_background_job_are_one_document_at_every_door(source):
+    from memory_engine.documents import BackgroundJobCard, ImportJobCard
+
+    alice = client_for("alice")
+    space = SPACE.format(user="alice")
+    made = alice.post(space + "experiments/", {"name": "same"}, format="json").data
+    shown = alice.get(f"{space}experiments/{made['id']}/").data
+    replay = shown["replay"]  # the lab's replay is an import of the shadow space, given as REST gives an import
+    assert ImportJobCard.model_validate_json(json.dumps(replay)).model_dump(mode="json") == replay
+    assert replay == made["replay"] and replay["status"] == "succeeded" and replay["taught"] is not None
+    compared = alice.post(f"{space}experiments/{made['id']}/compare/", {"questions": ["Cat?"], "k": 3}, format="json")
+    polled = alice.get(space + f"jobs/{compared.data['id']}/").data
+    assert BackgroundJobCard.model_validate_json(json.dumps(polled)).model_dump(mode="json") == polled
+    assert polled == compared.data and polled["progress"] is None and polled["result"]["k"] == 3
+    imported = alice.post(
+        space + "imports/", {"transcript": [{"user_input": "hi", "agent_response": "yo"}]}, format="json"
+    )
+    listed, one = alice.get(space + "imports/").data["results"][0], alice.get(space + f"imports/{imported.data['id']}/")
+    assert imported.data == listed == one.data
+    assert ImportJobCard.model_validate_json(json.dumps(one.data)).model_dump(mode="json") == one.data

@@ -4,9 +4,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memory_engine.interfaces.api.serializers.fields import EngineTextField, ExportField
-from memory_engine.interfaces.api.serializers.imports import ImportJobOut
+from memory_engine.interfaces.api.serializers.imports import ImportJobField
 from memory_engine.interfaces.api.serializers.sessions import HeatPointField
-from memory_engine.interfaces.api.serializers.spaces import BackgroundJobOut
+from memory_engine.interfaces.api.serializers.spaces import BackgroundJobField
 from memory_engine.models import (
     SPACE_PARAMETERS,
     Experiment,
@@ -104,10 +104,10 @@ class SidesOut(serializers.Serializer):
 class ExperimentOut(serializers.ModelSerializer):
     parameters = serializers.SerializerMethodField()
     changed = serializers.SerializerMethodField(help_text="name -> [the source's value, the experiment's]")
-    replay = ImportJobOut(
+    replay = ImportJobField(
         allow_null=True, help_text="The replay of the source's turns; null for a space restored from an export."
     )
-    restore = BackgroundJobOut(allow_null=True, help_text="The restore of an export; null for a replay.")
+    restore = BackgroundJobField(allow_null=True, help_text="The restore of an export; null for a replay.")
 
     class Meta:
         model = Experiment

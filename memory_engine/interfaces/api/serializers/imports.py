@@ -3,11 +3,12 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memory_engine.documents import ImportJobCard
+from memory_engine.interfaces.api.serializers.fields import card_field
 from memory_engine.models import (
-    ImportJob,
     ImportUpload,
 )
-from memory_engine.services.imports import FORMAT_LABELS, import_activity, import_taught, import_time_left
+from memory_engine.services.imports import FORMAT_LABELS, import_job_card
 
 
 class ImportIn(serializers.Serializer):
@@ -69,45 +70,5 @@ class ImportUploadOut(serializers.ModelSerializer):
         return ListedConversationOut(upload.conversations.order_by("place")[:LISTED_AT_ONCE], many=True).data
 
 
-class TaughtOut(serializers.Serializer):
-    sessions = serializers.IntegerField(help_text="The mid-term sessions its turns are in.")
-    entries = serializers.IntegerField(help_text="The active profile and knowledge entries drawn from its turns.")
-
-
-class ImportJobOut(serializers.ModelSerializer):
-    activity = serializers.SerializerMethodField(
-        help_text="What it is doing: waiting (behind what), storing turns, or consolidating; empty once ended."
-    )
-    seconds_left = serializers.SerializerMethodField(
-        help_text="While it runs, the seconds it may still take at the rate it has gone; else null."
-    )
-    taught = serializers.SerializerMethodField(help_text="Once it has ended, what it left in the memory; else null.")
-
-    class Meta:
-        model = ImportJob
-        fields = [
-            "id",
-            "source",
-            "total",
-            "done",
-            "skipped",
-            "status",
-            "activity",
-            "seconds_left",
-            "taught",
-            "error",
-            "created_at",
-            "started_at",
-            "finished_at",
-        ]
-
-    def get_activity(self, job) -> str:
-        return import_activity(job)
-
-    def get_seconds_left(self, job) -> float | None:
-        left = import_time_left(job)
-        return None if left is None else round(left, 1)
-
-    @extend_schema_field(TaughtOut(allow_null=True))
-    def get_taught(self, job) -> dict | None:
-        return import_taught(job)
+# An import as every door gives it (documents.ImportJobCard).
+ImportJobField = card_field(ImportJobCard, import_job_card)

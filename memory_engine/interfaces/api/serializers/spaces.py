@@ -1,14 +1,14 @@
 """A space's parameters, export and restore, background jobs, LLM usage and the LLM its replies use."""
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memory_engine.interfaces.api.serializers.fields import ExportField
+from memory_engine.documents import BackgroundJobCard
+from memory_engine.interfaces.api.serializers.fields import ExportField, card_field
 from memory_engine.models import (
     SPACE_PARAMETERS,
-    BackgroundJob,
     MemorySpace,
 )
+from memory_engine.services.background import background_job_card
 from memory_engine.services.consolidation import has_pending_work
 from memory_engine.services.export import space_counts
 
@@ -24,32 +24,8 @@ class SpaceParametersIn(serializers.ModelSerializer):
         extra_kwargs = {name: {"required": False} for name in SPACE_PARAMETERS}
 
 
-class JobProgressOut(serializers.Serializer):
-    done = serializers.IntegerField()
-    of = serializers.IntegerField()
-
-
-class BackgroundJobOut(serializers.ModelSerializer):
-    """A restore or comparison a worker does (services/background.py): poll it until `status` is succeeded or
-    failed; `result` is then what the work returned (RestoredOut's counts, or ComparisonOut). Meanwhile
-    `progress` says how far it is: texts embedded, or probes compared, of how many."""
-
-    result = serializers.SerializerMethodField(help_text="When succeeded: the counts, or the comparison.")
-    progress = serializers.SerializerMethodField()
-
-    class Meta:
-        model = BackgroundJob
-        fields = ["id", "kind", "status", "progress", "result", "error", "created_at", "finished_at"]
-
-    @extend_schema_field(serializers.JSONField(allow_null=True))
-    def get_result(self, job):
-        return job.result if job.status == BackgroundJob.Status.SUCCEEDED else None
-
-    @extend_schema_field(JobProgressOut(allow_null=True))
-    def get_progress(self, job):
-        if job.status == BackgroundJob.Status.SUCCEEDED or not isinstance(job.result, dict) or "of" not in job.result:
-            return None
-        return {"done": job.result["done"], "of": job.result["of"]}
+# A restore, comparison, check or erasure as every door gives it (documents.BackgroundJobCard).
+BackgroundJobField = card_field(BackgroundJobCard, background_job_card)
 
 
 class SpaceOut(serializers.ModelSerializer):

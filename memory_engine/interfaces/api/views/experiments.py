@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from memory_engine.documents import BackgroundJobCard
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.serializers.experiments import (
     ComparisonIn,
@@ -14,7 +15,6 @@ from memory_engine.interfaces.api.serializers.experiments import (
     ExperimentOut,
 )
 from memory_engine.interfaces.api.serializers.fields import paginated
-from memory_engine.interfaces.api.serializers.spaces import BackgroundJobOut
 from memory_engine.interfaces.api.throttling import (
     CallerRateThrottle,
     HeavyRequestThrottle,
@@ -24,6 +24,7 @@ from memory_engine.models import (
     Experiment,
 )
 from memory_engine.services import lab
+from memory_engine.services.background import background_job_card
 from memory_engine.services.comparison import Probe, heat_by_turn
 from memory_engine.services.dispatch import comparison_start
 from memory_engine.services.lab import experiment_create, experiment_delete, locomo_probes
@@ -80,7 +81,7 @@ class ComparisonView(MemoryApiView):
 
     @extend_schema(
         request=ComparisonIn,
-        responses={202: BackgroundJobOut},
+        responses={202: BackgroundJobCard},
         summary="The source and the experiment side by side, and what each ranks for probe questions: a worker "
         "compares; poll the job (.../jobs/{id}/ of the source), whose result is a ComparisonOut",
     )
@@ -93,7 +94,7 @@ class ComparisonView(MemoryApiView):
             found = locomo_probes(data["locomo_sample"], limit=data["limit"])
             probes = [Probe(p["question"], tuple(p["evidence"]), p["category"]) for p in found]
         job = comparison_start(experiment=experiment, probes=probes, k=data["k"])
-        return Response(BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(background_job_card(job), status=status.HTTP_202_ACCEPTED)
 
 
 class ExperimentHeatView(MemoryApiView):

@@ -6,12 +6,13 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from memory_engine.config import memory_settings
+from memory_engine.documents import ImportJobCard
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.parsers import RawBodyParser
 from memory_engine.interfaces.api.serializers.fields import paginated
 from memory_engine.interfaces.api.serializers.imports import (
     ImportIn,
-    ImportJobOut,
+    ImportJobField,
     ImportUploadOut,
     ListedConversationOut,
 )
@@ -32,16 +33,22 @@ from memory_engine.services.imports import locomo_turns, transcript_turns
 from memory_engine.services.uploads import upload_checks_room, upload_delete, upload_room_check
 
 
+def _import_cards(jobs) -> list[dict]:
+    return [imports.import_job_card(job) for job in jobs]
+
+
 class ImportsView(MemoryApiView):
     throttle_classes = [CallerRateThrottle, HeavyRequestThrottle]  # an import queues hundreds of turns
 
-    @extend_schema(parameters=PAGING, responses=paginated(ImportJobOut), summary="Imports into the space, newest first")
+    @extend_schema(
+        parameters=PAGING, responses=paginated(ImportJobField), summary="Imports into the space, newest first"
+    )
     def get(self, request, user_id, assistant_id):
-        return self.page_of(imports.jobs(space_for(request, user_id, assistant_id)), ImportJobOut)
+        return self.page_of(imports.jobs(space_for(request, user_id, assistant_id)), cards=_import_cards)
 
     @extend_schema(
         request=ImportIn,
-        responses={202: ImportJobOut},
+        responses={202: ImportJobCard},
         summary="Import a conversation (a transcript or a LoCoMo sample), turn by turn, with progress",
     )
     def post(self, request, user_id, assistant_id):
@@ -50,13 +57,13 @@ class ImportsView(MemoryApiView):
         if "upload" in data:
             upload = row_in(space, ImportUpload, data["upload"])
             job = upload_import_start(upload=upload, chosen=data.get("conversations"))
-            return Response(ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+            return Response(imports.import_job_card(job), status=status.HTTP_202_ACCEPTED)
         if "transcript" in data:
             turns, source = transcript_turns(data["transcript"]), "transcript"
         else:
             turns, source = locomo_turns(data["locomo_sample"]), f"LoCoMo {data['locomo_sample']}"
         job = import_start(space=space, turns=turns, source=source)
-        return Response(ImportJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(imports.import_job_card(job), status=status.HTTP_202_ACCEPTED)
 
 
 class UploadsView(MemoryApiView):
@@ -126,18 +133,18 @@ class UploadConversationsView(MemoryApiView):
 
 
 class ImportView(MemoryApiView):
-    @extend_schema(responses=ImportJobOut, summary="An import's progress")
+    @extend_schema(responses=ImportJobCard, summary="An import's progress")
     def get(self, request, user_id, assistant_id, job_id):
         job = row_in(space_for(request, user_id, assistant_id), ImportJob, job_id)
-        return Response(ImportJobOut(job).data)
+        return Response(imports.import_job_card(job))
 
 
 class ImportCancelView(MemoryApiView):
     @extend_schema(
         request=None,
-        responses=ImportJobOut,
+        responses=ImportJobCard,
         summary="Stop an unfinished import (what it stored stays); 409 once it has ended",
     )
     def post(self, request, user_id, assistant_id, job_id):
         job = row_in(space_for(request, user_id, assistant_id), ImportJob, job_id)
-        return Response(ImportJobOut(imports.import_cancel(job=job)).data)
+        return Response(imports.import_job_card(imports.import_cancel(job=job)))

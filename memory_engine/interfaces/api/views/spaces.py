@@ -7,10 +7,10 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from memory_engine.config import memory_settings
+from memory_engine.documents import BackgroundJobCard
 from memory_engine.export_format import SpaceExport
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.serializers.spaces import (
-    BackgroundJobOut,
     ConnectionTestOut,
     LocalLLMOut,
     RestoreIn,
@@ -29,6 +29,7 @@ from memory_engine.models import (
     BackgroundJob,
 )
 from memory_engine.services import usage
+from memory_engine.services.background import background_job_card
 from memory_engine.services.dispatch import restore_start
 from memory_engine.services.export import space_export
 from memory_engine.services.space_llm import choice_card, choice_set, choice_test, local_servers
@@ -64,7 +65,7 @@ class RestoreView(MemoryApiView):
 
     @extend_schema(
         request=RestoreIn,
-        responses={202: BackgroundJobOut},
+        responses={202: BackgroundJobCard},
         summary="Restore a space's export into this space, which must be empty (made if new): turns, tiers, "
         "entries and their history, re-embedded. Checked at once; a worker restores it: poll the job "
         "(.../jobs/{id}/), whose result counts what was stored",
@@ -73,14 +74,14 @@ class RestoreView(MemoryApiView):
         data = self.valid(RestoreIn)
         space = space_for(request, user_id, assistant_id, create=True)
         job = restore_start(space=space, document=data["export"])
-        return Response(BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(background_job_card(job), status=status.HTTP_202_ACCEPTED)
 
 
 class BackgroundJobView(MemoryApiView):
-    @extend_schema(responses=BackgroundJobOut, summary="A restore or comparison: its state, and its result when done")
+    @extend_schema(responses=BackgroundJobCard, summary="A restore or comparison: its state, and its result when done")
     def get(self, request, user_id, assistant_id, job_id):
         job = row_in(space_for(request, user_id, assistant_id), BackgroundJob, job_id)
-        return Response(BackgroundJobOut(job).data)
+        return Response(background_job_card(job))
 
 
 class SpaceExportView(MemoryApiView):

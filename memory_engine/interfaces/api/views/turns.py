@@ -9,15 +9,14 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from memory_engine.config import memory_settings
-from memory_engine.documents import RetrievalDoc, TurnCard, UsedDoc
+from memory_engine.documents import BackgroundJobCard, RetrievalDoc, TurnCard, UsedDoc
 from memory_engine.interfaces.api.access import space_for
 from memory_engine.interfaces.api.errors import TooManyFeeds, exception_handler
 from memory_engine.interfaces.api.memory_feed import SpaceFeed, feed_slots
 from memory_engine.interfaces.api.reply_stream import ReplyStream
 from memory_engine.interfaces.api.serializers.fields import paginated
-from memory_engine.interfaces.api.serializers.imports import ImportJobOut
 from memory_engine.interfaces.api.serializers.sessions import ConsolidationRunOut
-from memory_engine.interfaces.api.serializers.spaces import BackgroundJobOut, SpaceOut
+from memory_engine.interfaces.api.serializers.spaces import SpaceOut
 from memory_engine.interfaces.api.serializers.turns import (
     ChatIn,
     ChatOut,
@@ -41,6 +40,7 @@ from memory_engine.models import (
     Page,
 )
 from memory_engine.services import consolidation, conversation, curation, imports, spaces, usage
+from memory_engine.services.background import background_job_card
 from memory_engine.services.conversation import inspect, search, turn_add
 from memory_engine.services.dispatch import turn_erase_start
 
@@ -80,7 +80,7 @@ class TurnEraseView(MemoryApiView):
 
     @extend_schema(
         request=EraseIn,
-        responses={202: BackgroundJobOut, 200: ErasePreviewOut},
+        responses={202: BackgroundJobCard, 200: ErasePreviewOut},
         summary="Erase a turn's words for good (or one whole sentence of it), wherever they are: irreversible. "
         "202: a worker erases them (poll .../jobs/<id>/); with dry_run, 200: what it would take",
     )
@@ -91,7 +91,7 @@ class TurnEraseView(MemoryApiView):
         if data["dry_run"]:
             return Response(ErasePreviewOut(curation.erase_preview(page=page, sentence=sentence, index=index)).data)
         job = turn_erase_start(page=page, sentence=sentence, index=index)
-        return Response(BackgroundJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(background_job_card(job), status=status.HTTP_202_ACCEPTED)
 
 
 class TurnUsedView(MemoryApiView):
@@ -208,7 +208,7 @@ class MemoryEventsView(MemoryApiView):
             return {
                 "space": SpaceOut(current).data,
                 "run": ConsolidationRunOut(run).data if run else None,
-                "import": ImportJobOut(job).data if job else None,
+                "import": imports.import_job_card(job) if job else None,
             }
 
         lifetime = memory_settings().events_stream_seconds
