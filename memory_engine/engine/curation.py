@@ -23,7 +23,6 @@ An entry's marks follow from its state, so `mark_entry` recomputes them: an entr
 drawn has none, and its turns' words and the entries that went with it come back.
 """
 
-import re
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -31,7 +30,16 @@ from django.utils import timezone
 from memory_engine.engine.grounding import states
 from memory_engine.engine.mid_term import PAGE_KEYWORDS, session_refresh
 from memory_engine.engine.summaries import thread_summary
-from memory_engine.language import word_lists
+from memory_engine.language.clauses import (
+    CLAUSE_END,
+    DANGLING,
+    EMPTY_QUOTE,
+    JOINED_WORDS,
+    OPENING_PHRASE,
+    RUN_OF_SPACES,
+    loose_span,
+    span,
+)
 from memory_engine.language.keywords import content_tokens, extract_keywords
 from memory_engine.language.reading import split_sentences
 from memory_engine.models import EntryVersion, LongTermEntry, MidTermSession, Page, StatementMark
@@ -40,8 +48,6 @@ from memory_engine.store.embeddings import get_embedder, to_bytes
 FIELDS = ("user_input", "agent_response")
 FORGOTTEN = "(forgotten)"
 WHOLE_SHARE = 0.8  # a value this much of its sentence is the sentence
-_DANGLING = re.compile(r"(?:,|;|\s+(?:and|but|so))\s*([.!?]|$)", re.IGNORECASE)
-_EMPTY_QUOTE = re.compile(r"\u201c\s*\u201d|\"\s*\"")
 Cause = EntryVersion.Cause
 Status = LongTermEntry.Status
 # Causes of a value a person wrote, rather than one drawn from the turns.
@@ -78,27 +84,13 @@ class Coverage:
 # --- Pure: which sentences state a value, and the words without them ---------------------------------
 
 
-def span(sentence: str, text: str) -> re.Match | None:
-    """Where `sentence` (whitespace collapsed, as split_sentences gives it) is in `text`, however it was
-    spaced, and never inside a word ("e" is not in "Berlin"). Pure."""
-    words = sentence.split()
-    if not words:
-        return None
-    pattern = r"\s+".join(map(re.escape, words))
-    if re.match(r"\w", words[0]):
-        pattern = r"(?<!\w)" + pattern
-    if re.search(r"\w$", words[-1]):
-        pattern += r"(?!\w)"
-    return re.search(pattern, text)
-
-
 def corrected(sentence: str, before: str, after: str) -> str:
     """The sentence with the entry's old value replaced by its new one, where the old value's words are in
     it ("I work as a radiology nurse": "radiology nurse" -> "midwife" gives "I work as a midwife"); else the
     new value, which then stands in the sentence's place. Pure."""
     found = span(before, sentence) if before.strip() else None
     if found is None:
-        found = re.search(re.escape(before.strip()), sentence, re.IGNORECASE) if before.strip() else None
+        found = loose_span(before.strip(), sentence) if before.strip() else None
     if found is None:
         return after
     return sentence[: found.start()] + after + sentence[found.end() :]
@@ -112,9 +104,9 @@ def without(text: str, marks: list[tuple[str, str]]) -> str:
         if found is None:
             continue
         text = text[: found.start()] + replacement + text[found.end() :]
-    text = _EMPTY_QUOTE.sub(FORGOTTEN, text)  # a reply that quoted only what was forgotten
-    text = _DANGLING.sub(r"\1", text)  # "I'm a nurse and." after its last clause went
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    text = EMPTY_QUOTE.sub(FORGOTTEN, text)  # a reply that quoted only what was forgotten
+    text = DANGLING.sub(r"\1", text)  # "I'm a nurse and." after its last clause went
+    return RUN_OF_SPACES.sub(" ", text).strip()
 
 
 def corrections_in(page_ids: set[int]) -> dict[int, list[StatementMark]]:
@@ -140,11 +132,6 @@ def _words(page: Page) -> dict[str, str]:
     return dict(page.said) if page.said else {name: getattr(page, name) for name in FIELDS}
 
 
-_CLAUSE_END = re.compile(r"(?:,|;|\s+(?:and|but|so)\b)\s+", re.IGNORECASE)
-_JOINED_WORDS = re.compile(r"(?:between you|(?!(?:i|we|he|she|they|it|you)\b)[^\s',]+)\s+and", re.IGNORECASE)
-_OPENING_PHRASE = re.compile(rf"(?:(?:and|but|so)\s+)?(?:{'|'.join(word_lists.OPENING_WORDS)})\b[^,;]*,", re.IGNORECASE)
-
-
 def clauses(sentence: str) -> list[str]:
     """The sentence's clauses, each with the comma or "and" that joins it to the next: "I'm a nurse and I
     have a cat named Milo." gives "I'm a nurse and" and "I have a cat named Milo.". A phrase that opens a
@@ -152,13 +139,13 @@ def clauses(sentence: str) -> list[str]:
     forgetting the token leaves no "For the VPN from home," to quote; so does a word joined by "and" ("Tom and
     Ann are 5", "Between you and me I let his tyre down"), which is no clause. Pure."""
     pieces, start = [], 0
-    for joint in _CLAUSE_END.finditer(sentence):
+    for joint in CLAUSE_END.finditer(sentence):
         pieces.append(sentence[start : joint.end()].strip())
         start = joint.end()
     pieces.append(sentence[start:].strip())
     joined: list[str] = []
     for piece in filter(None, pieces):
-        if joined and (_OPENING_PHRASE.fullmatch(joined[-1]) or _JOINED_WORDS.fullmatch(joined[-1])):
+        if joined and (OPENING_PHRASE.fullmatch(joined[-1]) or JOINED_WORDS.fullmatch(joined[-1])):
             joined[-1] = f"{joined[-1]} {piece}"
         else:
             joined.append(piece)
@@ -326,7 +313,7 @@ def _take_along(entry: LongTermEntry, marks: list[Mark], *, write, actor: str, c
     for other in others:
         value, status = other.value, Status.ACTIVE
         if entry.status == Status.ACTIVE:
-            if span(drawn, other.value) is None and re.search(re.escape(drawn), other.value, re.I) is None:
+            if span(drawn, other.value) is None and loose_span(drawn, other.value) is None:
                 continue
             value = corrected(other.value, drawn, entry.value)
         else:

@@ -20,7 +20,6 @@ Lindqvist is a wonderful person ..."). Its replies are shown but never become me
 (Page.ReplySource.WEAK_MODEL).
 """
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,6 +27,7 @@ from memory_engine.engine import recall
 from memory_engine.engine.long_term import entry_text, replaced_on
 from memory_engine.engine.retriever import Item, Retrieval
 from memory_engine.language import intent
+from memory_engine.language.names import SELF_NAMING
 from memory_engine.language.reading import speaks_of_self
 from memory_engine.language.text import straight
 from memory_engine.language.word_lists import LANGUAGES, MONTHS, NOT_A_NAME, TIME_WORDS
@@ -70,14 +70,6 @@ PLAIN_WORDS = (
 USER_SECTION = "What you know about {user}"
 ASSISTANT_SECTION = "What you know about yourself"
 NOTHING_YET = "(nothing yet)"
-
-# How a user names themselves in their own words; such a name must never be claimed by the assistant.
-_NAME = r"[A-Z\u00c0-\u00d6\u00d8-\u00de][^\W\d_A-Z]{1,30}"  # "Sam", "Tomás", "Émile"
-_SELF_NAMING = re.compile(
-    rf"\b(?i:i'm|i am|my name is|my name's|call me|this is|it's)\s+({_NAME})\b"
-    # "hey. Mike Brennan, firefighter, Chicago.", "Mike here": a name that opens a message introduces its writer
-    rf"|(?:^|[.!?]\s+)({_NAME})(?:\s{_NAME},|\s(?i:here)\b)"
-)
 
 
 @dataclass(frozen=True)
@@ -136,7 +128,7 @@ def _user_names(space: MemorySpace, profile: dict[str, str], statements: list[st
     names = {space.user.display_name.strip(), profile.get("name", "").strip()}
     names.update(name.split()[0] for name in list(names) if name)  # "Maria Lindqvist" is "Maria" too
     for text in statements:
-        for found in _SELF_NAMING.findall(straight(text)):
+        for found in SELF_NAMING.findall(straight(text)):
             names.update(name for name in found if name)
     return sorted(name for name in names if name)
 

@@ -5,10 +5,9 @@ validate_extraction), and a forget or an edit finds the statements an entry was 
 measure (curation.py). Pure.
 """
 
-import re
-
 from memory_engine.language.keywords import content_tokens
-from memory_engine.language.word_lists import CORRECTION_WORDS, DATE_WORDS, MOVED_WORDS, NEGATIONS, alternation
+from memory_engine.language.values import CHANGED, MOVED, SET_ASIDE, TIME_DATE_OR_COUNT, WORD_OR_FIGURE, last_clause
+from memory_engine.language.word_lists import DATE_WORDS
 
 GROUNDING_MIN = 0.6  # share of a value's content words that must appear in its source
 # Words an extraction uses for the speakers, not what was said: "The user is a radiology nurse".
@@ -30,44 +29,22 @@ def states(value: str, sentence: str) -> bool:
     return grounding(value, sentence, ignore=SPEAKER_WORDS) >= GROUNDING_MIN
 
 
-# A statement that says something changed: "update: they postponed the exam to the 21st", "standup at 9:15
-# from monday, not 9:30 anymore".
-CHANGED = re.compile(
-    rf"\b(?:{alternation(MOVED_WORDS + CORRECTION_WORDS)}|update|updated|change of plans?|instead|now|no longer|"
-    r"not anymore|any ?more|"
-    r"renamed|new)\b"
-)
-# The values a change is about: a time, a date, a number, how often ("twice a day, not once").
-_VALUES = re.compile(
-    r"\b\d{1,2}[:.]\d{2}\b|\b\d+(?:st|nd|rd|th)?\b|\b(?:once|twice|thrice|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b"
-)
-
-
 def changes(earlier: str, later: str) -> bool:
     """Whether `later` says that what `earlier` told changed: it says so (CHANGED) and gives a time, a date or
     a number that `earlier` does not ("standup is at 9:30", then "standup moved to 9:15"). Whether the two
     are about the same thing is the caller's to know (their vectors). Pure."""
     if not CHANGED.search(later.lower()):
         return False
-    return bool(set(_VALUES.findall(later.lower())) - set(_VALUES.findall(earlier.lower())))
-
-
-_MOVED = re.compile(rf"\b(?:{alternation(MOVED_WORDS + CORRECTION_WORDS)}|no longer|not (?:\w+ )?any ?more)\b")
+    return bool(set(TIME_DATE_OR_COUNT.findall(later.lower())) - set(TIME_DATE_OR_COUNT.findall(earlier.lower())))
 
 
 def tells_a_change(sentence: str) -> bool:
     """Whether `sentence` tells that a time, a date or a number changed, first person or not ("standup moved
     to 9:15 from Monday"): worth keeping as the person's words, since it replaces what they told. Pure."""
     lowered = sentence.lower()
-    return bool(_MOVED.search(lowered) and _VALUES.search(lowered))
+    return bool(MOVED.search(lowered) and TIME_DATE_OR_COUNT.search(lowered))
 
 
-# A negation and the few words after it: what a correction sets aside ("he is Paçoca, not Pipoca").
-_SET_ASIDE = re.compile(
-    rf"(?<![\w'])(?:{alternation(NEGATIONS)})\s+((?:[^\s,;:!?]+\s+){{0,2}}[^\s,;:!?]+)", re.IGNORECASE
-)
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _DATE_WORDS = frozenset(DATE_WORDS)
 # Words between a negation and what it sets aside: "not on Saturday", "nicht am Samstag", "not the 12th".
 _LINKS = frozenset(("the", "a", "an", "on", "at", "in", "to", "for", "am", "um", "im", "der", "die", "das", "den",
@@ -80,7 +57,7 @@ _HOW_OFTEN = frozenset(("once", "twice", "thrice"))
 def _named_values(sentence: str) -> set[str]:
     """The words of `sentence` that name or count something (lower-cased): a capitalised word after its first,
     a word with a digit, a day or a month, how often ("once a day")."""
-    words = _WORD.findall(sentence)
+    words = WORD_OR_FIGURE.findall(sentence)
     return {
         word.lower()
         for place, word in enumerate(words)
@@ -97,8 +74,8 @@ def sets_aside(earlier: str, later: str) -> bool:
     "the hotel is Hotel Hanabusa, not Hotel Sakuraya"; "Luca's birthday is 8 August, not 3"; not "I'm not sure
     the hotel has parking"). Whether the two are about the same thing is the caller's to know. Pure."""
     values = _named_values(earlier)
-    for found in _SET_ASIDE.finditer(later):
-        words = [word.lower() for word in _WORD.findall(found.group(1))]
+    for found in SET_ASIDE.finditer(later):
+        words = [word.lower() for word in WORD_OR_FIGURE.findall(found.group(1))]
         first = next((word for word in words if word not in _LINKS), "")
         if first in values:
             return True
@@ -112,13 +89,13 @@ def corrected_value(earlier: str, later: str) -> str:
     Sakuraya"); not a negation alone ("no Biscuit, get off the sofa", "not once has she asked"). The old value,
     lower-cased, or "". Pure."""
     values = _named_values(earlier)
-    for found in _SET_ASIDE.finditer(later):
-        words = [word.lower() for word in _WORD.findall(found.group(1))]
+    for found in SET_ASIDE.finditer(later):
+        words = [word.lower() for word in WORD_OR_FIGURE.findall(found.group(1))]
         old = next((word for word in words if word not in _LINKS), "")
         if old not in values:
             continue
-        clause = re.split(r"[.!?;]", later[: found.start()])[-1]
-        before = _WORD.findall(clause)[-CORRECTION_REACH:]
+        clause = last_clause(later[: found.start()])
+        before = WORD_OR_FIGURE.findall(clause)[-CORRECTION_REACH:]
         new = _named_values(" ".join(["x", *before])) - values  # "x": a capitalised first word is a name here
         if any(is_figure(value) == is_figure(old) for value in new):
             return old

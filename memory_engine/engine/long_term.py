@@ -13,7 +13,6 @@ an entry is an EntryVersion (before, after, cause, actor, time, source pages): t
 Functions that write expect to run inside the caller's `space_write` (store/writes.py).
 """
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -35,6 +34,7 @@ from memory_engine.language.reading import (
     straight,
     tells_what_to_remind,
 )
+from memory_engine.language.small_talk import ERROR_LIKE, FIRST_PERSON_SINGULAR, OPENS_ON_BEFORE, TO_THE_OTHER
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.store.embeddings import from_bytes, to_bytes
 
@@ -45,7 +45,6 @@ Cause = EntryVersion.Cause
 FACT_MIN_WORDS = 3  # a fact with fewer content words ("I'm super thankful.") says nothing worth keeping
 VALUE_SEPARATOR = "; "
 CHANGE_SIMILARITY = 0.55  # a fact saying something changed replaces an earlier one this close (cosine)
-ERROR_LIKE = re.compile(r"^\s*(error|exception|traceback|i'm sorry|i cannot|as an ai)\b", re.IGNORECASE)
 
 
 # --- Checking what the LLM extracted ----------------------------------------------------------
@@ -76,14 +75,13 @@ class Extraction:
     cause: str = Cause.CONSOLIDATION
 
 
-_SPEAKING = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself)\b", re.I)
 MAX_PROFILE_VALUE_WORDS = 8
 
 
 def is_sentence(value: str) -> bool:
     """Whether a profile value is a sentence someone said ("I live in Porto.") rather than a value
     ("Porto", "a cat called Miso"): it speaks in the first person or runs past MAX_PROFILE_VALUE_WORDS."""
-    return bool(_SPEAKING.search(straight(value))) or len(value.split()) > MAX_PROFILE_VALUE_WORDS
+    return bool(FIRST_PERSON_SINGULAR.search(straight(value))) or len(value.split()) > MAX_PROFILE_VALUE_WORDS
 
 
 def _clean(text: object) -> str:
@@ -175,23 +173,14 @@ def statements(text: str) -> list[str]:
             and is_statement(sentence)
             and (not opens_as_request(sentence) or tells_what_to_remind(said))  # "remind me my code is 4471"
             and not (opens_as_imperative(said) and not tells_what_to_remind(said))
-            and not _TO_THE_OTHER.search(said.replace("for your information", ""))
-            and not _OPENS_ON_BEFORE.match(said)
+            and not TO_THE_OTHER.search(said.replace("for your information", ""))
+            and not OPENS_ON_BEFORE.match(said)
             and not memory_requests.read_all(sentence)  # "pls dont keep what i said abt my diagnosis"
             and (speaks_of_self(sentence) or tells_a_change(sentence))
             and sentence not in found
         ):
             found.append(sentence)
     return found
-
-
-# Said to the other side: about them, or about what they said ("the suggestions", "those websites you mentioned").
-_TO_THE_OTHER = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd|u|ur|thanks|thank)\b")
-# What a sentence is about, named before it: "It inspires me ...", "That was so much fun", "They take me to new worlds".
-_OPENS_ON_BEFORE = re.compile(
-    r"^(?:(?:yeah|yes|oh|well|and|but|so|plus|also|wow|haha|lol|honestly)\W+)*"
-    r"(?:it|it's|its|this|that|that's|these|those|they|they're|they've|there)\b"
-)
 
 
 TOPIC_WORDS = 4

@@ -16,11 +16,11 @@ message and the memory alone; it states nothing nobody said, by construction:
 Everything here is pure apart from recall's scoring, which reads nothing new (the reply's retrieval).
 """
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 
 from memory_engine.engine.recall import Statement, when_said
+from memory_engine.language import small_talk
 from memory_engine.language.intent import ADVICE_ABOUT_THEIRS, ASKS_ADVICE, decide
 from memory_engine.language.keywords import content_tokens
 from memory_engine.language.reading import (
@@ -45,10 +45,6 @@ HEARD = "I hear you."
 ECHO_MAX_CHARS = 140  # a sentence this short is said back ("Noted: ..."); a longer one is only noted
 ECHO_MIN_WORDS = 3  # content words a sentence needs to be worth saying back
 
-_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|yo|howdy)\b")
-_THANKS = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers|much appreciated|grazie|merci|danke|gracias|obrigad[oa])\b")
-_GOODBYE = re.compile(r"\b(?:bye|goodbye|good night|goodnight|see you|talk later|ttyl|ciao|tschüss|adiós)\b")
-
 
 def reply(
     message: str, related: Callable[[], tuple[Statement, ...]], now: datetime
@@ -61,29 +57,23 @@ def reply(
     if questions(text) or _asks_for_something(text) or decide(message).name in (ASKS_ADVICE, ADVICE_ABOUT_THEIRS):
         held = related()
         return _with_memory(NEEDS_MODEL, held, now), held
-    if _THANKS.search(text):
+    if small_talk.THANKS.search(text):
         return THANKS, ()
-    if _GOODBYE.search(text):
+    if small_talk.GOODBYE.search(text):
         return GOODBYE, ()
-    if _GREETING.match(first) and len(content_tokens(text)) <= 2:
+    if small_talk.GREETING.match(first) and len(content_tokens(text)) <= 2:
         return GREETING, ()
     told = [s for s in split_sentences(message) if is_statement(plain(s)) and _tells(s)]
     if not told:
         return HEARD, ()
-    if len(told[0]) <= ECHO_MAX_CHARS and _SAID_BACK.match(plain(told[0])) and not _ASKING.search(plain(told[0])):
+    said = plain(told[0])
+    if len(told[0]) <= ECHO_MAX_CHARS and small_talk.SAID_BACK.match(said) and not small_talk.ASKING.search(said):
         return f"Noted: {second_person(told[0]).rstrip('.!')}.", ()
     return "Noted.", ()
 
 
 def _tells(sentence: str) -> bool:
     return len(set(content_tokens(sentence))) >= ECHO_MIN_WORDS
-
-
-# What is said back: a sentence of the person's about themselves ("I ...", "my ..."), asking nothing; anything
-# else is only noted ("don't let me forget the EpiPen" is no "don't let you forget ...", and a request in
-# another language is no statement of theirs).
-_SAID_BACK = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b")
-_ASKING = re.compile(r"\b(?:please|help|can you|could you|would you|need you|want you|let me|remind)\b")
 
 
 def _asks_for_something(text: str) -> bool:

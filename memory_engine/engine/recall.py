@@ -29,7 +29,6 @@ retrieval deeper than a prompt's finds the pages; `statements_of` reads the pers
 
 import logging
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -41,7 +40,7 @@ from django.utils import timezone
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
 from memory_engine.engine import asking, curation
-from memory_engine.engine.grounding import CHANGED, changes, corrected_value, is_figure, sets_aside, tells_a_change
+from memory_engine.engine.grounding import changes, corrected_value, is_figure, sets_aside, tells_a_change
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
 from memory_engine.language import memory_requests
@@ -64,20 +63,46 @@ from memory_engine.language.intent import (
     read,
 )
 from memory_engine.language.keywords import content_tokens
+from memory_engine.language.names import GIVES_OWN_NAME, NAMED, NAMED_THING, NAMED_WORDS, NAMING, WORD, names_in
 from memory_engine.language.profile_attributes import ASKED_AS, is_multi_valued, values_in
 from memory_engine.language.reading import is_statement, plain, questions, split_sentences, straight
+from memory_engine.language.values import (
+    A_NUMBER,
+    CHANGED,
+    COUNTS_TIME,
+    DATE_LIKE,
+    HOLDS_A_CLOCK_TIME,
+    HOLDS_A_DATE,
+    HOLDS_A_NUMBER,
+    HOLDS_A_YEAR,
+    HYPHENATED_WORD,
+    NOW_ANOTHER,
+    VALUE,
+    WEEKDAY,
+    WHEN_WORDS,
+    distinctive,
+    mentions,
+    shape,
+)
+from memory_engine.language.whose import (
+    ASKS_IN_IT,
+    ELISION,
+    ENDS_A_SENTENCE,
+    MINE,
+    MINE_DOES,
+    OPENS_REQUEST,
+    SOMEONE_ELSES,
+    THE_X_OF_MINE,
+)
 from memory_engine.language.word_lists import (
     ASKING_WORDS,
     FUNCTION_WORDS,
     LANGUAGES,
     MONTHS,
-    NOT_NAMES,
-    NUMBER_WORDS,
     OWNER_ARTICLES,
     RELATIVES,
     TIME_WORDS,
     WEEKDAYS,
-    alternation,
 )
 from memory_engine.models import MemorySpace, Page, StatementMark
 from memory_engine.store.embeddings import RecentVectors, get_embedder
@@ -85,21 +110,6 @@ from memory_engine.store.embeddings import RecentVectors, get_embedder
 logger = logging.getLogger(__name__)
 
 NOT_TOLD = "I don't think you've told me that yet."
-# "what's my blood type?", "the name of my dentist?": the thing of theirs a question asks for, at the end of
-# the clause that asks.
-_WORDS = r"(?:[a-z0-9][a-z0-9'\-]*\s+){0,3}?[a-z0-9][a-z0-9'\-]*"
-_CLAUSE_END = (
-    r"(?:\s+(?:is|was|are|were))?(?:\s+(?P<called>called|named))?"
-    r"(?:\s+(?:again|now|these days|exactly|pls|please|then))?\s*[?.!]*$"
-)
-_THE_X_OF_MINE = re.compile(rf"\bthe\s+({_WORDS})\s+of\s+(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
-_MINE = re.compile(rf"\b(?:my|our)\s+({_WORDS}){_CLAUSE_END}")
-_ASKS_IN_IT = re.compile(r"\b(?:what|what's|whats|which|who|who's|whose|where|when|how)\b")
-_MINE_DOES = re.compile(r"\b(?:did|does|do|will|would|can|could|should|has|have|had)\s+(?:my|our)\b")
-# A clause that opens as a request to the assistant or about what to do: "should I get it serviced".
-_OPENS_REQUEST = re.compile(r"^(?:should|shall|could|can|would|will|do|does|is|are) (?:i|we|you)\b")
-# A sentence giving the person's own name: no answer to "what's my GP's name?".
-_GIVES_OWN_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i am called)\b")
 
 
 def not_told(question: str) -> str:
@@ -114,13 +124,13 @@ def not_told(question: str) -> str:
         if not questions(sentence):
             continue
         for clause in sentence.split(","):
-            if not (clause.rstrip().endswith("?") or _ASKS_IN_IT.search(clause)):
+            if not (clause.rstrip().endswith("?") or ASKS_IN_IT.search(clause)):
                 continue  # "side note, my truck, a rusty old Silverado, is that bad?": "my truck" asks nothing
-            if found := _THE_X_OF_MINE.search(clause.strip()):
+            if found := THE_X_OF_MINE.search(clause.strip()):
                 return f"You haven't told me your {found.group(2)}'s {found.group(1)} yet."
-            if _MINE_DOES.search(clause):
+            if MINE_DOES.search(clause):
                 continue  # "what did my eye specialist diagnose": a thing of theirs that does, not one asked for
-            if found := _MINE.search(clause.strip()):
+            if found := MINE.search(clause.strip()):
                 thing = f"{found.group(1)}'s name" if found.group("called") else found.group(1)
                 return f"You haven't told me your {thing} yet."
     return NOT_TOLD
@@ -166,49 +176,14 @@ RECALL_KNOWLEDGE = 20
 
 # --- What kind of answer a sentence holds ------------------------------------------------------------
 
-_WHEN_WORDS = re.compile(
-    rf"\b(?:{alternation(MONTHS + TIME_WORDS)}|"
-    r"\d{1,2}(?:st|nd|rd|th)|\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}|\d{4}|\d{1,2}\s?(?:am|pm)|o'clock)\b"
-)
-# A date, or a day told in the plural ("closed Mondays"): what a statement holds that answers "when".
-_HOLDS_A_DATE = re.compile(rf"{_WHEN_WORDS.pattern}|\b(?:{alternation(WEEKDAYS)})s\b")
-_NUMBER_WORDS = re.compile(
-    r"(?:[$\u20ac\u00a3]?\b\d+(?:[.,]\d+)*(?:k|m|bn|%)?(?!\w))"  # 24, 92k, \u20ac24, 60%, 1,200
-    rf"|\b{alternation(NUMBER_WORDS)}\b"
-)
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_NOT_NAMES = frozenset(NOT_NAMES)
-_NAMING = re.compile(r"\b(?:called|named|name is|name's|names are|i call|we call|goes by|nicknamed)\b")
-# "my housemate Tash", "our cat Mango", "my monstera, Don Fermín", "Pepper (my cat)".
-_NAMED_THING = re.compile(
-    r"\b(?i:my|our)\s+(?:[a-z\-]+\s+){0,2}?[a-z\-]+,?\s+(?:(?:Dr|Mr|Mrs|Ms|Prof|Don|Doña)\.?\s+)?[A-Z][\w\-]+"
-    r"|\b[A-Z][\w\-]+\s*\((?i:my|our)\s+[a-z\- ]+\)"
-)
-
-
-# What a statement holds that gives a date, a year, an age or a count asked for in so many words (strict_kind):
-# a year is one ("in 2009", "'74") or a year of something ("my 2nd year", "year 4").
-_A_NUMBER = re.compile(rf"\d|\b{alternation(NUMBER_WORDS)}\b")
+# What a statement holds that gives a date, a year, an age or a count asked for in so many words (strict_kind).
 _HOLDS = {
-    WHEN: _HOLDS_A_DATE,
-    YEAR: re.compile(
-        r"\b(?:1[89]|20)\d{2}\b|'\d{2}\b|\b(?:\d{1,2}(?:st|nd|rd|th)|first|second|third|final|last) year\b"
-        r"|\byear \d{1,2}\b|\b\d+ years? ago\b"
-    ),
-    AGE: _A_NUMBER,
-    NUMBER: _A_NUMBER,
-    # a time of day: "at 7pm", "19.30", "8 Uhr", "5 baje", "9h30", "a las 10", "half ten", or a part of the day ("in
-    # the morning"); not a day alone ("on weds", "the 16th of June")
-    CLOCK: re.compile(
-        r"\b\d{1,2}(?:[:.h]\d{2}|\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|h|hrs|o'clock|baje|heures?|horas?)(?!\w))"
-        r"|\b(?:at|a las|alle|às|om|um|o|kl\.?|saat)\s\d{1,2}(?!\d|st|nd|rd|th|%|[.,/]\d)"
-        r"|\b(?:half|quarter)\s(?:past\s|to\s)?(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
-        r"|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight|night|o'clock)\b"
-    ),
+    WHEN: HOLDS_A_DATE,
+    YEAR: HOLDS_A_YEAR,
+    AGE: A_NUMBER,
+    NUMBER: A_NUMBER,
+    CLOCK: HOLDS_A_CLOCK_TIME,
 }
-
-
-_COUNTS_TIME = re.compile(r"\b(?:days?|nights?|weeks?|months?|years?|hours?|hrs?|minutes?|mins?|times?|long|often)\b")
 
 
 def strict_kind(asked: str) -> Callable[[str], bool] | None:
@@ -223,7 +198,7 @@ def strict_kind(asked: str) -> Callable[[str], bool] | None:
     if kind == PHONE:  # "what's the vet's phone number": a run of digits, not a date
         return holds_a_phone_number
     holds = _HOLDS[kind]
-    if kind == NUMBER and not _COUNTS_TIME.search(asked.lower()):  # "how many days until...": a date may give it
+    if kind == NUMBER and not COUNTS_TIME.search(asked.lower()):  # "how many days until...": a date may give it
         return lambda statement: holds.search(not_a_date(statement).lower()) is not None
     return lambda statement: holds.search(statement.lower()) is not None
 
@@ -239,23 +214,14 @@ def answer_fit(sentence: str, kind: str | None, weights: Weights = WEIGHTS) -> f
     bonus, penalty = weights.kind_bonus, -weights.kind_penalty
     lowered = sentence.lower()
     if kind == WHEN:
-        return bonus if _WHEN_WORDS.search(lowered) else penalty
+        return bonus if WHEN_WORDS.search(lowered) else penalty
     if kind == NUMBER:
-        return bonus if _NUMBER_WORDS.search(lowered) else penalty
-    if kind == NAME and (_NAMING.search(lowered) or _NAMED_THING.search(sentence)):
+        return bonus if HOLDS_A_NUMBER.search(lowered) else penalty
+    if kind == NAME and (NAMING.search(lowered) or NAMED_THING.search(sentence)):
         return bonus + weights.naming_bonus
     if sentence == lowered:
         return 0.0
-    return bonus if any(_is_name(sentence, match) for match in _WORD.finditer(sentence)) else penalty
-
-
-def _is_name(sentence: str, match: re.Match) -> bool:
-    """A capitalised word that does not open a sentence: a name, in well-written text."""
-    word = match.group(0)
-    if not word[0].isupper() or word in _NOT_NAMES:
-        return False
-    before = sentence[: match.start()].rstrip(" \"'\u201c(")
-    return bool(before) and before[-1] not in ".!?:"
+    return bonus if names_in(sentence) else penalty
 
 
 # --- Scoring the person's statements ---------------------------------------------------------------
@@ -348,7 +314,7 @@ def score_statements(
         said = set(content_tokens(f"{statement.text} {statement.about(asks_own_name=intent.asks_own_name)}"))
         overlap = len(words & said) / len(words) if words else 0.0
         bonus = answer_fit(statement.text, kind, weights)
-        if kind == NAME and not intent.asks_own_name and _GIVES_OWN_NAME.search(statement.text.lower()):
+        if kind == NAME and not intent.asks_own_name and GIVES_OWN_NAME.search(statement.text.lower()):
             bonus = -weights.kind_penalty  # their name, to a question about someone else's
         scores.append(round(cosine + weights.lexical * overlap + bonus, 6))
     return scores
@@ -518,21 +484,21 @@ def told_now(quoted: Statement, statements: list[Statement], question: str, kind
     old = _nearest_value(quoted.text, anchors, names=names)
     # a figure of the same shape as the one it replaces ("10.42.8.17", then "10.42.9.40"), or as any figure of a
     # shape few others have (the address, when the hostname "vela-stg-03" is nearer the question's "staging")
-    shapes = {_shape(old)} | {_shape(v) for v in _values_of(quoted.text, kind) if _distinctive(v)} if old else set()
+    shapes = {shape(old)} | {shape(v) for v in _values_of(quoted.text, kind) if distinctive(v)} if old else set()
     found = None
     for later in (s for s in statements if s.seq > quoted.seq):
         said = plain(later.text)
-        if not _NOW_ANOTHER.search(said):
+        if not NOW_ANOTHER.search(said):
             continue
-        named_again = bool(old) and re.search(rf"(?<!\w){re.escape(old)}(?!\w)", said) is not None
+        named_again = bool(old) and mentions(said, old)
         if names:  # a name only where the one it replaces is named ("Morag's left, it's a guy called Euan now")
-            new = {m.group(1).lower() for m in _NAMED.finditer(later.text)} - set(
+            new = {m.group(1).lower() for m in NAMED.finditer(later.text)} - set(
                 plain(quoted.text + " " + question).split()
             )
             if new and named_again:
                 found = later
             continue
-        new = {v for v in _values_of(later.text, kind) if v not in quoted.text and _shape(v) in shapes}
+        new = {v for v in _values_of(later.text, kind) if v not in quoted.text and shape(v) in shapes}
         if new and (named_again or anchors & _unelided(quoted.text) & _unelided(later.text)):
             found = later
     return found
@@ -544,11 +510,11 @@ def keyed_again(quoted: Statement, statements: list[Statement], question: str, k
     913-205."; "Reading yangu ilikuwa 158/96", then "Reading ya leo ni 138/88"), or None: a value told again with
     no word of change is the latest. Pure."""
     anchors = _unelided(question) - _NOT_ANCHORS
-    keyed = {(_shape(v), key) for v, keys in _keyed_values(quoted.text, kind) for key in keys & anchors}
+    keyed = {(shape(v), key) for v, keys in _keyed_values(quoted.text, kind) for key in keys & anchors}
     found = None
     for later in (s for s in statements if s.seq > quoted.seq):
         if any(
-            (_shape(v), key) in keyed and v not in quoted.text
+            (shape(v), key) in keyed and v not in quoted.text
             for v, keys in _keyed_values(later.text, kind)
             for key in keys
         ):
@@ -556,7 +522,6 @@ def keyed_again(quoted: Statement, statements: list[Statement], question: str, k
     return found
 
 
-_SOMEONE_ELSES = re.compile(r"his|her|their|(?!(?:it|that|what|who|there|here|he|she)'s)[\w-]+'s")
 KEY_WORDS = 4  # the words before a figure that may name what it is: "reg ND 482-771", "Reading ya leo ni 138/88"
 
 
@@ -565,25 +530,19 @@ def _keyed_values(text: str, kind: str | None) -> list[tuple[str, set[str]]]:
     before it. Pure."""
     values = _values_of(text, kind)
     found = []
-    for match in _VALUE.finditer(text):
-        if match.group(0) in values and _distinctive(match.group(0)):
-            before = re.findall(r"[\w'-]+", text[: match.start()])[-KEY_WORDS:]
-            if not any(_SOMEONE_ELSES.fullmatch(word.lower()) for word in before):  # "my sister's flight is LH 904-2"
+    for match in VALUE.finditer(text):
+        if match.group(0) in values and distinctive(match.group(0)):
+            before = HYPHENATED_WORD.findall(text[: match.start()])[-KEY_WORDS:]
+            if not any(SOMEONE_ELSES.fullmatch(word.lower()) for word in before):  # "my sister's flight is LH 904-2"
                 found.append((match.group(0), _unelided(" ".join(before))))
     return found
-
-
-def _distinctive(value: str) -> bool:
-    """Whether a figure's shape is one few figures have: five characters or more, with a mark between its digits
-    ("10.42.8.17", "158/96", "913-205"); not "12", "2024" nor "3.5". Pure."""
-    return len(value) >= 5 and re.search(r"\d[^\w\s]+\d", value) is not None
 
 
 def _nearest_value(text: str, anchors: set[str], *, names: bool) -> str:
     """The value of `text` nearest a word of `anchors` in it (a name, or a figure), lower case; "" for none."""
     lowered = plain(text)
-    places = [m.start() for m in re.finditer(r"[\w'-]+", lowered) if set(content_tokens(m.group(0))) & anchors]
-    found = _NAMED_WORDS.finditer(text) if names else _VALUE.finditer(text)
+    places = [m.start() for m in HYPHENATED_WORD.finditer(lowered) if set(content_tokens(m.group(0))) & anchors]
+    found = NAMED_WORDS.finditer(text) if names else VALUE.finditer(text)
     values = [(m.start(), m.group(0).lower().removesuffix("'s")) for m in found if m.start() > 0]
     # the question's own words ("Tayside Lets") are what it asks about, not what it asks
     if names:  # not a name the question says, nor a word like "Lets" that no name is
@@ -593,27 +552,14 @@ def _nearest_value(text: str, anchors: set[str], *, names: bool) -> str:
     return min(values, key=lambda v: (min(abs(v[0] - at) for at in places), -v[0]))[1]  # a tie: the later ("X is Y")
 
 
-def _shape(value: str) -> str:
-    """A value's shape: its digits as 9, its letters as a ("10.42.8.17": "99.99.9.99"). Pure."""
-    return re.sub(r"\d", "9", re.sub(r"[^\W\d_]", "a", value))
-
-
 def _values_of(text: str, kind: str | None) -> set[str]:
     """The figures of `text`; for a date or a time asked, only those that are one ("24th", "10:30", "11 May")."""
-    values = set(_VALUE.findall(text))
+    values = set(VALUE.findall(text))
     if kind == WHEN:
-        values = {v for v in values if _DATE_LIKE.fullmatch(v)} | set(_DATE_WORDS_IN.findall(plain(text)))
+        values = {v for v in values if DATE_LIKE.fullmatch(v)} | set(WEEKDAY.findall(plain(text)))
     return values
 
 
-# What says a value is now another: "it's X now", "changed the date", "new name: X".
-_NOW_ANOTHER = re.compile(r"\b(?:now|changed|change|new|updated|update|moved|switched|instead|no longer|anymore)\b")
-# A figure, a date's day, an address, a plate: "10.42.9.40", "24th", "vela-stg-03", whole.
-_VALUE = re.compile(r"(?<![\w.,/:-])[\w.,/:-]*\d[\w.,/:-]*(?<![.,:/-])")
-_DATE_LIKE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?|\d{1,2}[:.h]\d{2}|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?")
-_DATE_WORDS_IN = re.compile(rf"\b{alternation(WEEKDAYS)}\b")  # a day alone ("moved to Sunday"); a month comes with one
-_NAMED = re.compile(r"(?:\bcalled|\bnamed|\bname:|\bname is|\bit's|\bis)\s+([A-ZÀ-Ý][\w'-]+)")
-_NAMED_WORDS = re.compile(r"(?<![.!?]\s)\b[A-ZÀ-Ý][\w'-]+")
 # Words no anchor: what says a change or a name, and words of time ("good morning", "on saturdays").
 _NOT_ANCHORS = frozenset(
     content_tokens(
@@ -622,13 +568,12 @@ _NOT_ANCHORS = frozenset(
         )
     )
 )
-_ELISION = re.compile(r"^(?:l|d|j|c|qu|n|s|m|t|dell|all|nell|sull)'")
 
 
 def _unelided(text: str) -> set[str]:
     """The content words of `text` without an elided article or pronoun before them ("l'apt": "apt"), nor the
     other languages' short words ("le", "ist")."""
-    return {_ELISION.sub("", word) for word in content_tokens(text)} - _FUNCTION_WORDS - _OWNER_ARTICLES
+    return {ELISION.sub("", word) for word in content_tokens(text)} - _FUNCTION_WORDS - _OWNER_ARTICLES
 
 
 def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: bool = True) -> str:
@@ -640,7 +585,7 @@ def latest_reply(latest: Statement, earlier: Statement, now: datetime, *, sure: 
 
 def _ended(sentence: str) -> str:
     """`sentence` with a full stop, unless the quote it ends with ends one already (“... with supper.”). Pure."""
-    return sentence if re.search(r"[.!?\u2026][\u201d\"']?$", sentence) else f"{sentence}."
+    return sentence if ENDS_A_SENTENCE.search(sentence) else f"{sentence}."
 
 
 def statements_of(retrieval: Retrieval, asked: str, *, searching: bool = False) -> list[Statement]:
@@ -753,7 +698,7 @@ def told_in(user_input: str, keep: Callable[[str], bool] = lambda text: True) ->
     clauses_told = []
     for sentence in sentences:
         clauses = [clause.strip() for clause in sentence.split(",")]
-        telling = [clause for clause in clauses if is_statement(clause) and not _OPENS_REQUEST.match(plain(clause))]
+        telling = [clause for clause in clauses if is_statement(clause) and not OPENS_REQUEST.match(plain(clause))]
         clauses_told.append(telling if len(telling) < len(clauses) else [])  # a clause asks: the rest tell
     # What the message tells, in its order, without what it asks: what a quote of it shows.
     message = " ".join(
@@ -777,13 +722,8 @@ _RELATIVES = frozenset(RELATIVES)  # "Mum's favourite flowers are ranunculus": "
 def names_used(statements: list[Statement]) -> set[str]:
     """The names the person used (capitalised words inside their sentences: "Rafael", "Pimville"), in lower
     case; days, months, languages and the like left out. Pure."""
-    names = {
-        match.group(0).lower().removesuffix("'s")
-        for statement in statements
-        for match in _WORD.finditer(statement.text)
-        if _is_name(statement.text, match)
-    }
-    return {name for name in names - _LANGUAGES - _RELATIVES if not _WHEN_WORDS.fullmatch(name)}
+    names = {name.lower().removesuffix("'s") for statement in statements for name in names_in(statement.text)}
+    return {name for name in names - _LANGUAGES - _RELATIVES if not WHEN_WORDS.fullmatch(name)}
 
 
 ASKED_OF_ONE_TOLD_ABOUT = "asks what is told of one they told about"
@@ -800,7 +740,7 @@ def _asks_of_one_told_about(intent: Intent, statements: list[Statement]) -> bool
 def names_someone_known(question: str, statements: list[Statement]) -> bool:
     """Whether the question names someone or something the person told about ("what instrument does Rafael
     play?", "vihaan olympiad date?"): then it asks about what they said. Pure."""
-    words = {word.lower().removesuffix("'s") for word in _WORD.findall(straight(question))}
+    words = {word.lower().removesuffix("'s") for word in WORD.findall(straight(question))}
     return bool(words & names_used(statements))  # "Khaled's wife" names Khaled
 
 

@@ -22,7 +22,6 @@ neighbours' share each added recall.
 """
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -38,6 +37,7 @@ from memory_engine.engine.mid_term import sessions_record_hits
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.timing import stage
 from memory_engine.language.keywords import content_tokens, jaccard
+from memory_engine.language.names import without_names
 from memory_engine.language.temporal import named_tokens
 from memory_engine.models import LongTermEntry, MemorySpace, MidTermSession, Page, page_text
 from memory_engine.store import retrieval_sql
@@ -68,10 +68,7 @@ def topic_query(query: str, names: list[str]) -> str:
     In a conversation between two people their names say nothing about the topic: they appear wherever
     one greets the other, so a name in the query would favour greetings over the talk that answers it.
     """
-    wanted = [re.escape(name) for name in names if name and name.strip()]
-    if not wanted:
-        return query
-    stripped = " ".join(re.sub(rf"\b(?:{'|'.join(wanted)})(?:'s)?\b", " ", query, flags=re.IGNORECASE).split())
+    stripped = without_names(query, names)
     return stripped if content_tokens(stripped) else query
 
 

@@ -32,7 +32,9 @@ import re
 from dataclasses import dataclass, field
 
 from memory_engine.language.keywords import content_tokens
+from memory_engine.language.names import WORD
 from memory_engine.language.reading import plain, split_sentences
+from memory_engine.language.rules import rule
 from memory_engine.language.text import APOSTROPHES
 from memory_engine.language.word_lists import (
     AGE_UNITS,
@@ -44,6 +46,7 @@ from memory_engine.language.word_lists import (
     MONTHS,
     NAME_ASKED,
     NAME_ASKED_AFTER,
+    NAMING_WORDS,
     NOT_A_NAME,
     NOT_AN_OWNER,
     OWNER_ARTICLES,
@@ -63,15 +66,12 @@ AGE = "age"
 
 # What identifies one thing of theirs among all others; asked for with what it is of ("passport number").
 _IDENTIFIERS = frozenset(
-    re.findall(
-        r"\S+",
-        "number id no plate rego registration combo combination code pin password size type group score pb "
-        "licence license passport postcode zipcode handle username vin ref reference line",
-    )
+    """number id no plate rego registration combo combination code pin password size type group score pb
+    licence license passport postcode zipcode handle username vin ref reference line""".split()  # noqa: SIM905
 )
 # Identifiers that say nothing of what they identify: "my truck number" is told with "truck" and a number.
 _GENERIC_IDENTIFIERS = frozenset(content_tokens("number id no code"))
-_NAME_WORDS = frozenset(re.findall(r"\S+", "name names called named surname"))
+_NAME_WORDS = frozenset("name names called named surname".split())  # noqa: SIM905
 # Things whose name is the answer, told without the word: "the name of my town" is "Seogwipo".
 _NAMED_PLACES = frozenset(
     content_tokens(
@@ -175,8 +175,16 @@ _ENDS = (
 _TOLD = r"(?:did )?i (?:tell|told|say|said|give|gave|mention|mentioned) (?:you|ya)"
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "st")
 _SURNAME = r"(?:(?:de|van|von|der|den|da|di|del|la|le|du|dos|das|al|bin|ibn)\s+)*[A-ZÀ-Ý][\w'\-]+"
-_FULL_NAME = re.compile(rf"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]+\s+{_SURNAME}")  # "is Sofia Lindqvist", "Femke de Vries"
-_TITLED = re.compile(rf"(?i:\b(?:{'|'.join(t for t in _TITLES if t != 'st')}|miss|doctor))\.?\s+[A-ZÀ-Ý][\w'\-]+")
+_FULL_NAME = rule(  # "is Sofia Lindqvist", "Femke de Vries"
+    rf"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]+\s+{_SURNAME}",
+    finds=("My boss is Sofia Lindqvist.", "our new landlord is Femke de Vries", "I met Ahmed Al Rashid today"),
+    misses=("Sofia Lindqvist is my boss.", "my boss is sofia lindqvist"),
+)
+_TITLED = rule(
+    rf"(?i:\b(?:{'|'.join(t for t in _TITLES if t != 'st')}|miss|doctor))\.?\s+[A-ZÀ-Ý][\w'\-]+",
+    finds=("my landlord is Mr Okafor, he never answers", "I'll raise it with Mrs. Bello.", "saw doctor Hughes today"),
+    misses=("my landlord is mr okafor", "we live on St Kilda Road", "I saw the doctor today"),
+)
 _BETWEEN = rf"(?:{alternation(OWNER_ARTICLES)})\s+"
 # the one asked about in another language, after the articles, possessives and fillers before it (group 1), and
 # whose it is (group 3, after "de", "di", "von"...)
@@ -189,58 +197,135 @@ _OWNING = frozenset(OWNING_WORDS)
 _DOSE_ASKED = ("dose", "dosage", "dosis", "dosering", "dosaggio")
 _ASKING = (
     # "what dose was I on", "AND WHAT DOSE IS MY WATER TABLET", "quanti milligrammi": a dose, given by a dose
-    ("dose", re.compile(
+    ("dose", rule(
         r"\b(?:what|which|welke?|che|quale?|quali|quel(?:le)?s?|qu[eé]|qual|quais|welche[snmr]?|jakie|jaki)\s+"
         rf"(?:{alternation(_DOSE_ASKED)})\b|\b(?:how many|quanti|quantos|cu[aá]ntos|wie viele|hoeveel|ile)\s+"
-        r"(?:milligrams?|mg|milligrammi|miligramas|miligramos|milligramm|miligramów)\b"
+        r"(?:milligrams?|mg|milligrammi|miligramas|miligramos|milligramm|miligramów)\b",
+        finds=("what dose was i on again?", "and what dose is my water tablet", "e quanti milligrammi?"),
+        misses=("how many tablets do i take a day?", "what statin did my gp put me on?"),
     )),
     # "what is the name of my dentist", "the licence plate of my car", "remind me the name of Yasmin's fiancé"
-    ("of", re.compile(
-        rf"\b(?:what|which|remind me|tell me)(?:'s| is| was| are| were)? the {_NOUNS} of {_OWNER}\s+{_NOUNS}{_ENDS}"
+    ("of", rule(
+        rf"\b(?:what|which|remind me|tell me)(?:'s| is| was| are| were)? the {_NOUNS} of {_OWNER}\s+{_NOUNS}{_ENDS}",
+        finds=(
+            "what is the name of my dentist again?",
+            "and what is the licence plate of my car?",
+            "kindly remind me the name of yasmin's fiancé.",
+        ),
+        misses=("what is the capital of australia?", "i forgot the name of my dentist"),
     )),
     # "what's the rego on my ute"
-    ("of", re.compile(rf"\b(?:what|which)(?:'s| is| was)? the {_NOUNS} (?:on|for) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    ("of", rule(
+        rf"\b(?:what|which)(?:'s| is| was)? the {_NOUNS} (?:on|for) {_OWNER}\s+{_NOUNS}{_ENDS}",
+        finds=("what's the rego on my ute, did i give it to ya?", "what is the password for my laptop?"),
+        misses=("what's the best tyre for a ute?",),
+    )),
     # "what name did I give you for my mother"
-    ("of", re.compile(rf"\bwhat (name) {_TOLD} (?:for|of) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    ("of", rule(
+        rf"\bwhat (name) {_TOLD} (?:for|of) {_OWNER}\s+{_NOUNS}{_ENDS}",
+        finds=("what name did i give you for my mother?", "what name did i tell you for our cat?"),
+        misses=("what name should i give my new puppy?",),
+    )),
     # "what's my dog called"
-    ("called", re.compile(rf"\bwhat(?:'s| is| was)? (?:my|our|\w+'s)\s+{_NOUNS}(?: again)? (?:called|named)\b")),
+    ("called", rule(
+        rf"\bwhat(?:'s| is| was)? (?:my|our|\w+'s)\s+{_NOUNS}(?: again)? (?:called|named)\b",
+        finds=("what's my dog called?", "what was my old boat called", "what's gran's cat named again"),
+        misses=("what's my dog allergic to?",),
+    )),
     # "what did I tell you my brother's called", "what I told you my cholesterol number was"
-    ("mine", re.compile(rf"\bwhat {_TOLD} (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    ("mine", rule(
+        rf"\bwhat {_TOLD} (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}",
+        finds=("what did i tell you my brother's called", "remind me what i told you my cholesterol number was"),
+        misses=("what did i tell you about my brother?",),
+    )),
     # "what IELTS score I told you I have"
-    ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} {_TOLD}\b")),
+    ("mine", rule(
+        rf"\b(?:what|which) {_NOUNS} {_TOLD}\b",
+        finds=("what ielts score i told you i have", "which gym did i tell you i joined?"),
+        misses=("what did you tell me?",),
+    )),
     # "what's my blood type", "whats noodle's morph", "what's Keisha's science teacher's name"
-    ("mine", re.compile(rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    ("mine", rule(
+        rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}",
+        finds=("what's my blood type", "what is my flight number?", "what was my father's name again?"),
+        misses=("what's your name?",),
+    )),
     # "what is Mr. Fennimore's direct line", "what is Halvorsen Maritime's VAT number"
-    ("mine", re.compile(
+    ("mine", rule(
         rf"\b(?:what|which)(?:'s| is| was| are| were)? (?:(?:{alternation(_TITLES)})\.?\s+)?"
         rf"((?:(?!(?:the|a|an|that|this|these|those|my|our|your|his|her|their|st)\s)[a-z][\w\-]*\s+)?"
-        rf"[a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}"
+        rf"[a-z][\w\-]*'s\s+{_NOUNS[1:-1]}){_ENDS}",
+        finds=(
+            "what is mr. fennimore's direct line?",
+            "what is halvorsen maritime's vat number?",
+            "what's keisha's science teacher's name",
+        ),
+        misses=("what's the doctor's name?", "what is this week's menu?"),
     )),
     # "what shoe size am i", "what blood type do i have"
-    ("mine", re.compile(rf"\b(?:what|which) {_NOUNS} (?:am i|i am|i'm|do i (?:have|wear|take|use|drive))\b")),
+    ("mine", rule(
+        rf"\b(?:what|which) {_NOUNS} (?:am i|i am|i'm|do i (?:have|wear|take|use|drive))\b",
+        finds=("what shoe size am i? buying new runners", "what blood type do i have", "what car do i drive?"),
+        misses=("what should i wear tonight?",),
+    )),
     # "who's my team lead", "who is doing my knee op"; not "who's the friend that ...", told by what she did
-    ("who", re.compile(rf"\bwho(?:'s| is| was| are)?(?: doing)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}")),
+    ("who", rule(
+        rf"\bwho(?:'s| is| was| are)?(?: doing)? (?:my|our|his|her|their)\s+{_NOUNS}{_ENDS}",
+        finds=("who's my team lead again, need to cc them", "who is doing my knee op?", "who's my sous chef now?"),
+        misses=("who's the friend that's done loads of marathons?",),
+    )),
     # "when is my wife's birthday"
-    ("when", re.compile(rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}")),
+    ("when", rule(
+        rf"\bwhen(?:'s| is| was) {_OWNER}\s+{_NOUNS}{_ENDS}",
+        finds=("when is my wife's birthday, did i mention it?", "when's my girlfriend's bday again?"),
+        misses=("when are my exams?", "when should my son start school?"),
+    )),
     # "how old is Tarçın", "remind me how old Momo is"
-    ("old", re.compile(
+    ("old", rule(
         r"\bhow old (?:is |was |are |were )?"
         r"(?:(my|our) (?:[a-z]+ (?!again|now|then|exactly|these|this|turning|pls|please)(?=[a-z]))?)?"
-        r"([a-z][\w\-]*)(?: is| was)?\b"
+        r"([a-z][\w\-]*)(?: is| was)?\b",
+        finds=("how old is tarçın, did i tell you?", "remind me how old momo is", "how old is my middle lad again"),
+        misses=("how long is my passport valid?",),
     )),
     # "client's name again?"
-    ("mine", re.compile(rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}")),
+    ("mine", rule(
+        rf"^(?:and |so |oh |also )?([a-z][\w\-]*'s\s+(?:[a-z]+\s+)?(?:name|number|id)){_ENDS}",
+        finds=("client's name again?", "vale's last name? booking a table under her name", "so mum's phone number?"),
+        misses=("what's the client's name?", "client's names are on the list"),
+    )),
     # an age or a name asked in other languages, of someone's ("el marido de mi hermana"): "cuántos años tiene
     # Chispa", "cómo se llama la vet", "wie heißt mein Zahnarzt", "dulhe ka naam kya hai"
-    ("aged", re.compile(rf"(?<!\w){alternation(HOW_OLD)}\s+{_ELSEWHERE}")),
-    ("named", re.compile(rf"(?<!\w){alternation(NAME_ASKED)}\s+{_ELSEWHERE}")),
-    ("named", re.compile(rf"(?<!\w)()([^\W\d_][\w\-]*)()\s+{alternation(NAME_ASKED_AFTER)}\b")),
+    ("aged", rule(
+        rf"(?<!\w){alternation(HOW_OLD)}\s+{_ELSEWHERE}",
+        finds=("cuántos años tiene chispa?", "wie alt ist tim?", "quantos anos a neusa tem?"),
+        misses=("¿cuántos años tienes?", "how old is chispa?"),
+    )),
+    ("named", rule(
+        rf"(?<!\w){alternation(NAME_ASKED)}\s+{_ELSEWHERE}",
+        finds=("cómo se llama la vet otra vez?", "wie heißt der zahnarzt?", "c'est quoi le nom de mon proprio déjà?"),
+        misses=("cómo se llama?", "what's the vet called?"),
+    )),
+    ("named", rule(
+        rf"(?<!\w)()([^\W\d_][\w\-]*)()\s+{alternation(NAME_ASKED_AFTER)}\b",
+        finds=("dulhe ka naam kya hai, card pe likhna hai", "meri beti ki name kya hai?"),
+        misses=("mera naam kya hai",),
+    )),
     # "- my gym membership number? renewal form", "ingrid's direct line?": a thing of theirs asked in a few words
-    ("terse", re.compile(
+    ("terse", rule(
         r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?(?:(?:my|our)\s+|(?=[a-z][\w\-]*'s\s))"
-        r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}[a-z0-9][\w\-]*)\s*\?"
+        r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}[a-z0-9][\w\-]*)\s*\?",
+        finds=("- my gym membership number? renewal form", "- ingrid's direct line? want to call not email", "my dog?"),
+        misses=("is my flight on time?", "my car keeps making a weird noise, any idea why?"),
     )),
 )  # fmt: skip
+
+# A capital letter inside a sentence, after a space: a name written as one ("the TA is Priya Raman").
+_CAPITAL_INSIDE = rule(
+    r"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]",
+    finds=("the TA is Priya Raman", "Sofia married Tom, her surname is Brandt now."),
+    misses=("ya write the email pls the TA is priya raman", "Sofia is my boss."),
+)
 
 
 @dataclass(frozen=True)
@@ -299,7 +384,7 @@ class Asked:
             return _DOSE.search(sentence) is not None
         if self.kind == NAME and self.thing == SURNAME:
             # told after their name ("Sofia Lindqvist"), or said to be one ("her surname is Lindqvist")
-            if not re.search(r"(?<=\s)[A-ZÀ-Ý][a-zà-ÿ]", sentence):  # "the TA is priya raman": written in lower case,
+            if not _CAPITAL_INSIDE.search(sentence):  # "the TA is priya raman": written in lower case,
                 # two words after it are all one can tell
                 head = self.owner_head.removesuffix("s")  # "my TAs last name"
                 told = rf"\b{re.escape(head)}s?\s+(?:is|was|called|named)\s+(?!{_NOT_A_NAME_START}\b)\w+\s+\w+"
@@ -395,7 +480,11 @@ def _age(possessive: str | None, who: str) -> Asked | None:
 
 
 _ASKING_OWN = frozenset(("am", "i", "did", "do", "does", "will", "would", "should", "was", "were"))
-_GOES_ON = re.compile(r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b")
+_GOES_ON = rule(
+    r"(?i)^(?:he|she|they|his|her|their|its|it's|it is)\b",
+    finds=("Her name is Fernanda Ocampo.", "He starts on Monday.", "It's a grey Peugeot."),
+    misses=("Hers is the red one.", "Then she called me back."),
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -427,11 +516,19 @@ def _an_acronym(thing: str, question: str) -> Asked | None:
     return Asked(IDENTIFIER, thing, owner) if re.search(rf"\b{last.upper()}\b", question) else None
 
 
+# Whose the owner is, before its words: "my dentist", "the knee doctor"; not "euan's bride".
+_WHOSE_FIRST = rule(
+    r"^(?:my|our|his|her|their|the) ",
+    finds=("my dentist", "the knee doctor", "her fiancé"),
+    misses=("yasmin's fiancé", "mythology teacher"),
+)
+
+
 def _read(form: str, found: re.Match) -> Asked | None:
     groups = [group for group in found.groups() if group is not None]
     if form == "of":  # the owner as asked: "euan's bride", not "bride"
         owner = found.group(0).rsplit(" of ", 1)[-1].rsplit(" on ", 1)[-1].rsplit(" for ", 1)[-1]
-        asked = _asked(groups[0], re.sub(r"^(?:my|our|his|her|their|the) ", "", owner))
+        asked = _asked(groups[0], _WHOSE_FIRST.sub("", owner))
         told_by_deeds = _TOLD_BY_DEEDS.match(found.string, found.end())
         if asked and asked.kind == NAME and told_by_deeds and asked.owner_head not in _NAMED_PLACES:
             return None  # "the gentleman who is looking after my eyes": known by what he does, not the word
@@ -454,7 +551,11 @@ def _read(form: str, found: re.Match) -> Asked | None:
     return _asked(thing, owner)
 
 
-_TOLD_BY_DEEDS = re.compile(r"\s+(?:who|that|whose)\b")
+_TOLD_BY_DEEDS = rule(
+    r"\s+(?:who|that|whose)\b",
+    finds=("the surname of the gentleman who is looking after my eyes", "the friend that's done loads of marathons"),
+    misses=("the name of my dentist", "the plumber whom i called"),
+)
 _YOUR = {"my": "your", "our": "your", "his": "his", "her": "her", "their": "their", "the": "the"}
 
 
@@ -496,11 +597,40 @@ def _asked(thing: str, owner: str) -> Asked | None:
 # What some identifiers look like, whatever words tell them: an email address has an "@" ("reach her at
 # m.marwyck@uni.ac.uk"), a phone number a run of six digits or more ("call 0412 555 019"), not a date.
 _EMAIL, _PHONE = "email", "phone"
-_ISO_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
-_SHAPES = {_EMAIL: re.compile(r"\S@\S"), _PHONE: re.compile(r"(?<![\d/])\+?\d(?:[\s.\-()]*\d){5,}")}
+_ISO_DATE = rule(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b",
+    finds=("Mom's surgery is on 2026-12-14", "my passport expires 2031-3-9"),
+    misses=("my passport expires 14/03/2031", "call me on 0412 555 019"),
+)
+_SHAPES = {
+    _EMAIL: rule(
+        r"\S@\S",
+        finds=("You can reach Prof. Marwyck at h.marwyck@uni.ac.uk", "My email is k.jones@gmail.com"),
+        misses=("meet me @ the cafe at 3", "my email is down again"),
+    ),
+    _PHONE: rule(
+        r"(?<![\d/])\+?\d(?:[\s.\-()]*\d){5,}",
+        finds=("you can call Mr Fennimore on 020 7946 0321", "her mobile is +61 412 555 019", "ring 555-0192"),
+        misses=("the gate code is 4471", "my flight is on 12/05/2025", "the report is due by 09/11/2026"),
+    ),
+}
 _SHAPE_WORDS = (
-    (_EMAIL, re.compile(r"\b(?:e-?mail(?: address)?|mail address)$")),
-    (_PHONE, re.compile(r"\b(?:(?:phone|telephone|mobile|cell|whatsapp) (?:number|no)|direct line|landline)$")),
+    (
+        _EMAIL,
+        rule(
+            r"\b(?:e-?mail(?: address)?|mail address)$",
+            finds=("email address", "her e-mail", "work mail address"),
+            misses=("email password", "email signature"),
+        ),
+    ),
+    (
+        _PHONE,
+        rule(
+            r"\b(?:(?:phone|telephone|mobile|cell|whatsapp) (?:number|no)|direct line|landline)$",
+            finds=("mobile number", "direct line", "mum's landline"),
+            misses=("phone case", "mobile number plan"),
+        ),
+    ),
 )
 
 
@@ -537,9 +667,15 @@ def _said(word: str, said: set[str]) -> bool:
 _FIGURE_WORDS = frozenset(content_tokens(" ".join(FIGURE_WORDS)))
 _MEDICINE_WORDS = frozenset(content_tokens(" ".join(MEDICINE_WORDS)))
 # A dose: milligrams and the like, not millilitres of formula or units of alcohol.
-_DOSE = re.compile(
-    rf"(?i)\b(?:\d+(?:[.,]\d+)?|{alternation(COUNTING_WORDS)})\s*(?:mg|mcg|µg|ug|iu|milligrams?|micrograms?)\b"
-)  # "10mg", "five milligrams"
+_DOSE = rule(  # "10mg", "five milligrams"
+    rf"(?i)\b(?:\d+(?:[.,]\d+)?|{alternation(COUNTING_WORDS)})\s*(?:mg|mcg|µg|ug|iu|milligrams?|micrograms?)\b",
+    finds=(
+        "the doc put me on methylphenidate 10mg.",
+        "I take amlodipine, five milligrams each morning",
+        "Vitamin D 1000 IU daily",
+    ),
+    misses=("my baby drinks 120ml of formula every 3 hours", "I had 3 units last night"),
+)
 
 
 def holds(word: str, sentence: str, said: frozenset[str] | None = None) -> str:
@@ -583,13 +719,19 @@ _DAY_OF_MONTH = (
     rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:\s+\d{{4}})?|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?"
     r"(?:,?\s+\d{4})?"
 )
-_TIME_TOLD = re.compile(
+_TIME_TOLD = rule(
     rf"(?i)\b(?:{_DAY_OF_MONTH}|\d{{1,2}}[:.]\d{{2}}(?:\s*[ap]\.?m\.?)?|\d{{1,2}}\s*[ap]\.?m\b|"
     r"(?:in|since|from|a|an) (?:19|20)\d{2}|"
-    r"\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?)\b|\d{1,2}(?:st|nd|rd|th))\b"
+    r"\d+[\s-]*(?:min|mins|minutes?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|km|kg|miles?)\b|\d{1,2}(?:st|nd|rd|th))\b",
+    finds=("My flight is on 7 May", "train leaves Mon 06:40", "we moved here in 2016", "it's a 45 min drive"),
+    misses=("my locker code is 4471", "call me on 0412 555 019"),
 )
 # a day of a month only: a price ("4.50"), a time of day ("8:30 to 4:30") and "a 1900 calorie plan" are counts
-_DATE_ONLY = re.compile(rf"(?i)\b(?:{_DAY_OF_MONTH})")
+_DATE_ONLY = rule(
+    rf"(?i)\b(?:{_DAY_OF_MONTH})",
+    finds=("the quote comes on 3 May", "her birthday is March 3rd", "we fly out on the 9th of August"),
+    misses=("the coffee was 4.50", "I work 8:30 to 4:30"),
+)
 
 
 def not_a_time(sentence: str) -> str:
@@ -613,21 +755,40 @@ def _one_letter_apart(one: str, other: str) -> bool:
     return difflib.SequenceMatcher(None, one, other).ratio() >= 1 - 2 / (len(one) + len(other))
 
 
-_WHEN_WORDS = re.compile(rf"\b(?:{alternation(DATE_WORDS)}|\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}[:./]\d{{1,2}}|\d{{4}})\b")
-_NUMBER = re.compile(rf"\b\d+\b|\b{alternation(COUNTING_WORDS)}\b")
+_WHEN_WORDS = rule(
+    rf"\b(?:{alternation(DATE_WORDS)}|\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}[:./]\d{{1,2}}|\d{{4}})\b",
+    finds=("note to self: noor's birthday is march 3rd", "her birthday is on the 14th", "mum was born in 1962"),
+    misses=("my wife's birthday is coming up", "she loves birthday cake"),
+)
+_NUMBER = rule(
+    rf"\b\d+\b|\b{alternation(COUNTING_WORDS)}\b",
+    finds=("my son leo is 7", "the twins turn five in june"),
+    misses=("someone left a note on my car", "we played tennis after work"),
+)
 # A number told as an age: "9 years", "a 3-year-old", "turns 90", "the twins are 7", "she'll be nearly 5";
 # not "the last two days", "ate 2 crickets".
-_AN_AGE = re.compile(
+_AN_AGE = rule(
     rf"(?:\b(?:turn|turns|turned|turning|aged?|is|are|was|were|be|i.m|im|am|he.s|she.s|they.re|it.s|at)\s+"
     rf"(?:(?:nearly|almost|about|around|only|just|already|now)\s+)?(?:{_NUMBER.pattern}))(?!\s*(?:%|percent|kg|km))"
     rf"|(?:{_NUMBER.pattern})\s*-?\s*(?:years?|yrs?|months?|mos?|weeks?|y/?o|yo|{alternation(AGE_UNITS)})\b"
     rf"|\b(?:{alternation(TURNS_WORDS)})\s+(?:{_NUMBER.pattern})"
-    rf"|\b[^\W\d_]+\s+(?:{alternation(AGE_UNITS)})\b"  # "neun Jahre", "siete años": a number in words there
+    rf"|\b[^\W\d_]+\s+(?:{alternation(AGE_UNITS)})\b",  # "neun Jahre", "siete años": a number in words there
+    finds=(
+        "still keep a mare, sable, she's 19 now",
+        "tarçın turns 3 in may, a 3-year-old tabby.",
+        "mein sohn lukas ist neun jahre alt.",
+    ),
+    misses=(
+        "my parakeet sunny has been very quiet the last two days.",
+        "the gecko ate 2 crickets",
+        "my weight is 80 kg",
+    ),
 )
-_CAPITALISED = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NOT_A_NAME = frozenset(NOT_A_NAME)
-_NAMING = re.compile(
-    r"\b(?:called|named|name is|name's|name was|names are|names were|i call|we call|goes by|nicknamed)\s+(\S+)"
+_NAMING = rule(
+    rf"\b{alternation(NAMING_WORDS)}\s+(\S+)",
+    finds=("our dog is called toby.", "her name's ines", "i have a greyhound named comet.", "he goes by jim"),
+    misses=("what's her nickname?", "the name escapes me"),
 )
 
 
@@ -637,9 +798,9 @@ def _names_one(statement: str, question: str, *, person: bool = False, near: fro
     Onitsha" names a town. With `near` (the words for a relative asked about: "mother", "mum", "mom"), it
     is also within NEAR_WORDS words of one of them: "my mother Ngozi", "Ngozi, my mum", not "my mother
     lives in Onitsha and wants to learn WhatsApp"."""
-    asked_words = {word.lower() for word in _CAPITALISED.findall(question)}
+    asked_words = {word.lower() for word in WORD.findall(question)}
     names = {found.group(1).strip(".,!?;:").lower() for found in _NAMING.finditer(statement.lower())}
-    words = list(_CAPITALISED.finditer(statement))
+    words = list(WORD.finditer(statement))
     beside = [] if near is None else [i for i, found in enumerate(words) if set(content_tokens(found.group(0))) & near]
     for index, found in enumerate(words):
         word = found.group(0)
@@ -657,6 +818,11 @@ def _names_one(statement: str, question: str, *, person: bool = False, near: fro
     return bool(names - asked_words)
 
 
-_NAME_THEN_WHO = re.compile(r"(?:,\s*|\s+is\s+|\s+\()(?:my|our)\b", re.IGNORECASE)
+_NAME_THEN_WHO = rule(  # after a name: "Ngozi, my mum", "Bradley is my grandson", "Ines (my sister)"
+    r"(?:,\s*|\s+is\s+|\s+\()(?:my|our)\b",
+    re.IGNORECASE,
+    finds=("Ngozi, my mum, lives in Onitsha.", "Bradley is my grandson", "Ines (my sister) is visiting"),
+    misses=("Bradley is mine to look after", "Ngozi, mum's friend, called"),
+)
 NEAR_WORDS = 3  # a person's name is told beside the word for them: "my sister, the nurse, Ines"
-_PLACE_WORDS = frozenset(re.findall(r"\S+", "in at from to near into of on via"))
+_PLACE_WORDS = frozenset("in at from to near into of on via".split())  # noqa: SIM905

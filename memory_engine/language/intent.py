@@ -34,6 +34,7 @@ from memory_engine.language.reading import (
     questions,
     split_sentences,
 )
+from memory_engine.language.rules import rule
 from memory_engine.language.word_lists import (
     CLOCK_ASKED,
     FILLERS,
@@ -59,16 +60,34 @@ MAYBE = "maybe"
 TERSE_WORDS = 12  # a message this short asking for a value asks for one of theirs
 MIN_CONTENT_WORDS = 2  # a sentence with fewer content words tells nothing
 
-_WH = re.compile(r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b")
-_FIRST_PERSON = re.compile(rf"\b{alternation(FIRST_PERSON)}\b")
+_WH = rule(
+    r"\b(?:what|what's|which|who|who's|whose|where|where's|when|when's|how many|how old)\b",
+    finds=("what's my dentist's name?", "where does my sister live?", "how many kids does tom have?"),
+    misses=("why did my sister move?", "how much is a flight to lisbon?"),
+)
+_FIRST_PERSON = rule(
+    rf"\b{alternation(FIRST_PERSON)}\b",
+    finds=("when is my flight?", "where did we park?", "what did i call the cat?"),
+    misses=("who won the match last night?", "what time does the bakery open?"),
+)
 # Another language's question of a thing of theirs: a word that asks, a possessive or "I told you", and no word
 # asking what to do ("Wie viele Zimmer hat meine neue Wohnung?", "lo de los taxes, qué te dije?"; not "¿Dónde
 # puedo renovar mi pasaporte?", "Cosa mi consigli di vedere?"). "ma" is Italian "but" and Polish "has" too.
-_WH_ELSEWHERE = re.compile(rf"(?<![\w']){alternation(WH_ELSEWHERE)}(?![\w'])")
-_OWNED_ELSEWHERE = re.compile(
-    rf"(?<![\w']){alternation((*(w for w in OWNING_WORDS if w != 'ma'), *TOLD_YOU_ELSEWHERE))}(?![\w'])"
+_WH_ELSEWHERE = rule(
+    rf"(?<![\w']){alternation(WH_ELSEWHERE)}(?![\w'])",
+    finds=("¿dónde vive mi hermana?", "wie viele zimmer hat meine neue wohnung?", "lo de los taxes, qué te dije?"),
+    misses=("¿cómo se llama mi perra?", "who is coming to dinner?"),
 )
-_WHAT_TO_DO_ELSEWHERE = re.compile(rf"(?<![\w']){alternation(WHAT_TO_DO_ELSEWHERE)}")
+_OWNED_ELSEWHERE = rule(
+    rf"(?<![\w']){alternation((*(w for w in OWNING_WORDS if w != 'ma'), *TOLD_YOU_ELSEWHERE))}(?![\w'])",
+    finds=("¿dónde vive mi hermana?", "wie viele zimmer hat meine neue wohnung?", "lo de los taxes, qué te dije?"),
+    misses=("ma dove sei?", "where's the nearest pharmacy?"),
+)
+_WHAT_TO_DO_ELSEWHERE = rule(
+    rf"(?<![\w']){alternation(WHAT_TO_DO_ELSEWHERE)}",
+    finds=("¿dónde puedo renovar mi pasaporte?", "cosa mi consigli di vedere a roma?"),
+    misses=("¿dónde vive mi hermana?", "wie viele zimmer hat meine neue wohnung?"),
+)
 
 
 def _asks_elsewhere_of_theirs(question: str) -> bool:
@@ -79,24 +98,46 @@ def _asks_elsewhere_of_theirs(question: str) -> bool:
     )
 
 
-_POSSESSIVE = re.compile(rf"\b{alternation(POSSESSIVE)}\b")
-_THEIRS_ANYWHERE = re.compile(rf"(?<![\w']){alternation(OWNING_WORDS)}(?![\w'])")
+_POSSESSIVE = rule(
+    rf"\b{alternation(POSSESSIVE)}\b",
+    finds=("when is my flight?", "what's our wifi password?"),
+    misses=("what's the wifi password?", "who is myra dating?"),
+)
+_THEIRS_ANYWHERE = rule(
+    rf"(?<![\w']){alternation(OWNING_WORDS)}(?![\w'])",
+    finds=("when is my flight?", "¿dónde vive mi hermana?", "wo ist meine brille?"),
+    misses=("where's the nearest pharmacy?", "who is myra dating?"),
+)
 # The person, not as the one asked ("asked me for an explanation"): something of theirs or about them.
-_THEIR_OWN = re.compile(rf"\b{alternation(tuple(word for word in FIRST_PERSON if word != 'me'))}\b")
+_THEIR_OWN = rule(
+    rf"\b{alternation(tuple(word for word in FIRST_PERSON if word != 'me'))}\b",
+    finds=("wants to know my date of birth", "asked me for our postcode"),
+    misses=("asked me for an explanation",),
+)
 # "which antibiotic should I warn them about": asks for a thing of a kind, not what to do ("what should I cook").
-_WH_THING = re.compile(
+_WH_THING = rule(
     r"\b(?:which|what|whose) (?!(?:should|shall|can|could|would|might|must|do|does|did|is|are|was|were|will|to|"
-    r"about|if|else|i|you|we|they|he|she|it|a|an|the|kind|sort|type)\b)[a-z]+"
+    r"about|if|else|i|you|we|they|he|she|it|a|an|the|kind|sort|type)\b)[a-z]+",
+    finds=("which antibiotic should i warn them about?", "what town should i put as my address?"),
+    misses=("what should i cook tonight?", "what kind of dog should we get?"),
 )
 # Someone asking for a value of theirs, told as a statement: "the broker wants to know who I haul for now",
 # "pharmacy's asking for my date of birth".
-_ASKED_FOR = re.compile(
+_ASKED_FOR = rule(
     r"\b(?:wants? to know|needs? to know|(?:is|are|was|were|keeps?|kept) asking(?: me)?(?: for| about)?|"
-    r"asked (?:me )?(?:for|about)|wants? (?:my|our)|needs? (?:my|our))\b"
+    r"asked (?:me )?(?:for|about)|wants? (?:my|our)|needs? (?:my|our))\b",
+    finds=(
+        "the broker wants to know who i haul for now",
+        "the pharmacy is asking for my date of birth",
+        "the school needs my new address",
+    ),
+    misses=("i told the broker about my truck", "the dentist asked how i was"),
 )
 # Who wants the answer, before what they want: "the dentist wants to know", "the removal guy asked".
-_ASKER = re.compile(
-    r"^.*?\b(?:wants? to know|needs? to know|(?:is|are|was|keeps?) asking(?: me)?|asked(?: me)?|wants|needs)\b\s*"
+_ASKER = rule(
+    r"^.*?\b(?:wants? to know|needs? to know|(?:is|are|was|keeps?) asking(?: me)?|asked(?: me)?|wants|needs)\b\s*",
+    finds=("the dentist wants to know my date of birth", "the removal guy asked what floor we're on"),
+    misses=("what's my dentist's name?", "when is my flight?"),
 )
 # Asking for a value of theirs without a question: "tell me the name i told you", "the groomer's form
 # wants the dog's name", "can you add her name to the email". The value is theirs or known ("the", "her"),
@@ -106,7 +147,11 @@ _ASKER = re.compile(
 _NOT_AN_OCCASION = "".join(f"(?<!\\bfor {owner} birthday)" for owner in ("my", "our", "his", "her", "the", "their")) + (
     r"(?!(?<=birthday) (?:card|party|cake|present|gift|dinner|trip|surprise|do)\b)"
 )
-_OCCASION = re.compile(r"\bfor\b[^.?!]*\bbirthday\W*$")
+_OCCASION = rule(
+    r"\bfor\b[^.?!]*\bbirthday\W*$",
+    finds=("i need a gift for my wife's birthday", "write a card for ethan's birthday!"),
+    misses=("when is my wife's birthday?", "i need a cake for my wife's birthday party"),
+)
 
 
 def _asks_for(pattern: re.Pattern, text: str) -> bool:
@@ -115,17 +160,29 @@ def _asks_for(pattern: re.Pattern, text: str) -> bool:
     return any(not _OCCASION.search(found.group(0)) for found in pattern.finditer(text))
 
 
-_TOLD_YOU = re.compile(
+_TOLD_YOU = rule(
     r"\b(?:i(?:'ve)? (?:told|tell|gave|give|quoted|mentioned|said)(?: it| them)?(?: to)? (?:you|u)|"
-    r"what (?:i|did i) (?:said|say|told|tell))\b"
+    r"what (?:i|did i) (?:said|say|told|tell))\b",
+    finds=("what was the code i gave you?", "the number i told you last week", "what did i say about the venue?"),
+    misses=("i told him i'm allergic to nuts", "what did you say?"),
 )
-_VALUE_WANTED = re.compile(
+_VALUE_WANTED = rule(
     # what was done is told, not asked ("the school used to fill in the form with my old address")
     r"(?<!no )(?<!n't )(?<!\bhad to )(?<!\bused to )(?<!\balready )"
     r"\b(?:wants?|needs?|asks?|asking|asked|tell me|spell out|give me|remind me of|put|add|fill in|filling in)\b"
     r"[^.?!]{0,40}?\b(?:the|my|our|his|her|their|its|\w+'s)\s+"
     r"(?:(?!same|best|whole|wrong|next|last)\w+\s+){0,2}?"
-    rf"{alternation(WANTED_NOUNS)}\b{_NOT_AN_OCCASION}"
+    rf"{alternation(WANTED_NOUNS)}\b{_NOT_AN_OCCASION}",
+    finds=(
+        "the groomer's form wants the dog's name",
+        "tell me the name i told you",
+        "can you add her name to the email",
+    ),
+    misses=(
+        "the school used to fill in the form with my old address",
+        "no need for the full address",
+        "i need a gift for my birthday",
+    ),
 )
 # A value asked for in a few words, with no verb to ask it: "Dentist's surname needed for the claim.",
 # "exam date now pls", "Span of the crossing?", "what day is that appointment now". "make" as a verb is no
@@ -134,15 +191,21 @@ _VALUE_NOUN = (
     rf"(?:{alternation(VALUE_NOUNS)})s?\b(?<!\bmake)(?<!\bmakes)"
     r"|\bmake\b(?!\s+(?:it|me|us|them|this|that|sure|a|an|the|some|mistakes?)\b)"
 )
-_TERSE_VALUE = re.compile(rf"\b(?:{_VALUE_NOUN}).*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)")
+_TERSE_VALUE = rule(
+    rf"\b(?:{_VALUE_NOUN}).*(?:\?|\b(?:please|pls|plz|needed|confirm|again|now)\b)",
+    finds=("dentist's surname needed for the claim.", "exam date now please", "span of the crossing?"),
+    misses=("make it 2 min max please", "the submission date moved"),
+)
 # Without a sentence that asks, "now" and "again" tell ("submission is now 14 May", "four seasons in one day
 # again"): a word that asks must, or "again" at the end after a value of theirs ("vet's number again").
-_ASKING_WORD = re.compile(
+_ASKING_WORD = rule(
     r"\b(?:please|pls|plz|needed|confirm)\b"
-    rf"|\b(?:my|our|his|her|their|the|\w+'s)\s+(?:\w+\s+)?(?:{_VALUE_NOUN})[^.?!]*\bagain\W*$"
+    rf"|\b(?:my|our|his|her|their|the|\w+'s)\s+(?:\w+\s+)?(?:{_VALUE_NOUN})[^.?!]*\bagain\W*$",
+    finds=("vet's number again", "dentist's surname needed for the claim", "exam date please"),
+    misses=("four seasons in one day again", "submission is now 14 may"),
 )
 # Asking to be reminded of something said: a question about memory, whatever else it asks.
-_MEMORY_CUE = re.compile(
+_MEMORY_CUE = rule(
     # "remind me how ibid. works" is no cue (it asks how things work); nor is "I told him I'm allergic"
     rf"\b(?:remind me(?! how (?!old\b|many\b|much\b|long\b))(?!{TELLS_WHAT_TO_REMIND})|"
     r"remember|recall|did i (?:tell|say|mention)|"
@@ -151,19 +214,40 @@ _MEMORY_CUE = re.compile(
     r"(?:do )?you know (?:(?:what|where|when|who|which|how many|how old|if|whether)\s+(?:\w+\s+){0,2}?)?"
     r"(?:my|i|i'm|i've|me|we|our))\b"
     # "whats his name again, my brain is full of boxes": asked again, inside a request or not
-    r"|\b(?:what|what's|when|when's|where|where's|who|who's|which|whose)\b[^,.?!]{0,30}\bagain\b"
+    r"|\b(?:what|what's|when|when's|where|where's|who|who's|which|whose)\b[^,.?!]{0,30}\bagain\b",
+    finds=(
+        "remind me what my wifi password is",
+        "did i tell you my sister's name?",
+        "what's his name again, my brain is full of boxes",
+        "do you know where i parked?",
+    ),
+    misses=(
+        "remind me how ibid. works",
+        "i told him i'm allergic to nuts",
+        "remind me that my dentist appointment is at 3",
+    ),
 )
 # "I'm buying him kit for his birthday, remind me what position he plays": asked in passing, no question mark.
-_REMIND = re.compile(
+_REMIND = rule(
     rf"\b(?:remind me(?!{TELLS_WHAT_TO_REMIND})|tell me again)(?: of| about)? "
     r"(?:(?:what|where|when|who|which|whose|how many|how much|how old)\b|"
-    r"(?:the|my|our|his|her|their)\b)"
+    r"(?:the|my|our|his|her|their)\b)",
+    finds=("remind me what position he plays", "tell me again when the party is", "remind me of the vet's address"),
+    misses=("remind me to call mum", "remind me my car is due for a service"),
 )
-_YOU_REMEMBER = re.compile(r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b")
-_AGAIN = re.compile(r"\bagain\b\W*$")  # "what's his name again?": a memory question, unless it asks advice
+_YOU_REMEMBER = rule(
+    r"\byou (?:still )?(?:remember|recall)\b.*\b(?:my|our|i|we)\b",
+    finds=("let's see if you remember my wife's name", "do you still recall where we met?"),
+    misses=("do you remember the name of that film?",),
+)
+_AGAIN = rule(
+    r"\bagain\b\W*$",
+    finds=("what's his name again?", "when's the recital again?"),
+    misses=("can we go again next year?",),
+)  # "what's his name again?": a memory question, unless it asks advice
 # Asking for advice, an opinion, knowledge of the world or something made up: small talk for the model,
 # even when it is about the person ("is it too late to learn at my age?").
-_REQUEST = re.compile(
+_REQUEST = rule(
     r"\b(?:should|shall|ought to)\b|\b(?:could|can|would|might|must) (?:i|we)\b|"
     r"\bhow (?:do|can|could|would|might) (?:i|we|you)\b|\b(?:i|we) (?:can|could|might|would)\b(?!'t)|"
     r"\bhow (?:long|much|many|often) (?:should|can|could) (?:i|we)\b|"
@@ -200,25 +284,38 @@ _REQUEST = re.compile(
     r"how (?:i|we) (?!told|said|mentioned|met)\w+|what (?:i|we) do(?! for (?:a living|work)))\b"
     # what one needs, asked ("what all do I need", "do I need a passport"); "how many place cards do I need"
     # may be theirs to count
-    r"|\b(?:what|which)\b[^?.,]{0,30}\b(?:do|does)\b[^?.,]{0,25}\bneed\b|^(?:do|does) (?:i|we) (?:\w+ )?need\b"
+    r"|\b(?:what|which)\b[^?.,]{0,30}\b(?:do|does)\b[^?.,]{0,25}\bneed\b|^(?:do|does) (?:i|we) (?:\w+ )?need\b",
+    finds=(
+        "should i take antihistamines?",
+        "what's a good gift for my wife?",
+        "can you recommend a restaurant?",
+        "how do i say thank you in polish?",
+    ),
+    misses=("what's my dentist's name?", "when is my flight?", "can you remind me of my flight time?"),
 )
 # A request to write something (a note, an email, a card, a form's field) that needs something of theirs: "write
 # a text to my manager, use her name", "fill in the vehicle field", "a card for my wife", "the usual pharmacy".
-_WRITING = re.compile(rf"\b{alternation(WRITTEN_THINGS)}s?\b")
+_WRITING = rule(
+    rf"\b{alternation(WRITTEN_THINGS)}s?\b",
+    finds=("write a text to my manager", "fill in the vehicle field", "a card for my wife"),
+    misses=("i got a haircut today",),
+)
 # Asked for, not told of ("I got a text from my mum" tells): a verb that asks for it, a polite request, or
 # the thing named first, as a list or a note to oneself does ("- gift tag for the kid's present").
-_WANTS_WRITTEN = re.compile(
+_WANTS_WRITTEN = rule(
     # what was done is told, not asked ("we had to update the field with our postcode")
     r"(?<!\bhad to )(?<!\bused to )(?<!\balready )"
     r"\b(?:write|draft|compose|put together|make|do|fill|update|set|type|word|whip up|need|want|could you|"
     r"can you|would you|will you|please|pls|plz|trouble you|go|say|(?:should|would|'d) like)\b"
     r"|^\W*(?:(?:also|and|plus|then|now|ok|oh)\s+)?(?:(?:an?|the|my|quick|short|brief|cute|little|new)\s+)*"
-    rf"(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}"
+    rf"(?:[a-z'-]+\s+)?{alternation(WRITTEN_THINGS)}",
+    finds=("can you write a card for my wife", "- gift tag for the kid's present", "draft an email to my landlord"),
+    misses=("i got a text from my mum",),
 )
 # What it needs of theirs, asked for and not given: a value of theirs to put in ("use her name", "put the
 # dog's name in", "with our postcode", "fill in the date", "address it to him by name"), a form's field to
 # fill ("vehicle registration field. fill it."), or a place of theirs known by habit ("the usual pharmacy").
-_THEIRS = re.compile(
+_THEIRS = rule(
     r"\b(?:use|put|add|include|mention|with|fill(?: in| out)?|give|start(?: it)? with|sign(?: it)?(?: with)?|"
     r"say|write|remind(?: \w+)? of)\b[^.?!]{0,30}?\b(?:his|her|their|its|my|our|the|\w+'s)\s+(?:[\w-]+\s+){0,2}?"
     rf"{alternation(VALUE_NOUNS)}s?\b{_NOT_AN_OCCASION}"
@@ -231,17 +328,34 @@ _THEIRS = re.compile(
     r"|\bcharge(?: it)? to (?:my|our)\b|\bwhat (?:i|we) should (?:put|write|say)\b"
     r"|\baddress (?:him|her|them) (?:properly|by name)\b"
     # a list of what it holds: "a label for the cake box: the couple's names and the wedding date"
-    rf"|:\s*(?:the|my|our|his|her|\w+'s)\s+(?:[\w-]+\s+){{0,2}}?{alternation(VALUE_NOUNS)}s?\b"
+    rf"|:\s*(?:the|my|our|his|her|\w+'s)\s+(?:[\w-]+\s+){{0,2}}?{alternation(VALUE_NOUNS)}s?\b",
+    finds=(
+        "write a text to my manager, use her name",
+        "put the dog's name in",
+        "address it to him by name",
+        "send it to the usual pharmacy",
+    ),
+    misses=("write a poem for ethan's birthday card", "write a name for my dog"),
 )
 
 # Asking about the assistant, not the person: "How is your day going?", "what did you do today?".
-_ABOUT_YOU = re.compile(
+_ABOUT_YOU = rule(
     r"\b(?:what|what's|how|how's|where|where's|when|who|which)\b(?:\s+\w+){0,2}?\s+(?:you|your|you're|yours)\b"
     # "what did you say the wifi password was?" asks what the person said
-    r"(?!\s+(?:say|said|tell|told|mention|mentioned|remember|recall)\b)"
+    r"(?!\s+(?:say|said|tell|told|mention|mentioned|remember|recall)\b)",
+    finds=("how is your day going?", "what did you do today?", "where are you from?"),
+    misses=("what did you say the wifi password was?",),
 )
-_OWN_NAME = re.compile(r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b")
-_NOW = re.compile(rf"\b{alternation(NOW_WORDS)}\b")
+_OWN_NAME = rule(
+    r"\bmy name\b|\bwho am i\b|\bam i called\b|\bcall me\b|\bmy full name\b",
+    finds=("what's my name?", "who am i?", "just call me jo"),
+    misses=("what's my nickname?", "what's my dog's name?"),
+)
+_NOW = rule(
+    rf"\b{alternation(NOW_WORDS)}\b",
+    finds=("where does she work now?", "is he still at the bakery?", "what's the latest on the house sale?"),
+    misses=("where did she work before?", "do you know my address?"),
+)
 
 
 def _asking_clauses(question: str) -> list[str]:
@@ -257,15 +371,26 @@ def _asking_clauses(question: str) -> list[str]:
 # Ventolin", "my head nurse is Ma'am Corazon Dizon, can u put her name at the top", "hes called Darnell". Read
 # in the message as typed: a name is capitalised.
 _VALUE = r"(?:[A-ZÀ-Þ][\w'’-]+|\d)"
-_GIVEN = re.compile(
+_GIVEN = rule(
     # the value noun's value: "his inhaler name, its Ventolin", "my farm name is Sítio Boa Esperança"
     rf"\b(?:{alternation(VALUE_NOUNS)})s?\b[,:]?\s+(?:is|it'?s|its|it’s|=)\s+{_VALUE}"
     # someone named: "hes called Darnell", "my head nurse is Ma'am Corazon Dizon"
-    rf"|\b(?:called|named)\s+[A-ZÀ-Þ]|\bis\s+(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+[A-ZÀ-Þ]"
+    rf"|\b(?:called|named)\s+[A-ZÀ-Þ]|\bis\s+(?:Ma'am|Mr|Mrs|Ms|Dr|Sir|Madam)\.?\s+[A-ZÀ-Þ]",
+    finds=(
+        "the school nurse wants his inhaler name, its Ventolin",
+        "hes called Darnell",
+        "my head nurse is Ma'am Corazon Dizon",
+        "my farm name is Sítio Boa Esperança",
+    ),
+    misses=("hes called darnell", "my farm name is lovely"),
 )
 # A number given bare, in a sentence that asks for nothing: "she needs my adress. write a text. its 1820 College Rd"
 # (not "it's 9am and the pharmacy wants my nhs number").
-_GIVEN_BARE = re.compile(r"(?:^|[,.]\s*)(?:it'?s|its|it’s)\s+\d")
+_GIVEN_BARE = rule(
+    r"(?:^|[,.]\s*)(?:it'?s|its|it’s)\s+\d",
+    finds=("she needs my adress. write a text. its 1820 College Rd", "its 4 pm", "ok, it's 0412 555 019"),
+    misses=("the lease says its 12 months", "the party is at 7, its a surprise"),
+)
 
 
 def _gives_a_value(message: str) -> bool:
@@ -307,6 +432,20 @@ def _reminded_without_asking(r: Reading) -> bool:
     return bool(reminded or _YOU_REMEMBER.search(r.text))
 
 
+# Before what someone asks for: the person asking it themselves ("i want to know how long to boil lobsters").
+_ENDS_WITH_I = rule(
+    r"\bi\s*$",
+    finds=("i ", "so i ", "honestly i"),
+    misses=("the dentist ", "the vet said hi"),
+)
+# After what someone asks for: a reason or a doubt, not a value of theirs ("asked me why the rent went up").
+_WHY_OR_WHETHER = rule(
+    r"\s*(?:why|whether|if|how come)\b",
+    finds=(" why the rent went up", " whether we'll be home", " if i'm free on friday"),
+    misses=(" for my date of birth", " about our postcode"),
+)
+
+
 def _asked_for_by_someone(r: Reading) -> bool:
     # "a member has asked me for an explanation" asks nothing of theirs; "i want to know how long to boil
     # lobsters" is their own question
@@ -314,8 +453,8 @@ def _asked_for_by_someone(r: Reading) -> bool:
     return bool(
         asked_for
         and _THEIR_OWN.search(r.text[asked_for.start() :])
-        and not re.search(r"\bi\s*$", r.text[: asked_for.start()])
-        and not re.match(r"\s*(?:why|whether|if|how come)\b", r.text[asked_for.end() :])
+        and not _ENDS_WITH_I.search(r.text[: asked_for.start()])
+        and not _WHY_OR_WHETHER.match(r.text[asked_for.end() :])
     )
 
 
@@ -323,7 +462,11 @@ def _asks_about_the_assistant(r: Reading) -> bool:
     return all(_ABOUT_YOU.search(q) and not _FIRST_PERSON.search(q) for q in r.asked) if r.asked else False
 
 
-_NOT_WANTED = re.compile(r"\b(?:no need|don't (?:need|put|include|add)|without (?:the|my|our))\b")
+_NOT_WANTED = rule(
+    r"\b(?:no need|don't (?:need|put|include|add)|without (?:the|my|our))\b",
+    finds=("no need for the full address", "don't put my surname on it", "write it without my middle name"),
+    misses=("i don't know her address",),
+)
 
 
 def _writes_with_something_of_theirs(r: Reading) -> bool:
@@ -354,17 +497,32 @@ ELSEWHERE_OF_THEIRS = "asks in another language about a thing of theirs"
 WORKS_OUT = "asks to work out numbers it gives"
 # An English yes/no question asks for advice or knowledge ("will it hurt the garlic?", "also random - is gum good
 # for teeth?"), and a tag asks to be agreed with ("bacalhau is safe right?"): neither asks for a value told.
-_YES_NO = re.compile(
+_YES_NO = rule(
     rf"^(?:{alternation(FILLERS)}[\s,:\-]+)*"
     r"(?:is|are|am|was|were|will|would|can|could|should|shall|do|does|did|have|has|had|est-ce que)\b"
-    r"|\b(?:right|yeah|yes|no|ok|okay|eh|correct)\s*\?"
+    r"|\b(?:right|yeah|yes|no|ok|okay|eh|correct)\s*\?",
+    finds=(
+        "is gum good for teeth?",
+        "also random - is gum good for teeth?",
+        "bacalhau is safe right?",
+        "will it hurt the garlic?",
+    ),
+    misses=("what time is the dentist?", "when is my flight?"),
 )
 
 
 # Asked of numbers the message gives: "Expense: 3 dinners 48, 61, 39 EUR. Total?", "each 4.50 euro. How many I must
 # sell to cover 180 euro?"; not "how many kids are coming on the 12th at 3pm?" (a date and a time are no such numbers).
-_WORK_OUT = re.compile(r"\b(?:how many|how much|how long|total|cost|price|sum|average|margin|profit|normal)\b")
-_A_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORK_OUT = rule(
+    r"\b(?:how many|how much|how long|total|cost|price|sum|average|margin|profit|normal)\b",
+    finds=("expense: 3 dinners 48, 61, 39 eur. total?", "how many i must sell to cover 180 euro?"),
+    misses=("when is the party?", "how old is she?"),
+)
+_A_NUMBER = rule(
+    r"\d+(?:[.,]\d+)*",
+    finds=("3 dinners 48, 61, 39 eur", "each 4.50 euro"),
+    misses=("how many kids are coming?",),
+)
 WORKED_NUMBERS = 2
 
 
@@ -372,11 +530,18 @@ def _works_out_numbers(r: Reading) -> bool:
     return any(_WORK_OUT.search(q) for q in r.asked) and len(_A_NUMBER.findall(not_a_time(r.text))) >= WORKED_NUMBERS
 
 
+_A_DIGIT = rule(
+    r"\d",
+    finds=("rego for the 2015 corolla?", "is it 3 or 4?"),
+    misses=("rego?", "¿cómo se llama mi perra?"),
+)
+
+
 def _asks_for_a_value_unread(r: Reading) -> bool:
     # "rego?", "¿Cómo se llama mi perra?", "Mình làm bao nhiêu hours a week nhỉ?": a question in words or a
     # language the rules above do not read, which the memory's own match may answer (MAYBE); not a yes/no
     # question, nor one that gives numbers to work with ("Nikiuza 3,500, ni profit margin gani?")
-    return not r.gives_value and not re.search(r"\d", r.text) and not any(_YES_NO.search(q) for q in r.asked)
+    return not r.gives_value and not _A_DIGIT.search(r.text) and not any(_YES_NO.search(q) for q in r.asked)
 
 
 @dataclass(frozen=True)
@@ -501,34 +666,71 @@ def only_asks_memory(message: str) -> bool:
 
 # --- What kind of answer a question wants ---------------------------------------------------------
 
-WANTS_WHEN = re.compile(
-    r"\b(?:when|what date|which date|what day|which day|what time|what month|what year|how long ago)\b"
+WANTS_WHEN = rule(
+    r"\b(?:when|what date|which date|what day|which day|what time|what month|what year|how long ago)\b",
+    finds=("when is my flight?", "what time is the dentist?", "how long ago did we move?"),
+    misses=("how long is the flight?",),
 )
-WANTS_NUMBER = re.compile(
+WANTS_NUMBER = rule(
     r"\b(?:how many|how much|how old|what age|how long|how far|how often|what number|what mark|what grade|"
-    r"what score|what price)\b"
+    r"what score|what price)\b",
+    finds=("how many kids does tom have?", "how old is my nephew?", "what grade did ella get?"),
+    misses=("how is your mum?",),
 )
-WANTS_NAME = re.compile(r"\b(?:who|whom|whose|name|names|call|called|named)\b")
+WANTS_NAME = rule(
+    r"\b(?:who|whom|whose|name|names|call|called|named)\b",
+    finds=("who is coming to dinner?", "what's my dog's name?", "what did we call the boat?"),
+    misses=("where is the party?", "what's his nickname?"),
+)
 # A place, a make, a team: a proper name, but not one given to something of theirs ("my wife, Eileen").
-WANTS_PROPER = re.compile(
+WANTS_PROPER = rule(
     r"\b(?:where|(?:what|which) (?:\w+ )?(?:city|town|country|place|"
     r"team|street|school|company|firm|brand|make|shop|store|restaurant|hospital|clinic|club|band|airline|"
     r"airport|uni|university|college|neighbourhood|neighborhood|area|suburb|village|gym|pub|bar|cafe|"
-    r"church|hotel|venue|breed|model))\b"
+    r"church|hotel|venue|breed|model))\b",
+    finds=(
+        "where does my sister live?",
+        "what make is my car?",
+        "which gym do i go to?",
+        "what football team does he support?",
+    ),
+    misses=("what's my wife's name?", "what time is the match?"),
 )
 WHEN, NUMBER, NAME, PROPER = "when", "number", "name", "proper"
 YEAR, AGE = "year", "age"  # asked in so many words (asked_strictly): "what year...", "how old..."
 PHONE, CLOCK = "phone", "clock"  # "what's the vet's phone number", "what time is the library sesh"
 # A date or a count asked for in so many words, in the part that asks ("when is...", "what day...", "how much...";
 # not "what did he say when I hurried him"): only a statement that holds one answers (engine/recall.py).
-_ASKS_A_DATE = re.compile(
-    r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b"
+_ASKS_A_DATE = rule(
+    r"(?:^|[,;:]\s*|\b(?:and|so|remind me|again)\s+)when\b|\b(?:what|which) (?:date|day|time|month|year)\b",
+    finds=("when is my flight?", "remind me when the party is", "what day is the recital?"),
+    misses=("what did he say when i hurried him?",),
 )
-_ASKS_A_YEAR = re.compile(r"\b(?:what|which) year\b")
-_ASKS_A_COUNT = re.compile(r"\b(?:how many|how much|what number|what price)\b")
-_ASKS_AN_AGE = re.compile(rf"(?<!\w)(?:how old|what age|{alternation(HOW_OLD)})\b")
-_ASKS_A_PHONE = re.compile(rf"(?<!\w){alternation(PHONE_ASKED)}(?!\w)")
-_ASKS_A_CLOCK = re.compile(rf"(?<!\w){alternation(CLOCK_ASKED)}(?!\w)")
+_ASKS_A_YEAR = rule(
+    r"\b(?:what|which) year\b",
+    finds=("what year did we move?", "which year was the wedding?"),
+    misses=("how many years ago did we move?",),
+)
+_ASKS_A_COUNT = rule(
+    r"\b(?:how many|how much|what number|what price)\b",
+    finds=("how many kids does tom have?", "how much is my rent?", "what price did we pay?"),
+    misses=("how long is the flight?",),
+)
+_ASKS_AN_AGE = rule(
+    rf"(?<!\w)(?:how old|what age|{alternation(HOW_OLD)})\b",
+    finds=("how old is my nephew?", "what age is ella now?", "¿cuántos años tiene mi hija?"),
+    misses=("how long have we lived here?",),
+)
+_ASKS_A_PHONE = rule(
+    rf"(?<!\w){alternation(PHONE_ASKED)}(?!\w)",
+    finds=("what's the vet's phone number?", "what's my mum's landline?", "¿cuál es el teléfono del dentista?"),
+    misses=("what's the vet's address?", "what number is the house?"),
+)
+_ASKS_A_CLOCK = rule(
+    rf"(?<!\w){alternation(CLOCK_ASKED)}(?!\w)",
+    finds=("what time is the library sesh?", "a que hora abre la farmacia?", "wie laat komt de loodgieter?"),
+    misses=("what day is the recital?", "what times do the buses run?"),
+)
 
 
 def asked_strictly(asked: str) -> str | None:

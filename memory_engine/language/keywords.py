@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from memory_engine.language.rules import rule
 from memory_engine.language.text import straight
 
 __all__ = [
@@ -33,16 +34,26 @@ __all__ = [
 
 # [^\W_] is "a word character that is not the underscore": Unicode letters and digits (and combining
 # marks, so accented letters written with a combining accent stay in one token).
-_TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_TOKEN_RE = rule(
+    r"[^\W_]+(?:'[^\W_]+)*",
+    finds=("don't forget the milk", "caroline's birthday", "3pm works"),
+    misses=("...", "🎉🎉 :)"),
+)
 # A speaker label: one to three capitalised words and a colon, at the start of a line or right after the
 # end of a sentence ("Caroline: ...", "Dr Smith: ..."). The chat roles of this project (User, Assistant,
 # System) count wherever they appear, since a message without final punctuation runs straight into the
 # next label ("User: what should I cook Assistant: How about ..."). Other capitalised words followed by a
 # colon mid-sentence are prose ("I told Bob: no") and are kept.
-_SPEAKER_LABEL_RE = re.compile(
+_SPEAKER_LABEL_RE = rule(
     r"(?:(?:^|(?<=[.!?…]\s))[^\S\n]*[A-Z][\w'\-]*(?:[^\S\n][A-Z][\w'\-]*){0,2}"
     r"|(?:^|(?<=\s))(?:User|Assistant|System)):(?=\s)",
     re.MULTILINE,
+    finds=(
+        "Caroline: I got the job!",
+        "User: what should I cook Assistant: How about pasta?",
+        "Thanks. Dr Smith: take it twice a day",
+    ),
+    misses=("I told Bob: no", "The meeting is at 10:30 tomorrow"),
 )
 
 # A general English list (articles, pronouns, auxiliaries, prepositions, conjunctions, common adverbs)

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memory_engine.language.reading import asks, plain, split_sentences
+from memory_engine.language.rules import rule
 from memory_engine.language.word_lists import (
     ABOUT_ME,
     AGREEING,
@@ -73,83 +74,164 @@ _VERB = _verbs(FORGET_VERBS)
 # The English verbs, which "i" before them makes a statement ("i forget where i put it"); before another
 # language's verb, "i" and "a" are Polish "and" ("a, i zapomnij proszę ...").
 _ENGLISH_VERB = _verbs(FORGET_VERBS_ENGLISH)
-_FOUND_VERB = re.compile(rf"(?<![\w-]){_VERB}(?![\w-])")
+_FOUND_VERB = rule(
+    rf"(?<![\w-]){_VERB}(?![\w-])",
+    finds=("please forget my medicine", "don't keep my passport number", "scratch that from your memory"),
+    misses=("i'm so forgetful these days", "please remember my birthday"),
+)
 # A way of asking, before the verb: "please", "can you", "I'd like you to", "kannst du bitte".
-_ASKING = re.compile(
+_ASKING = rule(
     r"\b(?:please|kindly|can you|could you|would you|will you|if you would|can i ask you to|i(?:'d| would) like you to|"
     r"i want you to|i need you to|i(?:'d| would) prefer (?:it )?(?:if )?you|you can|you could|you should|you may|"
     r"you must|"
     r"you don't need to|you do not need to|no longer need you to|no need to|just|bitte|kannst du|könntest du|"
     r"por favor|puedes|podrías|stp|s'il te plaît|s'il vous plaît|per favore|por favor|proszę|lütfen|alsjeblieft|"
-    r"je veux que tu|quiero que|yaar|bhai|ok so|so)\b"
+    r"je veux que tu|quiero que|yaar|bhai|ok so|so)\b",
+    finds=("could you delete my address", "i'd like you to remove my old job", "kannst du bitte meine adresse löschen"),
+    misses=("my ex deleted our photos", "can i see my notes?"),
 )
 # What may open the clause before the verb, in the languages people mix in: "ah y olvida ...", "et oublie ...",
 # "bro borra ...", "aur haan ... bhool ja".
-_OPENING = re.compile(
+_OPENING = rule(
     r"^(?:(?:oh|ok|okay|and|n(?=\s)|also|so|hey|yo|btw|actually|right|sorry|wait|anyway|um|hmm|ah|bro|nvm|oops|"
-    r"ugh|omg|lol|well|y|e|et|und|aber|mais|pero|oye|ay|aur|haan|na|tsaka|saka|aslında|aslinda)\W+)*"
+    r"ugh|omg|lol|well|y|e|et|und|aber|mais|pero|oye|ay|aur|haan|na|tsaka|saka|aslında|aslinda)\W+)*",
+    finds=("oh and forget my address", "bro borra eso", "aur haan bhool ja"),
 )
 # The memory named as what the verb takes from: "drop the escalation number from memory".
-_FROM_MEMORY = re.compile(r"\bfrom (?:your |the )?(?:memory|records)\b|\bin (?:your|ur) memory\b|\bsa memory\b")
+_FROM_MEMORY = rule(
+    r"\bfrom (?:your |the )?(?:memory|records)\b|\bin (?:your|ur) memory\b|\bsa memory\b",
+    finds=("drop the escalation number from memory", "delete that from your records", "is it still in your memory?"),
+    misses=("remove it from the list", "i have a terrible memory"),
+)
 # A thing told, named by what it was about: "anything about Felix's diagnosis", "the bit about Dan", "lo del
 # despido", "lo de mi ex".
-_ABOUT_TOLD = re.compile(
+_ABOUT_TOLD = rule(
     r"^(?:(?:anything|everything|all|the (?:bit|part|thing|stuff|info|information))\s+(?:about|on|re)|lo del?|eso del?"
-    rf"|{alternation(TOLD_ABOUT)})\s+\w"
+    rf"|{alternation(TOLD_ABOUT)})\s+\w",
+    finds=("anything about felix's diagnosis", "the bit about dan", "lo del despido", "what i told you about my ex"),
+    misses=("my medicine", "the door code"),
 )
-_TOLD_FRAME = re.compile(rf"^{alternation(TOLD_ABOUT)}\s+\w")
-_ENGLISH = re.compile(_ENGLISH_VERB)
-_ENGLISH_FOUND = re.compile(rf"(?<![\w-]){_ENGLISH_VERB}(?![\w-])")
-_AND_ELSEWHERE = re.compile(r"^(?:(?:a|i|oraz)\W+)*")  # Polish "and", before its verb: "a, i zapomnij ..."
-_PLEASE_FIRST = re.compile(r"^(?:(?:please|pls|bitte|proszę|por favor|per favore|alsjeblieft|stp|kindly)\s+)+")
+_TOLD_FRAME = rule(
+    rf"^{alternation(TOLD_ABOUT)}\s+\w",
+    finds=("what i told you about my ex", "o que te disse sobre o meu salário", "lo que te dije sobre mi hermana"),
+    misses=("anything about felix's diagnosis", "the bit about dan"),
+)
+_ENGLISH = rule(
+    _ENGLISH_VERB,
+    finds=("forget", "delete", "don't keep"),
+    misses=("vergiss", "zapomnij", "forgetful"),
+    whole=True,
+)
+_ENGLISH_FOUND = rule(
+    rf"(?<![\w-]){_ENGLISH_VERB}(?![\w-])",
+    finds=("please forget my medicine", "can you delete my address", "stop remembering my weight"),
+    misses=("vergiss meine adresse", "i'm so forgetful these days"),
+)
+# Polish "and", before its verb: "a, i zapomnij ..."
+_AND_ELSEWHERE = rule(r"^(?:(?:a|i|oraz)\W+)*", finds=("a, i zapomnij proszę numer", "i zapomnij o tym"))
+_PLEASE_FIRST = rule(
+    r"^(?:(?:please|pls|bitte|proszę|por favor|per favore|alsjeblieft|stp|kindly)\s+)+",
+    finds=("please forget my medicine", "bitte vergiss meine adresse", "por favor borra eso"),
+    misses=("forget my medicine please", "pleased to meet you"),
+)
 # The verb with a subject of its own, or asking to be reminded: no request to the memory.
-_NOT_ASKED = re.compile(
+_NOT_ASKED = rule(
     rf"\b(?:we|he|she|they|it|people|ex)\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_VERB}"
     rf"|\bi\s+(?:(?!you\b)[\w']+\s+){{0,3}}?{_ENGLISH_VERB}"
     rf"|(?:\w\s+(?:and|or)|(?<!\byou )\bto|\bhelped \w+|\bsteer)\s+{_VERB}"
     r"|\b(?:don't|do not|dont|never)\s+(?:forget|let me)\b|\bbefore i\b|\bhow (?:do|can|to|would) (?:i|we|you)\b"
-    r"|\bhelp (?:me|us)\b"
+    r"|\bhelp (?:me|us)\b",
+    finds=(
+        "i always forget my pin",
+        "my ex deleted our photos",
+        "don't forget my dentist appointment",
+        "before i forget, my flight is at 6",
+    ),
+    misses=("please forget my medicine", "don't keep my passport number"),
 )
 # The verb then names something written, not the memory: "remove it from the list", "delete my number from the letter".
-_EDITING = re.compile(r"\bfrom (?:the|this|that|my|our|his|her|their) (?!memory\b|records\b|head\b)\w+")
-_OWN = re.compile(rf"(?<![\w'])(?:{alternation(OWN_WORDS)})(?![\w'])")
-_OWNING = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])")
-_PRONOUN = re.compile(rf"^(?:{alternation(_PRONOUNS)})$")
-_POLITE_END = re.compile(
+_EDITING = rule(
+    r"\bfrom (?:the|this|that|my|our|his|her|their) (?!memory\b|records\b|head\b)\w+",
+    finds=("remove it from the list", "delete my number from the letter"),
+    misses=("drop the escalation number from memory", "get that out from my head"),
+)
+_OWN = rule(
+    rf"(?<![\w'])(?:{alternation(OWN_WORDS)})(?![\w'])",
+    finds=("forget my medicine", "delete what i told you", "oublie mon adresse"),
+    misses=("forget about work", "remove the word deplorable"),
+)
+_OWNING = rule(
+    rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])",
+    finds=("my passport number", "vergiss meine adresse", "borra lo de mi ex"),
+    misses=("i'm not comfortable with that", "tell me later"),
+)
+_PRONOUN = rule(
+    rf"^(?:{alternation(_PRONOUNS)})$", finds=("it", "that", "i mentioned it"), misses=("my medicine", "that last bit")
+)
+_POLITE_END = rule(
     r"(?:[\s,]+(?:please|pls|plz|porfa|thanks|thank you|thx|ok|okay|too|as well|entirely|completely|now|anymore|"
     r"any more|for good|stp|bitte|por favor|per favore|lol|haha|po|ha|from (?:your )?memory|in (?:your|ur) memory|"
-    r"sa memory(?: mo)?|from your records|from whatever memory you keep|sofort|right away))+$"
+    r"sa memory(?: mo)?|from your records|from whatever memory you keep|sofort|right away))+$",
+    finds=(" my address, thanks", " it from your memory", " that now please"),
+    misses=(" my medicine", " please my medicine"),
 )
-_LEAD = re.compile(
+_LEAD = rule(
     r"^(?:(?:from (?:your )?(?:records|memory)|(?:everything|anything|all|what) you (?:know|have|remember|keep) "
     r"(?:about|on|of)|about|all about|everything about|anything about|all of|of|o|sur|über|"
-    r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę|na lang|lang)\s+)+"
+    r"de|di|over|please|pls|bitte|alsjeblieft|por favor|per favore|proszę|na lang|lang)\s+)+",
+    finds=("about my ex", "everything you know about my sister", "de mi salario"),
+    misses=("my medicine", "overtime hours at work"),
 )
 # "forget the door code", "vergiss den Token", "forget Lorraine's phone number", "forget his number": a thing named,
 # with a verb that can only mean the memory (not "forget Tuesday, let's do Wednesday").
-_DEFINITE = re.compile(
+_DEFINITE = rule(
     r"^(?:the|that|those|these|all that|den|die|das|le|la|les|el|los|las|o|os|a|as|il|lo|gli|de|het|yung|ang|"
-    r"his|her|their|(?!(?:it|that|what|who|there|he|she|let|here|where|how|this)'s)[\w-]+'s)\s+\w"
+    r"his|her|their|(?!(?:it|that|what|who|there|he|she|let|here|where|how|this)'s)[\w-]+'s)\s+\w",
+    finds=("the door code", "den token", "lorraine's phone number", "his number"),
+    misses=("what's on my list", "tuesday, let's do wednesday"),
 )
-_ASKED_FIRST = re.compile(r"^(?:kannst du|könntest du|kun je|wil je|puedes|podrías|podes|pode|potresti|puoi)\b")
-_FORGETTING = re.compile(
+_ASKED_FIRST = rule(
+    r"^(?:kannst du|könntest du|kun je|wil je|puedes|podrías|podes|pode|potresti|puoi)\b",
+    finds=("kannst du die gehaltszahlen bitte löschen", "puedes borrar eso", "kun je dat verwijderen"),
+    misses=("can you delete my address", "du kannst das löschen"),
+)
+_FORGETTING = rule(
     r"forget|vergiss|vergessen sie|oublie|oubliez|olvida|olvide|esquece|esqueça|esqueca|dimentica|vergeet|zapomnij|unut"
-    r"|lupakan|lupain|glöm|glem|sahau|zapomeň|uită|kaydetme"
+    r"|lupakan|lupain|glöm|glem|sahau|zapomeň|uită|kaydetme",
+    finds=("forget my medicine", "vergiss meine adresse", "oublie mon adresse"),
+    misses=("delete my address", "borra lo que te dije"),
 )
 # The verbs of forgetting said some other way ("olvídalo", "bhool jao", "paki-forget", "unlearn"): not deleting.
-_ALSO_FORGETTING = re.compile(r"forget|olvíd|olvid|bhool|bhul|kalimutan|unlearn|unremember|un-remember|unut|dimentic")
-_DELETING = re.compile(
-    alternation(tuple(v for v in FORGET_VERBS if not (_FORGETTING.fullmatch(v) or _ALSO_FORGETTING.search(v))))
+_ALSO_FORGETTING = rule(
+    r"forget|olvíd|olvid|bhool|bhul|kalimutan|unlearn|unremember|un-remember|unut|dimentic",
+    finds=("olvídalo", "bhool jao yaar", "paki-forget mo yan", "unlearn that"),
+    misses=("delete my address", "borra eso"),
+)
+_DELETING = rule(
+    alternation(tuple(v for v in FORGET_VERBS if not (_FORGETTING.fullmatch(v) or _ALSO_FORGETTING.search(v)))),
+    finds=("delete", "borra", "löschen"),
+    misses=("forget", "vergiss", "delete my address"),
+    whole=True,
 )
 # "forget that she's pregnant": a thing told, whoever it is about.
-_TOLD = re.compile(r"^that \w+(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|got|\w+s|\w+ed))\b")
-_LIST = re.compile(
+_TOLD = rule(
+    r"^that \w+(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|got|\w+s|\w+ed))\b",
+    finds=("that she's pregnant", "that dan got fired"),
+    misses=("that last bit", "that thing about my ex"),
+)
+_LIST = rule(
     rf"\b(?:{alternation(MEMORY_WORDS)})\b.*(?<![\w'])(?:{alternation(ABOUT_ME)})(?![\w'])"
     r"(?!\s+(?:being|as|and|when|if|or|doing)\b)"
-    rf"|(?<![\w'])(?:{alternation(ABOUT_ME)})(?![\w']).*\b(?:{alternation(MEMORY_WORDS)})\b"
+    rf"|(?<![\w'])(?:{alternation(ABOUT_ME)})(?![\w']).*\b(?:{alternation(MEMORY_WORDS)})\b",
+    finds=("what do you know about me?", "que sais-tu de moi ?", "what do you remember about me"),
+    misses=("do you remember about me being late?", "tell me about yourself"),
 )
 # Asked for, not told: a question, or "show me", "list", "give me a rundown".
-_SHOW = re.compile(r"\b(?:show|list|tell|give|dump|read back|summar\w*|provide|see|voir|zeig)\b")
+_SHOW = rule(
+    r"\b(?:show|list|tell|give|dump|read back|summar\w*|provide|see|voir|zeig)\b",
+    finds=("show me what you have on me", "list everything you remember", "give me a rundown"),
+    misses=("what do you know about me?", "i showed him my notes"),
+)
 
 
 @dataclass(frozen=True)
@@ -172,9 +254,11 @@ class MemoryRequest:
 
 
 # "yes", "yes please, forget it", "oui merci": the whole message agrees
-_AGREES = re.compile(
+_AGREES = rule(
     rf"^(?:{alternation(AGREEING)})(?:[\s,.!]+(?:please|pls|thanks|thank you|forget (?:it|them|that|those|both)|"
-    r"both|delete (?:it|them)|merci|gracias|danke|grazie|obrigad[oa]))*[\s.!]*$"
+    r"both|delete (?:it|them)|merci|gracias|danke|grazie|obrigad[oa]))*[\s.!]*$",
+    finds=("yes", "yes please, forget it", "oui merci"),
+    misses=("yes but not my address", "yesterday was rough"),
 )
 
 
@@ -184,7 +268,12 @@ def agrees(message: str) -> bool:
     return _AGREES.match(plain(message).strip()) is not None
 
 
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+")  # between the clauses of a sentence
+# between the clauses of a sentence
+_CLAUSE_BREAK = rule(
+    r"\s*(?:[,;:]|\s[\u2014\u2013-])\s+",
+    finds=("My PIN is 2208, please delete it.", "That thing about my ex — wipe it."),
+    misses=("Please forget my medicine.", "My well-being matters to me."),
+)
 
 
 def read(message: str) -> MemoryRequest | None:
@@ -216,7 +305,11 @@ def read_all(message: str) -> list[MemoryRequest]:
 
 
 # A clause that goes on naming what the one before named: "the glaucoma and the drops both", "and my address".
-_NAMES_ON = re.compile(r"^(?:(?:and|or|plus|also|as well as)\s+)?(?:the|my|our|his|her|their|those|these|all)\s+\w")
+_NAMES_ON = rule(
+    r"^(?:(?:and|or|plus|also|as well as)\s+)?(?:the|my|our|his|her|their|those|these|all)\s+\w",
+    finds=("and my address", "the glaucoma and the drops both", "plus our home phone"),
+    misses=("and it", "please forget my medicine"),
+)
 _NAMES_ON_WORDS = 8
 
 
@@ -302,8 +395,10 @@ def asks_to_forget(message: str) -> bool:
 
 
 # a verb of forgetting anywhere, not told of someone ("my mum forgets", "forgetting", "forgetful")
-_FORGETTING_ANYWHERE = re.compile(
-    rf"(?<![\w-])(?:{_FORGETTING.pattern}|{_ALSO_FORGETTING.pattern}|zapomnie)(?!s\b|ting|ten|table|ful)"
+_FORGETTING_ANYWHERE = rule(
+    rf"(?<![\w-])(?:{_FORGETTING.pattern}|{_ALSO_FORGETTING.pattern}|zapomnie)(?!s\b|ting|ten|table|ful)",
+    finds=("och glöm det jag sa om vilgots diagnos", "abeg forget that bvn", "a, i proszę zapomnieć numer pesel"),
+    misses=("my mum forgets everything", "i'm so forgetful", "that film was unforgettable"),
 )
 
 

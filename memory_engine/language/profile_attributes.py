@@ -5,10 +5,11 @@ a new value supersedes the old one (the old one stays in the entry's history). A
 collects values: a new value is added beside the others unless it is already there.
 """
 
-import re
+from typing import NamedTuple
 
+from memory_engine.language.rules import rule
 from memory_engine.language.text import straight
-from memory_engine.language.word_lists import RELATIVES, alternation
+from memory_engine.language.word_lists import NAMING_ONESELF, RELATIVES, alternation
 
 SINGLE_VALUED = (
     "name",
@@ -148,89 +149,206 @@ def _after(lead: str, value: str) -> str:
     return rf"(?i:{lead})\s+(?P<v>{value})"
 
 
-# (attribute, pattern): the value is the pattern's group "v".
-_VALUE_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("name", _after(r"\bmy name is|\bmy name's|\bcall me", _NAME)),
-    (
+class _Value(NamedTuple):
+    """A way a value is said: its attribute, its pattern (the value is the group "v"), sentences as written
+    in which the pattern finds one, and sentences in which it must find none."""
+
+    attribute: str
+    pattern: str
+    finds: tuple[str, ...]
+    misses: tuple[str, ...] = ()
+
+
+_VALUE_PATTERNS: tuple[_Value, ...] = (
+    _Value(
+        "name",
+        _after(rf"\b{alternation(NAMING_ONESELF)}", _NAME),
+        finds=("My name is Ines.", "Call me Dave, everyone does."),
+        misses=("My name is on the list.",),
+    ),
+    _Value(
         "name",
         rf"(?:^|(?i:\b(?:hi|hello|hey)\b)[!,.]?\s+)(?i:{_I_AM})\s+(?!{_NOT_A_NAME}\b)(?P<v>{_NAME})"
         r"(?=\s*(?:[,.!;]|$|\s+(?i:and|btw|by the way|here)\b))",
+        finds=("I'm Priya.", "Hi, I'm Tom and I need help with my CV"),
+        misses=("I'm Tired.", "I'm going to Lisbon next week"),
     ),
-    (
+    _Value(
         "age",
         _after(rf"\b{_I_AM}|\bi (?:just )?turned", r"\d{1,3}")
         + r"(?=\s*(?:years?\b|[,.!;]|$|\s+(?:now|today|this)\b))",
+        finds=("I'm 34 years old.", "I just turned 40 today!"),
+        misses=("I'm 5 minutes late",),
     ),
-    (
+    _Value(
         "location",
         _after(
             rf"(?:\bi (?:live|'m living|am living)|\bwe live|{_I_AM} based|"
             r"\b(?:i|we)(?:'ve| have)? (?:just |recently )?moved)\s+(?:in|to)",
             rf"(?:the\s+)?{_NAME}",
         ),
+        finds=("I live in Porto, in Portugal.", "We just moved to Leeds last month"),
+        misses=("I'd love to live in Lisbon someday",),
     ),
-    ("hometown", _after(rf"\bi grew up in|\bi was born in|{_I_AM} (?:originally )?from", _NAME)),
-    (
+    _Value(
+        "hometown",
+        _after(rf"\bi grew up in|\bi was born in|{_I_AM} (?:originally )?from", _NAME),
+        finds=("I grew up in Cork.", "I'm originally from Nairobi"),
+        misses=("I grew up on a farm",),
+    ),
+    _Value(
         "occupation",
         _after(r"(?:\bi work as|\bi'm working as|\bi am working as|\bmy job is)(?:\s+(?:an?|the))?", _SHORT),
+        finds=("I work as a nurse at St Mary's.", "My job is teaching piano"),
+        misses=("I work from home on Fridays",),
     ),
-    ("occupation", _after(rf"\b{_I_AM}(?:\s+{_NAME},)?\s+an?", rf"(?i:(?:[a-z\-]+\s+){{0,2}}?(?:{_OCCUPATIONS}))\b")),
+    _Value(
+        "occupation",
+        _after(rf"\b{_I_AM}(?:\s+{_NAME},)?\s+an?", rf"(?i:(?:[a-z\-]+\s+){{0,2}}?(?:{_OCCUPATIONS}))\b"),
+        finds=("I'm a nurse.", "I'm an electrician in Leeds", "I'm Tom, a teacher"),
+        misses=("I'm a veteran", "I'm a big fan of jazz"),
+    ),
     # "I'm a geologist", "I'm an animator", "I'm a surf instructor": a noun of the makers of things.
-    (
+    _Value(
         "occupation",
         _after(
             rf"\b{_I_AM}(?:\s+{_NAME},)?\s+an?",
             rf"(?i:(?!{_ASSESSED}\b)(?:[a-z\-]+\s+)?(?!{_NOT_JOBS}\b)[a-z\-]+(?:ist|er|or|ian|ant|man|woman))\b",
         )
         + r"(?=\s*(?:[,.;!?]|$|\s+(?:at|in|for|with|on|from|based|working|and)\b))",
+        finds=("I'm a geologist.", "I'm an animator at Pixar", "I'm a surf instructor in Bali"),
+        misses=("I'm a big eater.", "I'm a member of the gym"),
     ),
-    ("employer", _after(r"\bi work (?:at|for)", rf"(?i:an?\s+|the\s+)?{_SHORT}")),
-    (
+    _Value(
+        "employer",
+        _after(r"\bi work (?:at|for)", rf"(?i:an?\s+|the\s+)?{_SHORT}"),
+        finds=("I work at Google.", "I work for the NHS in Leeds"),
+        misses=("I work from home", "I worked at a café"),
+    ),
+    _Value(
         "pets",
         _after(
             r"\b(?:i|we) (?:have|got|adopted|own)",
             rf"(?i:(?:an?|two|three|\d+)\s+(?:\w+\s+)?(?:{_PETS})\s+(?:called|named))\s+{_NAME}",
         ),
+        finds=("I have a cat called Pepper.", "We adopted two rescue dogs named Bo and Max"),
+        misses=("I have a cat.",),
     ),
-    ("pets", _after(r"\bmy", rf"(?i:(?:{_PETS}))(?:'s name is|,?)\s+{_NOT_A_VERB}{_NAME}")),
-    (
+    _Value(
+        "pets",
+        _after(r"\bmy", rf"(?i:(?:{_PETS}))(?:'s name is|,?)\s+{_NOT_A_VERB}{_NAME}"),
+        finds=("My dog, Biscuit, loves the beach", "My cat's name is Mochi."),
+        misses=("My dog is sick again",),
+    ),
+    _Value(
         "family",
         _after(
             r"\bmy",
             rf"(?i:(?:little |big |older |younger |baby )?(?:{_RELATIVES}))(?:'s name is|,?)\s+{_NOT_A_VERB}{_NAME}",
         ),
+        finds=("My daughter's name is Ines.", "My little brother, Sam, is visiting"),
+        misses=("My son is allergic to nuts.", "My son allergic to nuts"),
     ),
-    ("relationship_status", _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b")),
-    ("relationship_status", _after(r"\bi (?:just )?got", r"(?i:married|engaged|divorced)\b")),
-    ("languages", _after(r"\bi speak", _LIST)),
-    (
+    _Value(
+        "relationship_status",
+        _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b"),
+        finds=("I'm married.", "I'm happily engaged to Sam"),
+        misses=("I'm not married",),
+    ),
+    _Value(
+        "relationship_status",
+        _after(r"\bi (?:just )?got", r"(?i:married|engaged|divorced)\b"),
+        finds=("I just got engaged!", "I got married in June"),
+        misses=("I got invited to a wedding", "My sister got married"),
+    ),
+    _Value(
+        "languages",
+        _after(r"\bi speak", _LIST),
+        finds=("I speak Portuguese and English.", "I speak a bit of French"),
+        misses=("I spoke to my doctor today",),
+    ),
+    _Value(
         "education",
         _after(
             rf"\b{_I_AM} studying|\bi study|\bi studied|\bi graduated from|\bi (?:have|'ve got) a degree in",
             _SHORT,
         ),
+        finds=("I'm studying nursing at Leeds.", "I studied law in Coimbra", "I have a degree in chemistry"),
+        misses=("My son studies maths",),
     ),
-    ("health", rf"(?i:\b{_I_AM}\s+)(?P<v>(?i:allergic to)\s+{_SHORT})"),
-    ("diet", _after(rf"\b{_I_AM}(?:\s+(?:a|now|strictly|mostly|fully))?", rf"(?i:{_DIETS})\b")),
-    ("diet", rf"(?i:\b(?:i|we) (?P<no>don't|do not|never|can't|cannot) eat)\s+(?P<v>{_SHORT})"),
-    ("diet", r"(?i:\b(?:i|we) (?:only )?eat\s+)(?P<v>(?i:halal|kosher|plant-based|gluten-free)\b)"),
-    (
+    _Value(
+        "health",
+        rf"(?i:\b{_I_AM}\s+)(?P<v>(?i:allergic to)\s+{_SHORT})",
+        finds=("I'm allergic to peanuts.", "I am allergic to cats and dogs"),
+        misses=("My son is allergic to nuts",),
+    ),
+    _Value(
+        "diet",
+        _after(rf"\b{_I_AM}(?:\s+(?:a|now|strictly|mostly|fully))?", rf"(?i:{_DIETS})\b"),
+        finds=("I'm vegetarian.", "I'm strictly vegan these days", "I'm a pescatarian"),
+        misses=("I'm not vegan", "My wife is vegan"),
+    ),
+    _Value(
+        "diet",
+        rf"(?i:\b(?:i|we) (?P<no>don't|do not|never|can't|cannot) eat)\s+(?P<v>{_SHORT})",
+        finds=("I don't eat pork.", "We never eat meat on Fridays"),
+        misses=("I eat pork on Sundays",),
+    ),
+    _Value(
+        "diet",
+        r"(?i:\b(?:i|we) (?:only )?eat\s+)(?P<v>(?i:halal|kosher|plant-based|gluten-free)\b)",
+        finds=("We only eat halal.", "I eat gluten-free since my diagnosis"),
+        misses=("I eat meat most days", "I don't eat kosher"),
+    ),
+    _Value(
         "goals",
         _after(r"\bi want to|\bi plan to|\bi'm planning to|\bi hope to|\bmy dream is to|\bmy goal is to", _PHRASE),
+        finds=("I want to run a marathon next year.", "My dream is to open a bakery"),
+        misses=("I wanted to call you",),
     ),
-    ("hobbies", _after(r"\bin my (?:free|spare) time,? i|\bi (?:love|enjoy|like)(?=\s+\w+ing\b)", _PHRASE)),
-    ("hobbies", _after(r"\bi play", rf"(?:the\s+)?{_SHORT}")),
-    ("likes", rf"(?i:\bmy (?P<what>favou?rite \w+) is)\s+(?P<v>{_LIST})"),
-    ("dislikes", _after(r"\bi (?:hate|can't stand|cannot stand|don't like|do not like|dislike)", _PHRASE)),
+    _Value(
+        "hobbies",
+        _after(r"\bin my (?:free|spare) time,? i|\bi (?:love|enjoy|like)(?=\s+\w+ing\b)", _PHRASE),
+        finds=("I love hiking with my dog.", "In my spare time I paint"),
+        misses=("I love pizza.",),
+    ),
+    _Value(
+        "hobbies",
+        _after(r"\bi play", rf"(?:the\s+)?{_SHORT}"),
+        finds=("I play the cello.", "I play football on Sundays"),
+        misses=("I played tennis yesterday", "My kids play outside"),
+    ),
+    _Value(
+        "likes",
+        rf"(?i:\bmy (?P<what>favou?rite \w+) is)\s+(?P<v>{_LIST})",
+        finds=("My favourite band is Radiohead.", "my favorite food is sushi"),
+        misses=("My favourite thing about Lisbon is the light",),
+    ),
+    _Value(
+        "dislikes",
+        _after(r"\bi (?:hate|can't stand|cannot stand|don't like|do not like|dislike)", _PHRASE),
+        finds=("I hate mornings.", "I can't stand loud music"),
+        misses=("I love mornings",),
+    ),
 )
-_COMPILED = tuple((attribute, re.compile(pattern)) for attribute, pattern in _VALUE_PATTERNS)
-# For a sentence written all in lower case: a name is the one word where a name would be.
+_COMPILED = tuple(
+    (value.attribute, rule(value.pattern, finds=value.finds, misses=value.misses)) for value in _VALUE_PATTERNS
+)
+# For a sentence written all in lower case: a name is the one word where a name would be. Its examples are the
+# same sentences, in lower case as values_in reads them.
 _LOWER_NAME = r"[a-z][\w'\-]*\b"
 _COMPILED_LOWER = tuple(
     # "i'm tired" is no name; nor is the word after "my son" ("my son allergic to nuts") without a comma
-    (attribute, re.compile(pattern.replace(_NAME, _LOWER_NAME).replace("(?:'s name is|,?)", "(?:'s name is|,)")))
-    for attribute, pattern in _VALUE_PATTERNS
-    if attribute != "name"
+    (
+        value.attribute,
+        rule(
+            value.pattern.replace(_NAME, _LOWER_NAME).replace("(?:'s name is|,?)", "(?:'s name is|,)"),
+            finds=[text.lower() for text in value.finds],
+            misses=[text.lower() for text in value.misses],
+        ),
+    )
+    for value in _VALUE_PATTERNS
+    if value.attribute != "name"
 )
 MAX_VALUE_WORDS = 8
 
@@ -261,13 +379,27 @@ def values_in(sentence: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
+# "dog's name is Biscuit": the words that named a value, inside it
+_NAME_IS = rule(
+    r"'s name is\s+",
+    finds=("dog's name is Biscuit", "daughter's name is Ines"),
+    misses=("daughter Ines",),
+)
+# "traveling too", "sister Sara's": what ends a value without being of it
+_TRAILING = rule(
+    r"(?i)(?:\s+(?:too|also|as well)|'s)$",
+    finds=("traveling too", "sister Sara's", "hiking As Well"),
+    misses=("Sara's dog", "hiking with friends"),
+)
+
+
 def _trimmed(value: str) -> str:
     """The value without what is not of it ("traveling too": "traveling"; "sister Sara's": "sister Sara"), or ""
     for no value: the start of another sentence ("i'm ..."), a word that says nothing alone ("going", "at",
     "visit", "called"), one that ends on a word pointing elsewhere ("make sure I'm", "see them", "escaping to")
     or holds one ("making this dairy-free chocolate cake")."""
-    value = re.sub(r"'s name is\s+", " ", value).strip(" \"'\u201c\u201d")
-    value = re.sub(r"(?i)(?:\s+(?:too|also|as well)|'s)$", "", value)
+    value = _NAME_IS.sub(" ", value).strip(" \"'\u201c\u201d")
+    value = _TRAILING.sub("", value)
     words = value.lower().split()
     if not words or words[0] in ("i", "i'm", "me") or words[-1] in _ENDS_ELSEWHERE:
         return ""
@@ -278,19 +410,13 @@ def _trimmed(value: str) -> str:
 
 # Words that, alone, name no value: light verbs, their -ing, adverbs a lead leaves ("I study hard").
 _SAYS_NOTHING = frozenset(
-    re.findall(
-        r"\S+",
-        "go going get getting do doing make making have having take taking try trying be being see seeing keep "
-        "start work working visit achieve pass participate fit experiment experimenting called named hard more "
-        "lot a an the at in on to for with from of",
-    )
+    """go going get getting do doing make making have having take taking try trying be being see seeing keep
+    start work working visit achieve pass participate fit experiment experimenting called named hard more
+    lot a an the at in on to for with from of""".split()  # noqa: SIM905
 )
 _ENDS_ELSEWHERE = frozenset(
-    re.findall(
-        r"\S+",
-        "i'm we're you're they're it's i we you he she it they them him her us me my our their his its to at in on "
-        "for with from of and or but a an the is are was were be",
-    )
+    """i'm we're you're they're it's i we you he she it they them him her us me my our their his its to at in on
+    for with from of and or but a an the is are was were be""".split()  # noqa: SIM905
 )
 # words pointing elsewhere, or starting another clause
 _POINTING = frozenset(["this", "that", "these", "those", "it", "them", "i", "i'm", "i've", "we", "we're"])

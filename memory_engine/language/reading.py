@@ -9,6 +9,7 @@ data, in language/word_lists.py. Everything here is pure.
 import re
 
 from memory_engine.language.keywords import strip_speaker_labels
+from memory_engine.language.rules import rule
 from memory_engine.language.text import straight  # every apostrophe straight: what every layer reads alike
 from memory_engine.language.word_lists import (
     ABBREVIATIONS,
@@ -24,6 +25,7 @@ from memory_engine.language.word_lists import (
 
 __all__ = [
     "asks",
+    "ends_no_sentence",
     "TELLS_WHAT_TO_REMIND",
     "is_statement",
     "opens_as_imperative",
@@ -38,7 +40,11 @@ __all__ = [
 ]
 
 
-_CHAT_WORD = re.compile(r"\b" + alternation(CHAT_SPELLING) + r"\b")
+_CHAT_WORD = rule(
+    r"\b" + alternation(CHAT_SPELLING) + r"\b",
+    finds=("whats ur address", "i'm at the gym, u coming?", "pls remind me abt the dentist"),
+    misses=("what's your address?", "my daughter's name is ines"),
+)
 
 
 def plain(text: str) -> str:
@@ -48,7 +54,12 @@ def plain(text: str) -> str:
     return _CHAT_WORD.sub(lambda match: CHAT_SPELLING[match.group(0)], lowered)
 
 
-_FIRST_PERSON = re.compile(r"\b" + alternation(FIRST_PERSON) + r"\b", re.IGNORECASE)
+_FIRST_PERSON = rule(
+    r"\b" + alternation(FIRST_PERSON) + r"\b",
+    re.IGNORECASE,
+    finds=("My daughter's name is Ines", "We moved to Leeds in May", "I'm allergic to penicillin"),
+    misses=("What time does the museum open?", "The dentist moved to Friday"),
+)
 
 
 def speaks_of_self(text: str) -> bool:
@@ -58,9 +69,21 @@ def speaks_of_self(text: str) -> bool:
 
 # --- Sentences ------------------------------------------------------------------------------------
 
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
-_LAST_WORD = re.compile(r"(\w+(?:\.\w+)*)$")
-_HAS_WORD = re.compile(r"[^\W_]")
+_BOUNDARY = rule(
+    r"[.!?…]+[\"'”’)\]]*\s+",
+    finds=("I moved to Leeds. It's lovely there", "Really? I thought it was Tuesday", 'She said "no." Then she left'),
+    misses=("My dentist is at 3.30 tomorrow", "What time is my appointment?"),
+)
+_LAST_WORD = rule(
+    r"(\w+(?:\.\w+)*)$",
+    finds=("My appointment is with Dr", "Bring snacks, e.g", "I'm reading the new one by J"),
+    misses=("that was so funny :)", "see you then!!"),
+)
+_HAS_WORD = rule(
+    r"[^\W_]",
+    finds=("ok", "Thanks 🙏", "3pm works"),
+    misses=("...", "🙂🙂", "___"),
+)
 _ABBREVIATIONS = frozenset(ABBREVIATIONS)
 
 
@@ -92,7 +115,13 @@ def _is_abbreviation(before: str, punctuation: str) -> bool:
     last = _LAST_WORD.search(before[-64:])  # the word before the point; not the whole line again each time
     if not last:
         return False
-    word = last.group(1).lower()
+    return ends_no_sentence(last.group(1))
+
+
+def ends_no_sentence(word: str) -> bool:
+    """Whether a full stop after `word` ends no sentence: a known abbreviation ("Dr.", "e.g.") or an initial
+    ("J. K. Rowling"). The person's messages and a model's reply are split alike (llm/base.py)."""
+    word = word.lower()
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
@@ -106,20 +135,32 @@ def _append_sentence(sentences: list[str], fragment: str) -> None:
 
 # A question opens its sentence, perhaps after a filler or a topic ("quick check: which city ...", "and the
 # furball, what's his name?"), or ends with a question mark.
-_OPENS_QUESTION = re.compile(rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:{alternation(WH_WORDS + AUX_WORDS)})\b")
+_OPENS_QUESTION = rule(
+    rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:{alternation(WH_WORDS + AUX_WORDS)})\b",
+    finds=("quick check: which city did i say", "do i have a meeting tomorrow", "btw when is my flight"),
+    misses=("whatever you think is best", "i moved to leeds in may"),
+)
 # A clause that asks (not a relative clause: "I moved to Leeds, which is nice" tells).
-_OPENS_WH = re.compile(
+_OPENS_WH = rule(
     r"^(?:what's|when's|where's|(?:what|when|where) (?:is|was|were|are|did|do|does)|(?:what|which) (?:time|day|one)|"
-    r"who (?:did|do|does))\b"
+    r"who (?:did|do|does))\b",
+    finds=("what was it again", "where's my passport", "which day is the party"),
+    misses=("which is nice", "when i was little"),
 )
 # A question asked inside a run-on sentence, as people type on a phone: "im making a sticker of my hamster
 # what did i say his name was", "my assistant wants to plan her week when is my deadline again". A
 # relative clause has no verb straight after its wh-word ("that's where my mum lives") and is not one.
-_EMBEDDED_WH = re.compile(
+_EMBEDDED_WH = rule(
     r"\b(?:what|when|where|which|who|whose|how many|how old|how much)(?: \w+)? (?:is|was|are|were|did|do|does) "
     r"(?:i|my|we|our|he|his|she|her|they|their|the)\b"
     r"|\b(?:what's|when's|where's|who's) (?:my|our|his|her|their|the)\b"
-    r"|\bhow (?:much|many|long|big|far|old) (?:is|was|are|were|did|do|does)\b"
+    r"|\bhow (?:much|many|long|big|far|old) (?:is|was|are|were|did|do|does)\b",
+    finds=(
+        "i'm making a sticker of my hamster what did i say his name was",
+        "my assistant wants to plan her week when is my deadline again",
+        "need to budget how much is the rent",
+    ),
+    misses=("that's where my mum lives", "i know what you mean"),
 )
 
 
@@ -128,7 +169,11 @@ _EMBEDDED_WH = re.compile(
 TELLS_WHAT_TO_REMIND = (
     r" (?:that )?(?:my|our|his|her|their|the)\b[^.?!]*\s(?:is|are|was|were)\s+(?!(?:it|they|that|this|he|she)\b)\w"
 )
-_TOLD_TO_REMIND = re.compile(rf"^(?:{alternation(FILLERS)}[\s,:]+)*remind me{TELLS_WHAT_TO_REMIND}")
+_TOLD_TO_REMIND = rule(
+    rf"^(?:{alternation(FILLERS)}[\s,:]+)*remind me{TELLS_WHAT_TO_REMIND}",
+    finds=("remind me my fishing buddy lyle's birthday is june 18th", "ok remind me that our rent is due on the 1st"),
+    misses=("remind me my wifi password is it the one with the dog", "remind me to call the dentist"),
+)
 
 
 def tells_what_to_remind(sentence: str) -> bool:
@@ -137,9 +182,11 @@ def tells_what_to_remind(sentence: str) -> bool:
 
 
 # An exclamation, not a question, when no question mark ends it: "what a week", "how lovely", "what fun".
-_EXCLAIMS = re.compile(
+_EXCLAIMS = rule(
     rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:what (?:a|an) (?:[a-z']+[^\w,]*){{1,3}}|"
-    r"how (?!(?:many|much|long|old|far|often|come|about|so|is|are|was|were|do|does|did)\b)[a-z']+[^\w,]*)$"
+    r"how (?!(?:many|much|long|old|far|often|come|about|so|is|are|was|were|do|does|did)\b)[a-z']+[^\w,]*)$",
+    finds=("what a week", "how lovely", "oh what an amazing day!"),
+    misses=("how many days until my birthday", "how long is the drive to leeds", "what a week it has been at work"),
 )
 
 
@@ -183,15 +230,26 @@ def is_statement(sentence: str) -> bool:
 # ("help me draft a reminder for invoice INV-0317, amount EUR 2,340", "add something about our late father",
 # "y pon el nombre de mi perrita"); not "redo the tile calc with the right area".
 _THEIRS = alternation((*OWNING_WORDS, "i", "we", "we're", "we've", "i'm", "i've", "ich", "yo", "eu", "je", "ik"))
-_CARRIES_A_VALUE = re.compile(rf"\d|(?<=\s)[A-ZÀ-Ý]|(?i:(?<![\w']){_THEIRS}(?![\w']))")
+_CARRIES_A_VALUE = rule(
+    rf"\d|(?<=\s)[A-ZÀ-Ý]|(?i:(?<![\w']){_THEIRS}(?![\w']))",
+    finds=(
+        "help me draft a reminder for invoice INV-0317",
+        "add something about our late father",
+        "y pon el nombre de mi perrita",
+        "write a card for Ines",
+    ),
+    misses=("redo the tile calc with the right area", "make it shorter"),
+)
 
 
 # A request in the imperative, perhaps after a filler or a please: "redo the flyer con el precio correcto",
 # "Schreiben Sie bitte eine kurze Adressänderung"; not the same word telling ("plan is to fly", "help, it's gone",
 # "list of my allergies").
-_IMPERATIVE = re.compile(
+_IMPERATIVE = rule(
     rf"^(?:(?:{alternation((*FILLERS, 'please', 'pls', 'plz', 'pl', 'bitte', 'porfa', 'por favor'))})\W+)*"
-    rf"{alternation(IMPERATIVES)}(?![\w'\-:,!])(?!\s+(?:is|was|are|were|has|had|of)\b)"
+    rf"{alternation(IMPERATIVES)}(?![\w'\-:,!])(?!\s+(?:is|was|are|were|has|had|of)\b)",
+    finds=("redo the flyer con el precio correcto", "please write a card for my sister", "ok so translate this for me"),
+    misses=("plan is to fly on friday", "help, it's gone", "list of my allergies"),
 )
 
 
@@ -202,10 +260,12 @@ def opens_as_imperative(sentence: str) -> bool:
 
 # A sentence that opens as a request is no statement about oneself, question mark or not ("can you remind
 # me what I said", "please note the time").
-_REQUEST_OPENING = re.compile(
+_REQUEST_OPENING = rule(
     r"^(?:can|could|would|will|do|does|did|should|shall|what|which|who|where|when|why|how|is|are|am|"
     r"please|tell me|remind me|let me know|any)\b",
     re.IGNORECASE,
+    finds=("Can you remind me what I said?", "please note the time", "Let me know when it's ready"),
+    misses=("Anyway, the party moved to Saturday", "I said the party is on Friday"),
 )
 
 
@@ -223,7 +283,12 @@ _YOU = (
     ("we were", "you were"), ("myself", "yourself"), ("mine", "yours"), ("my", "your"), ("our", "your"),
     ("ours", "yours"), ("me", "you"), ("us", "you"), ("i", "you"), ("we", "you"),
 )  # fmt: skip
-_YOU_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in _YOU) + r")\b", re.IGNORECASE)
+_YOU_WORDS = rule(
+    r"\b(?:" + "|".join(re.escape(a) for a, _ in _YOU) + r")\b",
+    re.IGNORECASE,
+    finds=("I have a beagle called Biscuit", "my medicine is on the shelf", "We're moving in June"),
+    misses=("Meet Thomas at the museum", "The dentist is at three"),
+)
 
 
 def second_person(text: str) -> str:

@@ -16,21 +16,11 @@ stored timestamp (UTC). Pure functions; English expressions only.
 import re
 from datetime import date, datetime, timedelta
 
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+from memory_engine.language import word_lists
+from memory_engine.language.rules import rule
+
+MONTHS = word_lists.MONTHS[:12]  # the full names, in order: a month's number is its place
+WEEKDAYS = word_lists.WEEKDAYS
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple": 2, "few": 3}
 
 DAY, MONTH, YEAR = "day", "month", "year"  # how precisely an expression names its time
@@ -67,32 +57,167 @@ _N = r"(\d{1,2}|a|an|one|two|three|four|five|six|couple|few)"
 _WEEKDAY = "|".join(WEEKDAYS)
 # (pattern, resolve(day said, match) -> (date, precision))
 _RELATIVE = [
-    (r"\byesterday\b", lambda d, m: (d - timedelta(days=1), DAY)),
-    (r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", lambda d, m: (d, DAY)),
-    (r"\btomorrow\b", lambda d, m: (d + timedelta(days=1), DAY)),
-    (rf"\blast ({_WEEKDAY})\b", lambda d, m: (_last_weekday(d, WEEKDAYS.index(m[1])), DAY)),
-    (rf"\bnext ({_WEEKDAY})\b", lambda d, m: (_next_weekday(d, WEEKDAYS.index(m[1])), DAY)),
-    (r"\blast weekend\b", lambda d, m: (_last_weekday(d, 5), DAY)),
-    (r"\blast week\b", lambda d, m: (d - timedelta(days=7), MONTH)),
-    (r"\bnext week\b", lambda d, m: (d + timedelta(days=7), MONTH)),
-    (r"\blast month\b", lambda d, m: (_months_before(d, 1), MONTH)),
-    (r"\bnext month\b", lambda d, m: (_months_before(d, -1), MONTH)),
-    (r"\blast year\b", lambda d, m: (date(d.year - 1, 1, 1), YEAR)),
-    (r"\bnext year\b", lambda d, m: (date(d.year + 1, 1, 1), YEAR)),
-    (rf"\b{_N} (?:of )?days? ago\b", lambda d, m: (d - timedelta(days=_count(m[1])), DAY)),
-    (rf"\b{_N} (?:of )?weeks? ago\b", lambda d, m: (d - timedelta(days=7 * _count(m[1])), MONTH)),
-    (rf"\b{_N} (?:of )?months? ago\b", lambda d, m: (_months_before(d, _count(m[1])), MONTH)),
-    (rf"\b{_N} (?:of )?years? ago\b", lambda d, m: (date(d.year - _count(m[1]), 1, 1), YEAR)),
+    (
+        rule(
+            r"\byesterday\b",
+            finds=("i went to the dentist yesterday", "yesterday was my mum's birthday"),
+            misses=("i'm seeing the dentist tomorrow",),
+        ),
+        lambda d, m: (d - timedelta(days=1), DAY),
+    ),
+    (
+        rule(
+            r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b",
+            finds=("i have a meeting this afternoon", "we're having pasta tonight", "today is my day off"),
+            misses=("this weekend we're going camping",),
+        ),
+        lambda d, m: (d, DAY),
+    ),
+    (
+        rule(
+            r"\btomorrow\b",
+            finds=("what time is my flight tomorrow?", "tomorrow i start the new job"),
+            misses=("i went to the gym yesterday",),
+        ),
+        lambda d, m: (d + timedelta(days=1), DAY),
+    ),
+    (
+        rule(
+            rf"\blast ({_WEEKDAY})\b",
+            finds=("i painted a sunset last saturday", "last monday my son had a fever"),
+            misses=("last week was hectic", "last weekend we went hiking"),
+        ),
+        lambda d, m: (_last_weekday(d, WEEKDAYS.index(m[1])), DAY),
+    ),
+    (
+        rule(
+            rf"\bnext ({_WEEKDAY})\b",
+            finds=("my dentist appointment is next tuesday", "next friday is our anniversary"),
+            misses=("next week is busy",),
+        ),
+        lambda d, m: (_next_weekday(d, WEEKDAYS.index(m[1])), DAY),
+    ),
+    (
+        rule(
+            r"\blast weekend\b",
+            finds=("we went camping last weekend", "last weekend my sister visited"),
+            misses=("last week i went camping",),
+        ),
+        lambda d, m: (_last_weekday(d, 5), DAY),
+    ),
+    (
+        rule(
+            r"\blast week\b",
+            finds=("i started pottery last week", "last week was hectic"),
+            misses=("last weekend we went out",),
+        ),
+        lambda d, m: (d - timedelta(days=7), MONTH),
+    ),
+    (
+        rule(
+            r"\bnext week\b",
+            finds=("my sister visits next week", "next week i start night shifts"),
+            misses=("next weekend is the wedding",),
+        ),
+        lambda d, m: (d + timedelta(days=7), MONTH),
+    ),
+    (
+        rule(
+            r"\blast month\b",
+            finds=("we moved to leeds last month", "last month i got a promotion"),
+            misses=("last monday i moved desks",),
+        ),
+        lambda d, m: (_months_before(d, 1), MONTH),
+    ),
+    (
+        rule(
+            r"\bnext month\b",
+            finds=("my exam is next month", "next month we fly to lisbon"),
+            misses=("next monday i have an exam",),
+        ),
+        lambda d, m: (_months_before(d, -1), MONTH),
+    ),
+    (
+        rule(
+            r"\blast year\b",
+            finds=("i ran a marathon last year", "last year we adopted a cat"),
+            misses=("this year i ran a marathon",),
+        ),
+        lambda d, m: (date(d.year - 1, 1, 1), YEAR),
+    ),
+    (
+        rule(
+            r"\bnext year\b",
+            finds=("we're getting married next year", "next year i turn forty"),
+            misses=("we got married last year",),
+        ),
+        lambda d, m: (date(d.year + 1, 1, 1), YEAR),
+    ),
+    (
+        rule(
+            rf"\b{_N} (?:of )?days? ago\b",
+            finds=(
+                "i got a puppy three days ago",
+                "my bike was stolen 2 days ago",
+                "a couple of days ago i called mum",
+            ),
+            misses=("in two days i fly to rome",),
+        ),
+        lambda d, m: (d - timedelta(days=_count(m[1])), DAY),
+    ),
+    (
+        rule(
+            rf"\b{_N} (?:of )?weeks? ago\b",
+            finds=("i started a new job two weeks ago", "a week ago my tooth broke"),
+            misses=("two weekends ago we went camping",),
+        ),
+        lambda d, m: (d - timedelta(days=7 * _count(m[1])), MONTH),
+    ),
+    (
+        rule(
+            rf"\b{_N} (?:of )?months? ago\b",
+            finds=("i adopted a cat six months ago", "a month ago i quit sugar"),
+            misses=("six months from now i'll graduate",),
+        ),
+        lambda d, m: (_months_before(d, _count(m[1])), MONTH),
+    ),
+    (
+        rule(
+            rf"\b{_N} (?:of )?years? ago\b",
+            finds=("we met five years ago", "a few years ago i lived in berlin"),
+            misses=("in five years i want a house",),
+        ),
+        lambda d, m: (date(d.year - _count(m[1]), 1, 1), YEAR),
+    ),
 ]
-_RELATIVE = [(re.compile(pattern), resolve) for pattern, resolve in _RELATIVE]
 
 _MONTH = "|".join(MONTHS)
 # "October 13, 2023", "13 October 2023", "October 2023", "October", "2023"
-_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b")
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH}),? (\d{{4}})\b")
-_MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b")
-_MONTH_ALONE = re.compile(rf"\b(?:in|during|of|since|last|this|early|late|mid) ({_MONTH})\b")
-_YEAR = re.compile(r"\b(?:in|during|of|since) ((?:19|20)\d{2})\b")
+_MONTH_DAY_YEAR = rule(
+    rf"\b({_MONTH}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b",
+    finds=("what did she paint on october 13, 2023?", "my wedding was june 3rd 2019"),
+    misses=("what did she paint in october 2023?",),
+)
+_DAY_MONTH_YEAR = rule(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH}),? (\d{{4}})\b",
+    finds=("i got married on 13 october 2023", "the 3rd of june, 2019 was our first date"),
+    misses=("what did she paint on october 13, 2023?",),
+)
+_MONTH_YEAR = rule(
+    rf"\b({_MONTH}),? (\d{{4}})\b",
+    finds=("when did he go camping in june 2022?", "we moved in october, 2023"),
+    misses=("when did he go camping in june?",),
+)
+_MONTH_ALONE = rule(
+    rf"\b(?:in|during|of|since|last|this|early|late|mid) ({_MONTH})\b",
+    finds=("when did he go camping in june?", "since march i've been running", "we're moving early may"),
+    misses=("i may go camping this weekend", "i'll march in the parade"),
+)
+_YEAR = rule(
+    r"\b(?:in|during|of|since) ((?:19|20)\d{2})\b",
+    finds=("we moved here in 2019", "i've lived in leeds since 2008"),
+    misses=("we live at 2021 oak street", "the house was built in 1890"),
+)
 
 
 def said_tokens(text: str, said: datetime | date) -> list[str]:

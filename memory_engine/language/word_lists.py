@@ -184,9 +184,7 @@ CORRECTION_WORDS = (
 NEGATIONS = ("not", "no", "nicht", "kein", "keine", "pas", "non", "não", "nao", "nie", "niet", "nahi", "nahin",
              "instead of", "rather than")  # fmt: skip
 
-# Capitalised words that name no one: a sentence's "I", and languages and peoples ("my English is
-# terrible", "any German podcasts?").
-NOT_NAMES = ("I", "I'm", "I've", "I'd", "I'll", "OK", "Ok")
+# Languages and peoples, capitalised but naming no one ("my English is terrible", "any German podcasts?").
 LANGUAGES = (
     "english", "british", "american", "german", "french", "spanish", "italian", "portuguese", "dutch", "polish",
     "swedish", "norwegian", "danish", "finnish", "russian", "ukrainian", "greek", "turkish", "arabic", "hebrew",
@@ -195,12 +193,19 @@ LANGUAGES = (
     "welsh", "european", "african", "asian", "latin", "christian", "muslim", "jewish",
 )  # fmt: skip
 
-# Capitalised, but naming no one a question asks about (language/asked.py): "I", days, months, some
-# languages, greetings and titles.
+# Capitalised, but naming no one (read in lower case): a sentence's "I", days, months, some languages,
+# greetings and titles.
 NOT_A_NAME = (
     "i", "i'm", "i've", "i'd", "i'll", "ok", *WEEKDAYS, *MONTHS[:12], "english", "french", "spanish", "german",
     "italian", "portuguese", "hello", "hi", "hey", "dear", "thanks", "please", "mr", "mrs", "ms", "dr",
 )  # fmt: skip
+
+# How a person gives their own name: "my name is Sam", "call me Tash", "I'm called Ines" (language/names.py,
+# profile_attributes.py, and a model's reply that claims the name: replies.py).
+NAMING_ONESELF = ("my name is", "my name's", "call me", "i'm called", "i am called")
+# Words that name something, a name after them: "a cat called Pepper", "a Kenworth I call Big Sue".
+NAMING_WORDS = ("called", "named", "name is", "name's", "name was", "names are", "names were", "i call", "we call",
+                "goes by", "nicknamed")  # fmt: skip
 
 # Words whose trailing period does not end a sentence ("Dr. Okafor", "e.g. a cat").
 ABBREVIATIONS = (

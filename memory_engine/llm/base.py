@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -22,6 +21,15 @@ import jsonschema
 import jsonschema.exceptions
 
 from memory_engine.errors import LLMDegenerateAnswer, LLMInvalidAnswer, ReplyStopped
+from memory_engine.language.reading import ends_no_sentence
+from memory_engine.language.replies import (
+    ANNOUNCES_LIST,
+    ENDS_AT_LINE_START,
+    ERROR_TEXT,
+    FENCED_JSON,
+    NEXT_SENTENCE,
+    SENTENCE_END,
+)
 
 from .degeneration import ReplyGuard
 from .sampling import Sampling
@@ -67,14 +75,6 @@ class Usage:
         )
 
 
-# A JSON answer may come wrapped in a Markdown fence; that, and surrounding whitespace, is the only
-# packaging we strip. Anything else around the JSON (prose, a second object) makes it invalid.
-_FENCED_JSON = re.compile(r"\A\s*```(?:json)?[ \t]*\n?(?P<body>.*?)\n?[ \t]*```\s*\Z", re.DOTALL | re.IGNORECASE)
-
-# What an answer looks like when a provider or wrapper put an error message where the content goes.
-# The reference stored such a string as the user profile; we refuse it.
-_ERROR_TEXT = re.compile(r"\A\s*(?:error|exception)\s*:|\A\s*Traceback \(most recent call last\)", re.IGNORECASE)
-
 # A retry at temperature 0 would reproduce the same invalid answer (the offline model is fully
 # deterministic), so only the first structured attempt is greedy.
 _STRUCTURED_FIRST_TEMPERATURE = 0.0
@@ -86,7 +86,7 @@ def parse_json_answer(text: str) -> Any:
 
     Raises ValueError when the text is not one JSON document. Pure; safe to repeat.
     """
-    match = _FENCED_JSON.match(text)
+    match = FENCED_JSON.match(text)
     body = match.group("body") if match else text
     return json.loads(body)
 
@@ -314,19 +314,13 @@ def _check_messages(messages: list[Message]) -> None:
 def _chat_problem(text: str) -> str | None:
     if not text or not text.strip():
         return "empty answer"
-    if _ERROR_TEXT.match(text):
+    if ERROR_TEXT.match(text):
         return "answer looks like an error message"
     return None
 
 
-_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
-# A sentence is complete once the next one has begun: "3." or "Dr." mid-stream is not an end yet.
-_NEXT_SENTENCE = re.compile(r"[.!?…][\"')\]]*\s+(?=\S)")
 ENOUGH_SENTENCES = "has said enough sentences"
 STOPPED_BY_CALLER = "stopped by the caller"
-_LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
-_ANNOUNCES_LIST = re.compile(r"(?<=[.!?…])[^.!?…]*:\s*$")  # the last sentence announces what never came
-_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"}
 
 
 class _Watch:
@@ -353,11 +347,11 @@ def _sentences_end(text: str, count: int) -> int | None:
     """Where the first `count` sentences of `text` end, once a sentence after them has begun; else
     None. Pure."""
     number = 0
-    for match in _NEXT_SENTENCE.finditer(text):
+    for match in NEXT_SENTENCE.finditer(text):
         word = text[: match.start()].rsplit(None, 1)[-1].lower() if text[: match.start()].strip() else ""
-        if match.group(0)[0] == "." and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
+        if match.group(0)[0] == "." and ends_no_sentence(word):
             continue  # "Dr. Vet", "J. Smith": not the end of a sentence
-        if match.group(0)[0] == "." and word.isdigit() and _LINE_START.search(text[: match.start() - len(word)]):
+        if match.group(0)[0] == "." and word.isdigit() and ENDS_AT_LINE_START.search(text[: match.start() - len(word)]):
             continue  # "1." opening a line: a list's number, not the end of a sentence
         number += 1
         if number == count:
@@ -378,7 +372,7 @@ def _finished(completion: Completion, sampling: Sampling, retried_because: str |
         text = _whole_sentences(text, cut_off=finish_reason == "length")
     if finish_reason in ("sentences", "length"):
         # "Here are some simple ways:" with the list cut off: the answer ends at the sentence before.
-        text = _ANNOUNCES_LIST.sub("", text)
+        text = ANNOUNCES_LIST.sub("", text)
     return Completion(text, completion.prompt_tokens, completion.completion_tokens, finish_reason, retried_because)
 
 
@@ -386,7 +380,7 @@ def _whole_sentences(text: str, *, cut_off: bool) -> str:
     """`text` without the unfinished sentence an answer cut off at the token cap ends with. Pure."""
     if not cut_off:
         return text
-    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    ends = [match.end() for match in SENTENCE_END.finditer(text)]
     return text[: ends[-1]] if ends else text + "…"
 
 

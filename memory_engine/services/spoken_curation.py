@@ -27,7 +27,6 @@ search, so such a message forgets nothing and the reply says why (the memory pan
 the turn that asked is stored (conversation.turn_add), so a reply stopped before then changes nothing.
 """
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -38,6 +37,7 @@ from memory_engine.engine import recall
 from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
+from memory_engine.language import things_named
 from memory_engine.language.asked import HELD_DOSE, HELD_WORD, holds
 from memory_engine.language.keywords import content_tokens
 from memory_engine.language.memory_requests import FORGET, MemoryRequest, agrees, asks_in_english, read_all
@@ -46,10 +46,7 @@ from memory_engine.language.word_lists import (
     FUNCTION_WORDS,
     OWN_WORDS,
     OWNER_ARTICLES,
-    OWNING_WORDS,
     RELATIVES,
-    TOLD_ABOUT,
-    alternation,
 )
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services.curation import entry_delete, entry_edit
@@ -69,26 +66,6 @@ TOO_MANY = (
     "That asks me to forget {count} things at once; I forget at most {most} in one message, so I've forgotten "
     "nothing. Please ask for a few at a time, or use \u00d7 beside each in the memory panel."
 )
-# Words of a request that name no thing: "what I said about", "the bit about".
-_FRAME = re.compile(
-    r"^(?:(?:the|that) (?:thing|bit|part|stuff|fact)s? (?:about|that|on)|(?:what|everything|anything|all|that) "
-    r"(?:i|we) (?:said|told you|told|mentioned|shared|gave you)(?: about| on| of)?|"
-    r"(?:i|we) (?:said|told you|mentioned) (?:anything|something|stuff) (?:about|on)|lo del?|eso del?|that|"
-    r"(?:the |any |all )?(?:information|info|details?) (?:about|on|regarding|of)|"
-    rf"{alternation(TOLD_ABOUT)})\s+",
-    re.IGNORECASE,
-)
-# The frame after the thing: "the stats thing i said" -> "the stats".
-_FRAME_END = re.compile(r"\s+(?:thing|stuff|bit)?\s*(?:i|we) (?:said|told you|mentioned)$", re.IGNORECASE)
-# A clause of someone's after the thing named: "the thing about lyle's birthday he says he don't want any fuss".
-_GOES_ON = re.compile(
-    r"\s+(?:he|she|they|we|it)\s+(?:says|said|wants|want|doesn't|don't|does|is|isn't|was|wasn't|asked|decided|"
-    r"prefers|told|thinks|would|will|has|had)\b",
-    re.IGNORECASE,
-)
-_TO_YOU = re.compile(r"(?<![\w'])(?:you|your|you're|u|ur)(?![\w'])", re.IGNORECASE)
-_POSSESSED = re.compile(rf"(?<![\w'])(?:{alternation(OWNING_WORDS)})(?![\w'])", re.IGNORECASE)
-_ARTICLE = re.compile(r"^(?:the|den|die|das|le|la|les|el|los|las|il|lo|gli|het)\s+", re.IGNORECASE)
 _GENERIC = frozenset(
     {"said", "told", "tell", "thing", "bit", "part", "stuff", "mention", "mentioned", "everything", *OWN_WORDS}
 )
@@ -230,7 +207,7 @@ def _told_here(message: str, request: MemoryRequest) -> tuple[Target, ...]:
         if text in head
         and len(set(content_tokens(text))) >= recall.MIN_CONTENT_WORDS  # "oh no, forget that" told nothing
         and not read_all(text)
-        and not _TO_YOU.search(text)
+        and not things_named.TO_YOU.search(text)
     ]
     if request.pointed:
         told = [text for text in told if request.about in text or text in request.about]
@@ -242,7 +219,7 @@ def _named_by(request: MemoryRequest) -> str:
     """What a request names (`named`); for one that points at a clause, from its first word owning something on
     ("I should prefer that you not retain my home address" -> "my home address")."""
     thing = named(request.about)
-    if request.pointed and (own := _POSSESSED.search(thing)) is not None:
+    if request.pointed and (own := things_named.OWNING_WORD.search(thing)) is not None:
         thing = thing[own.start() :]
     return thing
 
@@ -382,15 +359,15 @@ def forgotten_by(page: Page) -> list[Forgotten]:
 def named(about: str) -> str:
     """The thing a request names, without its frame or article: "what I said about my diagnosis" -> "my
     diagnosis", "den Token" -> "Token". Pure."""
-    thing = _FRAME_END.sub("", _FRAME.sub("", about.strip()).strip()).strip()
-    return _ARTICLE.sub("", thing).strip() or thing or about
+    thing = things_named.FRAME_END.sub("", things_named.FRAME.sub("", about.strip()).strip()).strip()
+    return things_named.ARTICLE.sub("", thing).strip() or thing or about
 
 
 def head_of(thing: str) -> str:
     """The thing named before a clause of someone's that goes on after it ("lyle's birthday he says he don't want
     any fuss" -> "lyle's birthday"), or "" when none does. Only a fallback: "my dad he has cancer" names the
     cancer, not every statement about the dad. Pure."""
-    goes_on = _GOES_ON.search(thing)
+    goes_on = things_named.GOES_ON.search(thing)
     if goes_on and set(content_tokens(thing[: goes_on.start()])) - _GENERIC:
         return thing[: goes_on.start()].strip(" ,")
     return ""
@@ -420,7 +397,9 @@ def _share(words: list[str], text: str) -> float:
         return 0.0
     said = frozenset(content_tokens(text))
     held = [holds(word, text, said) for word in words]
-    if HELD_WORD not in held and not (HELD_DOSE in held and _OWN_DOSE.search(text) and not said & _RELATIVES):
+    if HELD_WORD not in held and not (
+        HELD_DOSE in held and things_named.FIRST_PERSON.search(text) and not said & _RELATIVES
+    ):
         return 0.0
     return sum(bool(how) for how in held) / len(words)
 
@@ -453,16 +432,14 @@ def _narrowest(targets: list[Target]) -> list[Target]:
     ]
 
 
-_OWN_DOSE = re.compile(r"(?i)(?<![\w'])(?:i|me|i'm|i've|myself)(?![\w'])")
 _RELATIVES = frozenset(content_tokens(" ".join(RELATIVES)))
 _NAMES_NOTHING = frozenset(content_tokens("whatever it's called whatever his her their name is something like that"))
-_LIST_PARTS = re.compile(r"\s*,\s*|\s+(?:and|&|y|e|et|und|or|ou|oder|lub)\s+")
 
 
 def _listed(thing: str) -> list[str]:
     """The things a request names in a list, each alone ("the glaucoma and the drops both" -> "the glaucoma", "the
     drops both"; "my diagnosis or the meds"); [] for one thing. Pure."""
-    parts = [part for part in _LIST_PARTS.split(thing) if set(content_tokens(part)) - _NAMES_NOTHING]
+    parts = [part for part in things_named.LIST_SEPARATOR.split(thing) if set(content_tokens(part)) - _NAMES_NOTHING]
     return parts if len(parts) > 1 else []
 
 
