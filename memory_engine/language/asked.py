@@ -313,10 +313,12 @@ _ASKING = (
     )),
     # "- my gym membership number? renewal form", "ingrid's direct line?": a thing of theirs asked in a few words
     ("terse", rule(
-        r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?(?:(?:my|our)\s+|(?=[a-z][\w\-]*'s\s))"
+        r"^(?:[-*\u2022]\s*)?(?:and |so |oh |also |remind me:?\s)?"
+        r"(?:(?:my|our)\s+|(?=(?!(?:what|where|how|who|when|why|that|it|there|here|he|she)'s)[a-z][\w\-]*'s\s))"
         r"((?:[a-z][\w\-]*'s\s+)?(?:[a-z0-9][\w\-]*\s+){0,2}[a-z0-9][\w\-]*)\s*\?",
         finds=("- my gym membership number? renewal form", "- ingrid's direct line? want to call not email", "my dog?"),
-        misses=("is my flight on time?", "my car keeps making a weird noise, any idea why?"),
+        misses=("is my flight on time?", "my car keeps making a weird noise, any idea why?", "where's my passport?",
+                "how's my credit score?"),
     )),
 )  # fmt: skip
 

@@ -387,8 +387,13 @@ _GIVEN = rule(
 # A number given bare, in a sentence that asks for nothing: "she needs my adress. write a text. its 1820 College Rd"
 # (not "it's 9am and the pharmacy wants my nhs number").
 _GIVEN_BARE = rule(
-    r"(?:^|[,.]\s*)(?:it'?s|its|it’s)\s+\d",
-    finds=("she needs my adress. write a text. its 1820 College Rd", "its 4 pm", "ok, it's 0412 555 019"),
+    r"(?:^|[,.]\s*)(?i:it'?s|its|it’s)\s+\d",
+    finds=(
+        "she needs my adress. write a text. its 1820 College Rd",
+        "its 4 pm",
+        "ok, it's 0412 555 019",
+        "Its 1820 College Rd",
+    ),
     misses=("the lease says its 12 months", "the party is at 7, its a surprise"),
 )
 

@@ -251,9 +251,9 @@ _VALUE_PATTERNS: tuple[_Value, ...] = (
     ),
     _Value(
         "relationship_status",
-        _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b"),
+        _after(rf"\b{_I_AM}(?:\s+(?:now|recently|happily))?", rf"(?i:{_STATUS})\b(?!-)"),
         finds=("I'm married.", "I'm happily engaged to Sam"),
-        misses=("I'm not married",),
+        misses=("I'm not married", "I'm single-handedly running the shop."),
     ),
     _Value(
         "relationship_status",

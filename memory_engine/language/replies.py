@@ -135,11 +135,12 @@ LOSS = rule(
     misses=("my sister is visiting this weekend", "i lost the keys again"),
 )
 TOLD_CLAIM = rule(
-    r"\b(?:you(?:'ve| have)? (?:told|mentioned|said)|as you (?:said|mentioned|told)|you (?:once )?told me|"
+    r"\b(?:(?<!have )(?<!did )(?<!has )you(?:'ve| have)? (?:told|mentioned|said)|as you (?:said|mentioned|told)|"
+    r"(?<!have )(?<!did )you (?:once )?told me|"
     r"(?:last time|earlier) you)\b",
     re.IGNORECASE,
     finds=("As you mentioned, the hike sounds fun.", "You've told me you love jazz.", "Last time you said it rained."),
-    misses=("Tell me more about the hike!", "Did your sister say yes?"),
+    misses=("Tell me more about the hike!", "Did your sister say yes?", "Have you told your sister yet?"),
 )
 # A capitalised word inside a sentence, once it is whole (a character after it): a name. Not in a heading (a
 # list's "**Keep Track**") nor in a story, a joke or a poem asked for, whose names are made up by request.
