@@ -164,7 +164,7 @@ class AnswerDoc(Document):
 
 
 class CoverageDoc(Document):
-    """What an entry's forget or edit holds out of the turns it was drawn from (engine/curation.py)."""
+    """What an entry's forget or edit holds out of the turns it was drawn from (engine/statement_marks.py)."""
 
     statements: int = Field(description="Statements of the turns held out (forgotten or corrected).")
     turns: list[int] = Field(description="The turns (seq) they are in.")

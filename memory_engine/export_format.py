@@ -150,7 +150,7 @@ class SessionDoc(ExportPart):
 
 
 class SaidDoc(ExportPart):
-    """A turn's words as they were said, while some are forgotten or corrected (engine/curation.py)."""
+    """A turn's words as they were said, while some are forgotten or corrected (engine/statement_marks.py)."""
 
     user_input: Text = ""
     agent_response: Text = ""

@@ -258,7 +258,7 @@ class Page(models.Model):
         default=ReplySource.GIVEN,
         help_text="Who wrote the reply; a weak model's reply is never indexed, summarised or promoted.",
     )
-    # The turn's words as they were said, while curation holds some of them out (engine/curation.py): then
+    # The turn's words as they were said, while curation holds some of them out (engine/statement_marks.py): then
     # user_input and agent_response are what the memory holds now, which every reader uses, and this is
     # {"user_input": ..., "agent_response": ...} for the conversation shown as it happened. None otherwise.
     said = models.JSONField(
@@ -346,7 +346,7 @@ class ReplyRecord(models.Model):
 
 
 class StatementMark(models.Model):
-    """A statement of a turn that the memory no longer holds as it was said (engine/curation.py): forgotten
+    """A statement of a turn that the memory no longer holds as it was said (engine/statement_marks.py): forgotten
     with the entry drawn from it, or corrected to the entry's edited value. The turn keeps its words in
     `Page.said`; its user_input and agent_response are rewritten without the statement, or with the
     correction in its place. Reverting the entry removes its marks and gives the words back."""
@@ -492,7 +492,7 @@ class EntryVersion(models.Model):
     at = models.DateTimeField()
     source_pages = models.ManyToManyField(Page, blank=True, related_name="entry_versions")
     # The entry whose forgetting or correction this change was part of: an entry drawn from the same
-    # statement (engine/curation.py), which comes back when that entry is reverted.
+    # statement (engine/statement_marks.py), which comes back when that entry is reverted.
     with_entry = models.ForeignKey(
         "LongTermEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="changed_with"
     )
@@ -507,7 +507,7 @@ class EntryVersion(models.Model):
     def change(self) -> str:
         """What the version did, as the history says it: "added", "edited", "deleted", "superseded",
         "evicted", "sources merged", "restored"; "... with entry #N" when it went with another entry's forget
-        or edit (engine/curation.py)."""
+        or edit (engine/statement_marks.py)."""
         Status = LongTermEntry.Status
         if self.status_after in (Status.DELETED, Status.SUPERSEDED, Status.EVICTED):
             what = str(self.status_after)

@@ -35,8 +35,8 @@ from django.db import connection, transaction
 from django.db.models import CharField
 from django.db.models.functions import Cast
 
-from memory_engine.engine.curation import FIELDS, curate, span, statements_of, without
 from memory_engine.engine.grounding import states
+from memory_engine.engine.statement_marks import FIELDS, curate, span, statements_drawn_from, without
 from memory_engine.errors import InvalidParameter
 from memory_engine.language.reading import split_sentences
 from memory_engine.models import (
@@ -51,7 +51,7 @@ from memory_engine.models import (
     StatementMark,
 )
 from memory_engine.store import import_files, index
-from memory_engine.store.spaces import erase_deleted
+from memory_engine.store.holders import erase_deleted
 from memory_engine.store.writes import space_write
 
 ERASED = "(erased)"
@@ -66,7 +66,7 @@ def entry_texts(entry: LongTermEntry) -> list[str]:
     """What erasing the entry erases: each value it ever had and the statements they were drawn from."""
     values = {v for v in entry.versions.values_list("before", flat=True) if v}
     values |= {v for v in entry.versions.values_list("after", flat=True) if v} | {entry.value}
-    texts = {sentence for value in values for _, _, sentence in statements_of(entry, value)} | values
+    texts = {sentence for value in values for _, _, sentence in statements_drawn_from(entry, value)} | values
     return sorted(texts, key=len, reverse=True)
 
 

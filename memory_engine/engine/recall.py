@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from memory_engine.config import memory_settings
 from memory_engine.documents import QuotedDoc
-from memory_engine.engine import asking, curation
+from memory_engine.engine import asking, statement_marks
 from memory_engine.engine.grounding import changes, corrected_value, is_figure, sets_aside, tells_a_change
 from memory_engine.engine.reranker import get_reranker
 from memory_engine.engine.retriever import Item, Retrieval, narrowed, retrieve
@@ -238,7 +238,7 @@ class Statement:
     page_id: int
     seq: int
     message: str = ""  # what its message told (its sentences that ask left out), quoted when short
-    # A statement that stands corrected (engine/curation.py): the words first said, and when corrected.
+    # A statement that stands corrected (engine/statement_marks.py): the words first said, and when corrected.
     first_said: str = ""
     corrected_at: datetime | None = None
     likelihood: float | None = None  # the reranker's, that it answers the question (None: it did not read it)
@@ -599,7 +599,7 @@ def statements_of(retrieval: Retrieval, asked: str, *, searching: bool = False) 
     for item in (*retrieval.profile, *retrieval.user_knowledge, *retrieval.cut):
         page_ids += item.provenance.get("source_page_ids", [])
     pages = Page.objects.filter(pk__in=set(page_ids)).only("seq", "user_input", "said", "timestamp").order_by("seq")
-    corrections = curation.corrections_in(set(page_ids))
+    corrections = statement_marks.corrections_in(set(page_ids))
     asked_words = " ".join(asked.lower().split())
     found: list[Statement] = []
     seen: set[str] = set()
@@ -608,7 +608,7 @@ def statements_of(retrieval: Retrieval, asked: str, *, searching: bool = False) 
         key = " ".join(text.lower().split())
         if key not in seen and key != asked_words and len(set(content_tokens(text))) >= MIN_CONTENT_WORDS:
             seen.add(key)  # "Morning!", "moved!" are too slight to answer anything
-            mark = next((m for m in corrections.get(page.pk, []) if curation.span(m.replacement, text)), None)
+            mark = next((m for m in corrections.get(page.pk, []) if statement_marks.span(m.replacement, text)), None)
             found.append(
                 Statement(
                     text=mark.replacement if mark else text,

@@ -373,7 +373,7 @@ class EntryForm(forms.ModelForm):
 class LongTermEntryAdmin(admin.ModelAdmin):
     """Only the value can be edited, and an edit or a delete goes through the engine's services: it is
     recorded in the entry's history (cause "admin", the staff member as actor) and retrieval sees it at
-    once. Deleting marks the entry deleted, with the statements it was drawn from (engine/curation.py);
+    once. Deleting marks the entry deleted, with the statements it was drawn from (engine/statement_marks.py);
     its history stays, and the banner says so, as the confirmation did."""
 
     list_display = ["pk", "space", "kind", "key", "value", "status", "updated_at"]

@@ -1,6 +1,6 @@
 """A sentence's clauses and where a statement stands in the words said: the joints between clauses, a phrase
 that opens one, what is left dangling or empty once a statement is taken out, and where a sentence or a value
-is in a turn's words. Curation (engine/curation.py) reads turns through these when it forgets or corrects a
+is in a turn's words. Curation (engine/statement_marks.py) reads turns through these when it forgets or corrects a
 statement, and erasure and recall find statements with `span`. Everything here is pure.
 """
 

@@ -137,8 +137,13 @@ def _append_sentence(sentences: list[str], fragment: str) -> None:
 # furball, what's his name?"), or ends with a question mark.
 _OPENS_QUESTION = rule(
     rf"^(?:{alternation(FILLERS)}[\s,:]+)*(?:{alternation(WH_WORDS + AUX_WORDS)})\b",
-    finds=("quick check: which city did i say", "do i have a meeting tomorrow", "btw when is my flight"),
-    misses=("whatever you think is best", "i moved to leeds in may"),
+    finds=(
+        "quick check: which city did i say",
+        "do i have a meeting tomorrow",
+        "btw when is my flight",
+        "why did i move",
+    ),
+    misses=("whatever you think is best", "i moved to leeds in may", "whyever not"),
 )
 # A clause that asks (not a relative clause: "I moved to Leeds, which is nice" tells).
 _OPENS_WH = rule(

@@ -22,7 +22,22 @@ FIRST_PERSON = (
 POSSESSIVE = ("my", "our")
 
 # The words a question opens with.
-WH_WORDS = ("what", "what's", "which", "who", "who's", "whose", "where", "where's", "when", "when's", "how", "how's")
+WH_WORDS = (
+    "what",
+    "what's",
+    "which",
+    "who",
+    "who's",
+    "whose",
+    "where",
+    "where's",
+    "when",
+    "when's",
+    "how",
+    "how's",
+    "why",
+    "why's",
+)
 # The same in the languages people mix in, but those that are other words too ("que", "qui", "como", "che", "was"
 # are "that", "like", "was"; "kya" asks yes or no too; language.plain reads "wat" as "what"): "¿cuál es mi talla?",
 # "meri salary kitni batayi thi maine?".

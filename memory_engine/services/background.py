@@ -37,7 +37,7 @@ from memory_engine.services.uploads import upload_check_part
 from memory_engine.store import import_files
 from memory_engine.store.changes import announce
 from memory_engine.store.embeddings import get_embedder
-from memory_engine.store.spaces import same_holder
+from memory_engine.store.holders import same_holder
 
 UNFINISHED = (BackgroundJob.Status.QUEUED, BackgroundJob.Status.RUNNING)
 

@@ -1,6 +1,6 @@
 """What the owner or an admin changes by hand: profile and knowledge entries added, edited, deleted and
 reverted (each change a version in the entry's history), pages and sessions corrected. A delete or an
-edit changes the turns the entry was drawn from too (engine/curation.py): `coverage` says what it covered,
+edit changes the turns the entry was drawn from too (engine/statement_marks.py): `coverage` says what it covered,
 and a turn's card its marks. Erasing (engine/erasure.py) removes the words for good."""
 
 import difflib
@@ -11,12 +11,12 @@ from django.utils import timezone
 
 from memory_engine import inputs
 from memory_engine.documents import CoverageDoc, ErasedDoc, ReplyCostDoc
-from memory_engine.engine import curation as marks
 from memory_engine.engine import erasure, long_term, mid_term
-from memory_engine.engine.curation import COVERAGE_PREFETCH, mark_entry
+from memory_engine.engine import statement_marks as marks
 from memory_engine.engine.erasure import entry_texts, erasure_plan, turn_sentences, turn_texts
 from memory_engine.engine.generator import fallback_reply
 from memory_engine.engine.long_term import knowledge_add, knowledge_enforce_capacity, profile_set, record_version
+from memory_engine.engine.statement_marks import COVERAGE_PREFETCH, mark_entry
 from memory_engine.errors import EntryErased, EntryHeldByAnother, EntryNotActive, InvalidEntry, UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemorySpace, Page
 from memory_engine.services import export
@@ -344,7 +344,7 @@ def knowledge_entries(space: MemorySpace, kind: str) -> QuerySet:
 
 def coverage(entry: LongTermEntry) -> marks.Coverage:
     """What the entry's forget or edit holds out of the turns now: its marked statements, the turns they
-    are in, and the entries that went with it (engine/curation.py)."""
+    are in, and the entries that went with it (engine/statement_marks.py)."""
     return marks.coverage(entry)
 
 

@@ -42,7 +42,7 @@ from memory_engine.services.curation import knowledge_entry_add
 from memory_engine.services.ingest import IngestCounters, TurnIn, ingest_chunk, ingest_turn
 from memory_engine.services.uploads import upload_path
 from memory_engine.store.changes import announce
-from memory_engine.store.spaces import same_holder
+from memory_engine.store.holders import same_holder
 
 MAX_TURNS = 5000
 UNFINISHED = (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING)
@@ -121,7 +121,7 @@ def locomo_turns(sample_id: str) -> list[dict]:
 
 
 def unfinished_for(space: MemorySpace):
-    """The unfinished imports and replays of whoever holds `space` (store/spaces.same_holder)."""
+    """The unfinished imports and replays of whoever holds `space` (store/holders.same_holder)."""
     unfinished = Q(status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING])
     return ImportJob.objects.filter(unfinished & same_holder(space))
 

@@ -31,7 +31,7 @@ from memory_engine.models import (
 )
 from memory_engine.services import export
 from memory_engine.store import import_files, index
-from memory_engine.store.spaces import erase_deleted, holder_key
+from memory_engine.store.holders import erase_deleted, holder_key
 from memory_engine.store.writes import space_write
 
 __all__ = [
@@ -341,7 +341,7 @@ def user_named(user_id: str) -> MemoryUser | None:
 
 
 def holder_of(*, account_id: int | None = None, memory_user_id: int | None = None) -> str:
-    """Who holds what a caller reaches, as a key (store.spaces.holder_key), for counts kept outside the
+    """Who holds what a caller reaches, as a key (store.holders.holder_key), for counts kept outside the
     database (open memory feeds): a signed-in account (`account_id`) holds itself; a token's memory user
     (`memory_user_id`) is held by the account owning it, or by itself when no account does."""
     if memory_user_id is None:

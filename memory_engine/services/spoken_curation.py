@@ -3,7 +3,7 @@ carried out here, whichever model replies and whichever door the turn came throu
 language/memory_requests.py).
 
 Forgetting is what the chat page's × does (services/curation.py: entry_delete): an entry deleted, and the
-statements it was drawn from held out of the turns (engine/curation.py), so that no reply, prompt or search
+statements it was drawn from held out of the turns (engine/statement_marks.py), so that no reply, prompt or search
 uses them again; Undo is the entry's revert. A statement the memory holds no entry for yet (a turn not yet
 consolidated) gets one first, of the person's words, as consolidation would have made it. The deletion's
 version names the turn that asked (its source page), which is how `forgotten_by` finds what a turn forgot,
@@ -34,9 +34,9 @@ import numpy as np
 from django.utils import timezone
 
 from memory_engine.engine import recall
-from memory_engine.engine.curation import clauses, without
 from memory_engine.engine.grounding import states
 from memory_engine.engine.long_term import entry_text, knowledge_add, topic_words
+from memory_engine.engine.statement_marks import clauses, without
 from memory_engine.language import things_named
 from memory_engine.language.asked import HELD_DOSE, HELD_WORD, holds
 from memory_engine.language.keywords import content_tokens
@@ -315,7 +315,7 @@ def carry_out(space: MemorySpace, planned: Plan, *, asked_in: Page) -> list[Forg
     for pk, (entry, parts) in edits.items():
         entry.refresh_from_db()
         if pk in deleted or entry.status != LongTermEntry.Status.ACTIVE:
-            continue  # gone with an entry drawn from the same statement (engine/curation.py), its Undo with it
+            continue  # gone with an entry drawn from the same statement (engine/statement_marks.py), its Undo with it
         rest = without(entry.value, [(part, "") for part in parts])
         undo_to = _undo_to(entry)
         if len(set(content_tokens(rest))) < 2:  # nothing left worth keeping

@@ -36,7 +36,7 @@ from memory_engine.config import memory_settings
 from memory_engine.errors import InputTooLarge, MachineTooBusy, MemoryInputError, TooMuchBulkWork
 from memory_engine.models import BackgroundJob, ImportJob, ImportUpload, JobStatus, MemorySpace, UploadConversation
 from memory_engine.store import import_files
-from memory_engine.store.spaces import same_holder
+from memory_engine.store.holders import same_holder
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""What you curate is what it says (engine/curation.py): an entry forgotten or edited changes every reader,
+"""What you curate is what it says (engine/statement_marks.py): an entry forgotten or edited changes every reader,
 not only the entry: the quoted reply, a capable model's prompt, retrieval, the turns shown, the lab's fork.
 Each scenario runs as its user would: the memory told in turns and consolidated with no key (the bundled
 model's class: its extraction keeps the person's own sentences), then curated through a door."""
@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from bench.fake_llm_server import nothing_extracted, reply
 from memory_engine import services
-from memory_engine.engine import curation, recall
+from memory_engine.engine import recall, statement_marks
 from memory_engine.interfaces.memoryos import MemoryOS
 from memory_engine.models import LongTermEntry, Page, StatementMark
 from memory_engine.services.export import space_export
@@ -198,15 +198,20 @@ def test_a_turn_corrected_by_hand_keeps_the_words_given_and_drops_its_marks(told
 
 def test_clauses_and_corrections_are_found_in_the_words_as_said():
     sentence = "I'm a radiology nurse and I have a cat named Milo."
-    assert curation.clauses(sentence) == ["I'm a radiology nurse and", "I have a cat named Milo."]
-    assert curation.statement_in("radiology nurse", sentence) == "I'm a radiology nurse and"
-    assert curation.statement_in("AB negative", "My blood type is AB negative.") == "My blood type is AB negative."
+    assert statement_marks.clauses(sentence) == ["I'm a radiology nurse and", "I have a cat named Milo."]
+    assert statement_marks.statement_in("radiology nurse", sentence) == "I'm a radiology nurse and"
+    assert (
+        statement_marks.statement_in("AB negative", "My blood type is AB negative.") == "My blood type is AB negative."
+    )
     whole = "My blood type is AB negative, in case that ever matters."
-    assert curation.statement_in(whole, whole) == whole  # a fact kept in the person's words goes whole
-    assert curation.corrected(sentence, "radiology nurse", "midwife") == "I'm a midwife and I have a cat named Milo."
-    assert curation.without(sentence, [("I'm a radiology nurse and", "")]) == "I have a cat named Milo."
-    assert curation.without(sentence, [("I have a cat named Milo.", "")]) == "I'm a radiology nurse"
-    assert curation.without("You told me: \u201cI'm AB negative.\u201d", [("I'm AB negative.", "")]) == (
+    assert statement_marks.statement_in(whole, whole) == whole  # a fact kept in the person's words goes whole
+    assert (
+        statement_marks.corrected(sentence, "radiology nurse", "midwife")
+        == "I'm a midwife and I have a cat named Milo."
+    )
+    assert statement_marks.without(sentence, [("I'm a radiology nurse and", "")]) == "I have a cat named Milo."
+    assert statement_marks.without(sentence, [("I have a cat named Milo.", "")]) == "I'm a radiology nurse"
+    assert statement_marks.without("You told me: \u201cI'm AB negative.\u201d", [("I'm AB negative.", "")]) == (
         "You told me: (forgotten)"
     )
 
@@ -214,18 +219,21 @@ def test_clauses_and_corrections_are_found_in_the_words_as_said():
 def test_a_phrase_that_opens_a_clause_is_part_of_it():
     """Forgetting the token once left "For the VPN from home," to be quoted for "the VPN token I gave you"."""
     token = "For the VPN from home, IT gave me this token: VX-4471-KQ."
-    assert curation.clauses(token) == [token]
-    assert curation.clauses("On Monday, I see Dr. Patel, and on Tuesday, I see Dr. Singh.") == [
+    assert statement_marks.clauses(token) == [token]
+    assert statement_marks.clauses("On Monday, I see Dr. Patel, and on Tuesday, I see Dr. Singh.") == [
         "On Monday, I see Dr. Patel,",
         "and on Tuesday, I see Dr. Singh.",
     ]
-    assert curation.clauses("I live in Leeds, with my wife Moira.") == ["I live in Leeds,", "with my wife Moira."]
+    assert statement_marks.clauses("I live in Leeds, with my wife Moira.") == [
+        "I live in Leeds,",
+        "with my wife Moira.",
+    ]
     # A word joined by "and" is no clause: forgetting "the tyre" left "... Between you" to be quoted.
     tyre = "Between you and me I let his tyre down last night."
-    assert curation.clauses(tyre) == [tyre]
-    assert curation.clauses("Tom and Ann are 5 and Bea is 7.") == ["Tom and Ann are 5 and", "Bea is 7."]
-    assert curation.clauses("I'm 34 and I live in Ghent.") == ["I'm 34 and", "I live in Ghent."]
-    assert curation.clauses("Dad died and I inherited his Volvo.") == ["Dad died and", "I inherited his Volvo."]
+    assert statement_marks.clauses(tyre) == [tyre]
+    assert statement_marks.clauses("Tom and Ann are 5 and Bea is 7.") == ["Tom and Ann are 5 and", "Bea is 7."]
+    assert statement_marks.clauses("I'm 34 and I live in Ghent.") == ["I'm 34 and", "I live in Ghent."]
+    assert statement_marks.clauses("Dad died and I inherited his Volvo.") == ["Dad died and", "I inherited his Volvo."]
 
 
 def test_a_fact_corrected_in_conversation_is_superseded_in_the_knowledge_and_answered_latest_first(told):

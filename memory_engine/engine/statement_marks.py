@@ -161,7 +161,7 @@ def statement_in(value: str, sentence: str) -> str:
     return stating[0] if len(stating) == 1 else sentence
 
 
-def statements_of(entry: LongTermEntry, value: str, *, whole: bool = False) -> list[tuple[Page, str, str]]:
+def statements_drawn_from(entry: LongTermEntry, value: str, *, whole: bool = False) -> list[tuple[Page, str, str]]:
     """(page, field, statement) of each statement of `value` in the entry's source turns (the clause that
     states it, or with `whole` its sentence), and of the same statements said again in a later turn of the
     space (a reply that quoted one), as they were said."""
@@ -210,11 +210,11 @@ def marks_for(entry: LongTermEntry) -> list[Mark]:
     if drawn is None:
         return []
     if entry.status == Status.DELETED:
-        return [Mark(page.pk, name, sentence) for page, name, sentence in statements_of(entry, drawn)]
+        return [Mark(page.pk, name, sentence) for page, name, sentence in statements_drawn_from(entry, drawn)]
     if entry.status == Status.ACTIVE and entry.value != drawn:
         return [
             Mark(page.pk, name, sentence, corrected(sentence, drawn, entry.value) or entry.value)
-            for page, name, sentence in statements_of(entry, drawn, whole=True)
+            for page, name, sentence in statements_drawn_from(entry, drawn, whole=True)
         ]
     return []
 
