@@ -103,10 +103,21 @@ def without(text: str, marks: list[tuple[str, str]]) -> str:
         found = span(sentence, text)
         if found is None:
             continue
-        text = text[: found.start()] + replacement + text[found.end() :]
-    text = EMPTY_QUOTE.sub(FORGOTTEN, text)  # a reply that quoted only what was forgotten
-    text = DANGLING.sub(r"\1", text)  # "I'm a nurse and." after its last clause went
+        text = _joined(text[: found.start()], replacement + text[found.end() :])
     return RUN_OF_SPACES.sub(" ", text).strip()
+
+
+def _joined(head: str, tail: str) -> str:
+    """`head` and `tail` joined where a sentence was taken out, tidied there only: a quote left empty says a
+    sentence was forgotten (a reply that quoted only it), and a conjunction or comma left hanging goes ("I'm a
+    nurse and." after its last clause went); "I hope so." elsewhere in the turn stays as said."""
+    text, cut = head + tail, len(head)
+    for pattern, kept in ((EMPTY_QUOTE, lambda found: FORGOTTEN), (DANGLING, lambda found: found.group(1))):
+        at = next((found for found in pattern.finditer(text) if found.start() <= cut <= found.end()), None)
+        if at is not None:
+            text = text[: at.start()] + kept(at) + text[at.end() :]
+            cut = at.start() + len(kept(at))
+    return text
 
 
 def corrections_in(page_ids: set[int]) -> dict[int, list[StatementMark]]:

@@ -211,6 +211,9 @@ def test_clauses_and_corrections_are_found_in_the_words_as_said():
     )
     assert statement_marks.without(sentence, [("I'm a radiology nurse and", "")]) == "I have a cat named Milo."
     assert statement_marks.without(sentence, [("I have a cat named Milo.", "")]) == "I'm a radiology nurse"
+    # Tidied where the sentence went, nowhere else: "so." ends a sentence as said, two quotes side by side stay.
+    told = 'I think so. I\'m AB negative. She said "yes" "no", I hope so!'
+    assert statement_marks.without(told, [("I'm AB negative.", "")]) == 'I think so. She said "yes" "no", I hope so!'
     assert statement_marks.without("You told me: \u201cI'm AB negative.\u201d", [("I'm AB negative.", "")]) == (
         "You told me: (forgotten)"
     )
