@@ -6,6 +6,7 @@ generator.py (the names the assistant must never claim) and engine/retriever.py 
 
 import re
 
+from memory_engine.language.reading import ends_no_sentence
 from memory_engine.language.rules import rule
 from memory_engine.language.word_lists import NAMING_ONESELF, NAMING_WORDS, NOT_A_NAME, alternation
 
@@ -83,7 +84,8 @@ def names_in(sentence: str) -> list[str]:
         if not word[0].isupper() or word.lower() in _NOT_A_NAME:
             continue
         before = sentence[: match.start()].rstrip(" \"'\u201c(")
-        if before and before[-1] not in ".!?:":
+        after_a_title = before.endswith(".") and ends_no_sentence(before[:-1].rsplit(None, 1)[-1])  # "Dr. Okafor"
+        if before and (before[-1] not in ".!?:" or after_a_title):
             found.append(word)
     return found
 

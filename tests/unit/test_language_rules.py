@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import memory_engine.language
-from memory_engine.language.names import GIVES_OWN_NAME, SELF_NAMING
+from memory_engine.language.names import GIVES_OWN_NAME, SELF_NAMING, names_in
 from memory_engine.language.profile_attributes import values_in
 from memory_engine.language.reading import ends_no_sentence, plain, split_sentences
 from memory_engine.language.replies import name_claim
@@ -109,3 +109,8 @@ def test_the_person_and_the_model_are_split_into_sentences_alike():
         "He said e.g. rest.",
     ]
     assert ends_no_sentence("Dr") and ends_no_sentence("J") and not ends_no_sentence("today")
+
+
+def test_a_title_and_a_sentence_opener_are_told_apart_when_names_are_read():
+    assert names_in("Thank you, I'll ask Dr. Okafor next time.") == ["Okafor"]  # not "Dr": it names no one
+    assert names_in("A Mr. Dunleavy lives next door. Then Sam came.") == ["Dunleavy", "Sam"]  # "Then" opens one
