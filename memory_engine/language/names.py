@@ -84,7 +84,8 @@ def names_in(sentence: str) -> list[str]:
         if not word[0].isupper() or word.lower() in _NOT_A_NAME:
             continue
         before = sentence[: match.start()].rstrip(" \"'\u201c(")
-        after_a_title = before.endswith(".") and ends_no_sentence(before[:-1].rsplit(None, 1)[-1])  # "Dr. Okafor"
+        words_before = before[:-1].split()  # "Dr. Okafor": the name after a title is no sentence's opener
+        after_a_title = before.endswith(".") and bool(words_before) and ends_no_sentence(words_before[-1])
         if before and (before[-1] not in ".!?:" or after_a_title):
             found.append(word)
     return found

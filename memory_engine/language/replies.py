@@ -6,6 +6,7 @@ reads answers and sentences, llm/degeneration.py guards a reply while it is writ
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from memory_engine.language.rules import rule
 from memory_engine.language.word_lists import NAMING_ONESELF, alternation
@@ -175,35 +176,38 @@ _DESCRIBING = (
 )
 
 
-def _alternatives(names: Iterable[str]) -> str:
+@lru_cache(maxsize=256)
+def _alternatives(names: tuple[str, ...]) -> str:
     """`names` of two characters or more as one alternation, the longest first ("Maria Lindqvist" before
-    "Maria"); "" when there is none."""
+    "Maria"); "" when there is none. Cached: the reply guard asks again for every streamed chunk."""
     escaped = [re.escape(name.strip()) for name in names if name and len(name.strip()) >= 2]
     return "|".join(sorted(escaped, key=len, reverse=True))
+
+
+_CLAIMING = alternation((*NAMING_ONESELF, "i'm", "i am", "im"))  # "I'm Sam", "call me Sam"
 
 
 def name_claim(text: str, names: Iterable[str]) -> str | None:
     """The words of `text` that claim one of `names` as the speaker's own ("I'm Sam", "call me Sam"), or
     None."""
-    alternatives = _alternatives(names)
+    alternatives = _alternatives(tuple(names))
     if not alternatives:
         return None
-    claiming = alternation((*NAMING_ONESELF, "i'm", "i am", "im"))
-    claim = re.search(rf"\b{claiming}\s+(?:{alternatives})\b", text, re.I)
+    claim = re.search(rf"\b{_CLAIMING}\s+(?:{alternatives})\b", text, re.I)
     return claim.group(0) if claim else None
 
 
 def opens_with_name(text: str, names: Iterable[str]) -> bool:
     """Whether `text` opens with one of `names` not followed by a comma: "Sofia! Welcome to my kitchen"
     does, "Sofia, welcome back" speaks to her and does not."""
-    alternatives = _alternatives(names)
+    alternatives = _alternatives(tuple(names))
     return bool(alternatives) and re.match(r"\W*(?:" + alternatives + r")\b(?!,)", text, re.I) is not None
 
 
 def name_description(text: str, names: Iterable[str]) -> str | None:
     """The words of `text` that describe the one named by one of `names` rather than talk to them ("Sam is
     a wonderful person", "Sam - a friendly nurse", "Dana's a gem"), or None."""
-    alternatives = _alternatives(names)
+    alternatives = _alternatives(tuple(names))
     if not alternatives:
         return None
     described = re.search(

@@ -114,3 +114,4 @@ def test_the_person_and_the_model_are_split_into_sentences_alike():
 def test_a_title_and_a_sentence_opener_are_told_apart_when_names_are_read():
     assert names_in("Thank you, I'll ask Dr. Okafor next time.") == ["Okafor"]  # not "Dr": it names no one
     assert names_in("A Mr. Dunleavy lives next door. Then Sam came.") == ["Dunleavy", "Sam"]  # "Then" opens one
+    assert names_in(". Sam came") == []  # a full stop with no word before it opens a sentence
