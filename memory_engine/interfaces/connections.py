@@ -29,7 +29,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 @dataclass
 class ConnectionStats:
     open: int = 0  # connections open now
-    working: int = 0  # requests in progress now
+    working: int = 0  # requests in progress now: headers read, answer not yet sent
     most_open: int = 0
     cut_silent: int = 0  # closed for sending no request, or its headers too slowly
     cut_for_room: int = 0  # idle, closed to make room for a new connection
@@ -56,6 +56,7 @@ class GuardedProtocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.active_at = time.monotonic()  # when it last sent something or was answered
+        self.working = False  # a request of this connection counted in progress (stats.working)
         self.header_deadline: asyncio.TimerHandle | None = None
         self._arm_header_deadline()
         stats.open = len(self.connections)
@@ -65,6 +66,7 @@ class GuardedProtocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_deadline()
+        self._done_working()  # its client went before the answer
         super().connection_lost(exc)
         stats.open = len(self.connections)
 
@@ -72,21 +74,34 @@ class GuardedProtocol(H11Protocol):
         self.active_at = time.monotonic()
         if self.idle() and self.header_deadline is None:  # a kept-alive connection's next request begins
             self._arm_header_deadline()
-        # uvicorn answers 503 itself when `limit_concurrency` is reached; set per request, so that only
-        # requests in progress count, never connections.
-        busy = len(self.tasks) >= settings.WEB_MAX_REQUESTS
+        super().data_received(data)
+
+    def handle_events(self) -> None:
+        """Where a request begins (its headers read: from data received, or a pipelined one once the last is
+        answered). uvicorn answers 503 itself when `limit_concurrency` is reached; it is set per request, so
+        that only requests in progress count: from their headers until their answer is sent (not uvicorn's
+        tasks, which go on after it while Django finishes: counted so, requests answered one after another
+        were refused), never connections."""
+        busy = stats.working >= settings.WEB_MAX_REQUESTS
         self.limit_concurrency = 0 if busy else None
         started = self.cycle
-        super().data_received(data)
+        super().handle_events()
         if self.cycle is not started:  # a request's headers arrived
             self._disarm_header_deadline()
             stats.refused_busy += busy
-        stats.working = len(self.tasks)
+            if not busy:
+                self.working = True
+                stats.working += 1
 
     def on_response_complete(self) -> None:
         self.active_at = time.monotonic()
-        super().on_response_complete()
-        stats.working = len(self.tasks)
+        self._done_working()
+        super().on_response_complete()  # which may begin a pipelined request
+
+    def _done_working(self) -> None:
+        if self.working:
+            self.working = False
+            stats.working -= 1
 
     def idle(self) -> bool:
         """No request in progress: none sent yet, its headers still arriving, or between requests."""
