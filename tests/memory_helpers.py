@@ -8,6 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from bench.fake_llm_server import extraction, nothing_extracted  # noqa: F401 (the tests' scripted answers)
+from memory_engine.models import Page
 
 CAT_TALK = [
     ("I'm a nurse and I have a cat named Milo.", "Milo is a lovely name for a cat."),
@@ -26,20 +27,21 @@ def days_ago(days: float) -> datetime:
 
 
 def add_turns(memory, turns, *, user="alice", start=None, step_minutes=2, assistant="helper"):
-    """Store each (user_input, agent_response) turn, `step_minutes` apart from `start`."""
+    """Store each (user_input, agent_response) turn, `step_minutes` apart from `start`; the pages stored, as
+    rows (the class answers each turn's document: TurnCard)."""
     start = start or days_ago(3)
-    pages = []
+    stored = []
     for i, (user_input, agent_response) in enumerate(turns):
-        pages.append(
-            memory.add_memory(
-                user_id=user,
-                assistant_id=assistant,
-                user_input=user_input,
-                agent_response=agent_response,
-                timestamp=start + timedelta(minutes=step_minutes * i),
-            )
+        turn = memory.add_memory(
+            user_id=user,
+            assistant_id=assistant,
+            user_input=user_input,
+            agent_response=agent_response,
+            timestamp=start + timedelta(minutes=step_minutes * i),
         )
-    return pages
+        stored.append(turn.id)
+    pages = Page.objects.in_bulk(stored)
+    return [pages[page_id] for page_id in stored]
 
 
 def write_concurrently(memory, writers, turns_each: int) -> list[Exception]:

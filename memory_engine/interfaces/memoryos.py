@@ -11,6 +11,10 @@ One `MemoryOS` serves every user: the user and the assistant are arguments of ea
                       user_input="I'm vegetarian.", agent_response="Noted!")
     reply = memory.get_response(user_id="alice", assistant_id="helper", query="Dinner ideas?")
     memory.get_user_profile(user_id="alice", assistant_id="helper")
+
+What the class answers of an entry, a version, a turn and an import is the document every door gives
+(memory_engine/documents.py: EntryCard, VersionCard, TurnCard, ImportJobCard, ErasedDoc), the JSON REST
+and MCP answer with as a pydantic model: `entry.id`, `entry.value`, `entry.payload()`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory_engine.documents import CoverageDoc, EntryCard, ErasedDoc, ImportJobCard, TurnCard, VersionCard
 from memory_engine.errors import UnknownEntry
 from memory_engine.models import (
     Assistant,
@@ -37,6 +42,7 @@ from memory_engine.services.comparison import Probe, compare
 from memory_engine.services.consolidation import ConsolidationRequest, run_consolidation
 from memory_engine.services.conversation import Inspection, inspect, reply, search, turn_add
 from memory_engine.services.dispatch import upload_import_start, upload_start
+from memory_engine.services.imports import import_job_card
 from memory_engine.services.lab import experiment_create
 from memory_engine.services.restore import space_restore
 from memory_engine.services.space_llm import deployment_llm
@@ -89,19 +95,28 @@ class MemoryOS:
         agent_response: str,
         timestamp: datetime | None = None,
         meta: dict | None = None,
-    ) -> Page:
-        """Store one QA turn in short-term memory (then consolidate, if enabled). Returns the page.
+    ) -> TurnCard:
+        """Store one QA turn in short-term memory (then consolidate, if enabled). Returns the turn as the memory
+        holds it on return (read again: an inline consolidation may have moved it, or a forget it asked for
+        marked it).
 
         `meta` is kept with the page as given (a JSON object), e.g. ids from the caller's own system.
         """
-        return turn_add(
-            space=self.space(user_id=user_id, assistant_id=assistant_id),
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        page = turn_add(
+            space=space,
             user_input=user_input,
             agent_response=agent_response,
             timestamp=timestamp,
             meta=meta,
             consolidate=self.consolidate_after_add,
         )
+        return _turn(spaces.row_of(space, Page, page.pk))
+
+    def get_turn(self, *, user_id: str, assistant_id: str, page_id: int) -> TurnCard:
+        """A stored turn as the memory holds it now: its words, and while curation holds some out, its words
+        as said and its marks. Raises UnknownEntry for a turn not in this memory."""
+        return _turn(self._page(user_id, assistant_id, page_id))
 
     def retrieve(self, *, user_id: str, assistant_id: str, query: str, **options) -> Retrieval:
         """What every tier holds for the query, with scores and provenance (see services.conversation.search)."""
@@ -130,10 +145,19 @@ class MemoryOS:
             chunks = iter(lambda: file.read(1 << 16), b"")
             return upload_start(space=space, chunks=chunks, name=Path(path).name, wait=True)
 
-    def import_upload(self, upload: ImportUpload, *, conversations: list[str] | None = None) -> ImportJob:
+    def import_upload(self, upload: ImportUpload, *, conversations: list[str] | None = None) -> ImportJobCard:
         """Import the conversations chosen from an upload (by key; all when None) and its memories, turn by
-        turn with their own times; the job is finished on return when consolidation is inline."""
-        return upload_import_start(upload=upload, chosen=conversations)
+        turn with their own times; the job is finished on return when consolidation is inline, else
+        `import_status` follows it."""
+        return _import(upload_import_start(upload=upload, chosen=conversations))
+
+    def import_status(self, *, user_id: str, assistant_id: str, job_id: int) -> ImportJobCard:
+        """An import of this memory as it stands: its progress, what it is doing, what it taught once ended.
+        Raises UnknownEntry for an import not of this memory."""
+        job = spaces.row_of(self.space(user_id=user_id, assistant_id=assistant_id), ImportJob, job_id)
+        if job is None:
+            raise UnknownEntry(f"no import {job_id} in this memory")
+        return _import(job)
 
     def restore(self, *, user_id: str, assistant_id: str, export: dict) -> dict[str, int]:
         """Fill the (empty) space with a space's export: turns, tiers, entries and their history,
@@ -165,9 +189,12 @@ class MemoryOS:
     def get_user_profile(self, *, user_id: str, assistant_id: str) -> dict[str, str]:
         return curation.user_profile(self.space(user_id=user_id, assistant_id=assistant_id))
 
-    def get_knowledge(self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE):
+    def get_knowledge(
+        self, *, user_id: str, assistant_id: str, kind: str = LongTermEntry.Kind.USER_KNOWLEDGE
+    ) -> list[EntryCard]:
         """Active user_knowledge or assistant_knowledge entries, oldest first."""
-        return list(curation.knowledge_entries(self.space(user_id=user_id, assistant_id=assistant_id), kind))
+        space = self.space(user_id=user_id, assistant_id=assistant_id)
+        return [_entry_card(entry) for entry in curation.knowledge_entries(space, kind)]
 
     # --- Curation: what the memory holds, changed by hand ------------------------------------------
 
@@ -178,35 +205,47 @@ class MemoryOS:
             raise UnknownEntry(f"no entry {entry_id} in this memory")
         return entry
 
-    def edit_entry(self, *, user_id: str, assistant_id: str, entry_id: int, value: str) -> LongTermEntry:
+    def get_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> EntryCard:
+        """An entry of any kind and status, and what its forget or edit holds out of the turns (`covers`).
+        Raises UnknownEntry."""
+        return _entry_card(self._entry(user_id, assistant_id, entry_id))
+
+    def entry_history(self, *, user_id: str, assistant_id: str, entry_id: int) -> list[VersionCard]:
+        """Every version of the entry, oldest first, each with its change word by word (`changes`)."""
+        entry = self._entry(user_id, assistant_id, entry_id)
+        return [VersionCard.model_validate(curation.version_card(v)) for v in curation.versions(entry)]
+
+    def edit_entry(self, *, user_id: str, assistant_id: str, entry_id: int, value: str) -> EntryCard:
         """Change an active entry's value: replies and prompts use it from then on, and the statements it was
         drawn from stand corrected (`covers` of entry_coverage). Raises UnknownEntry, EntryNotActive, or
         MemoryInputError for a value refused."""
         entry = self._entry(user_id, assistant_id, entry_id)
-        return curation.entry_edit(entry=entry, value=value, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+        return _entry_card(curation.entry_edit(entry=entry, value=value, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY))
 
-    def delete_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> LongTermEntry:
+    def delete_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> EntryCard:
         """Forget an entry, and the statements of the turns it was drawn from (the turns stay, marked): no
-        reply or prompt uses them until it is reverted. Its history stays. Safe to repeat."""
+        reply or prompt uses them until it is reverted. Its history stays. Safe to repeat. Returns the entry
+        as it is now, with what went with it (`covers`)."""
         entry = self._entry(user_id, assistant_id, entry_id)
-        return curation.entry_delete(entry=entry, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+        return _entry_card(curation.entry_delete(entry=entry, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY))
 
     def revert_entry(
         self, *, user_id: str, assistant_id: str, entry_id: int, version_id: int | None = None
-    ) -> LongTermEntry:
+    ) -> EntryCard:
         """Give the entry the value it had after one of its versions (by default its last that left a value:
         undo a delete), active, and its statements back."""
         entry = self._entry(user_id, assistant_id, entry_id)
         version = curation.version_to_revert_to(entry, version_id)
         if version is None:
             raise UnknownEntry(f"no version {version_id} of entry {entry_id}")
-        return curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+        reverted = curation.entry_revert(entry=entry, version=version, actor=ACTOR, cause=EntryVersion.Cause.LIBRARY)
+        return _entry_card(reverted)
 
-    def erase_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> int:
+    def erase_entry(self, *, user_id: str, assistant_id: str, entry_id: int) -> ErasedDoc:
         """Erase the entry, its history and the statements it was drawn from, wherever they are: turns,
         replies that quoted them, other entries, summaries, index files, imports, forks. Irreversible.
-        Returns how many turns changed."""
-        return curation.erase_entry(self._entry(user_id, assistant_id, entry_id))
+        Returns what it changed (`turns_changed`)."""
+        return ErasedDoc.model_validate(curation.entry_erase(entry=self._entry(user_id, assistant_id, entry_id)))
 
     def erase_turn(
         self, *, user_id: str, assistant_id: str, page_id: int, sentence: str | None = None, index: int | None = None
@@ -234,9 +273,9 @@ class MemoryOS:
             raise UnknownEntry(f"no turn {page_id} in this memory")
         return page
 
-    def entry_coverage(self, *, user_id: str, assistant_id: str, entry_id: int) -> dict:
-        """What the entry's delete or edit holds out of the turns: {"statements", "turns", "entries"}."""
-        return curation.coverage(self._entry(user_id, assistant_id, entry_id)).as_dict()
+    def entry_coverage(self, *, user_id: str, assistant_id: str, entry_id: int) -> CoverageDoc:
+        """What the entry's delete or edit holds out of the turns: statements, turns and entries."""
+        return CoverageDoc.model_validate(curation.coverage(self._entry(user_id, assistant_id, entry_id)).as_dict())
 
     def consolidate(self, *, user_id: str, assistant_id: str) -> ConsolidationRun | None:
         """Run the tier moves that are due, here and now (retrying a failed promotion at once), and
@@ -252,3 +291,18 @@ class MemoryOS:
         space = self.space(user_id=user_id, assistant_id=assistant_id)
         _, run = run_consolidation(ConsolidationRequest(space.pk, kind=ConsolidationRun.Kind.ANALYSIS))
         return run
+
+
+# Each answer is the door's document (documents.py), validated from the payload REST and MCP give.
+
+
+def _entry_card(entry: LongTermEntry) -> EntryCard:
+    return EntryCard.model_validate(curation.entry_card(entry))
+
+
+def _turn(page: Page) -> TurnCard:
+    return TurnCard.model_validate(curation.page_card(page))
+
+
+def _import(job: ImportJob) -> ImportJobCard:
+    return ImportJobCard.model_validate(import_job_card(job))

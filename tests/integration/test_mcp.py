@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memory_engine.documents import SECTIONS, EntryCard, ErasedDoc
+from memory_engine.errors import UnknownEntry
 from memory_engine.models import EntryVersion, LongTermEntry, MemoryUser, Page
 from memory_engine.services.tokens import token_create
 from tests.api_helpers import SPACE, client_for
@@ -275,6 +276,50 @@ def test_rest_and_mcp_give_the_same_document_for_each_version_of_an_entry(alice_
     assert over_rest.status_code == 200
     assert json.loads(over_rest.content)["results"] == over_mcp["history"]
     assert over_mcp["history"][-1]["changes"] == [["ins", "ward"], ["same", "nurse"]]
+
+
+def test_the_python_class_answers_the_document_rest_and_mcp_give(alice_memory, server_env, memory):
+    """An entry, its versions, a turn, a forget and an erase: what the class answers is the document REST and
+    MCP give (documents.py), as a pydantic model."""
+    profile_id = LongTermEntry.objects.get(space=alice_memory, kind="profile").pk
+    fact_id = LongTermEntry.objects.get(space=alice_memory, kind="user_knowledge").pk
+    alice, space, who = client_for("alice"), SPACE.format(user="alice"), {"user_id": "alice", "assistant_id": "helper"}
+
+    def over_rest(path: str) -> object:
+        answer = alice.get(space + path)
+        assert answer.status_code == 200, answer.content
+        return json.loads(answer.content)
+
+    edited = memory.edit_entry(**who, entry_id=profile_id, value="ward nurse")
+    assert isinstance(edited, EntryCard) and edited.value == "ward nurse"
+    assert edited.payload() == over_rest(f"profile/{profile_id}/")
+    assert memory.get_entry(**who, entry_id=profile_id) == edited
+    history = memory.entry_history(**who, entry_id=profile_id)
+    assert [version.payload() for version in history] == over_rest(f"profile/{profile_id}/history/")["results"]
+    assert history[-1].changes == [["ins", "ward"], ["same", "nurse"]]
+    [fact] = memory.get_knowledge(**who)
+    forgot = memory.delete_entry(**who, entry_id=fact_id)
+    assert fact.id == fact_id and forgot.status == "deleted" and forgot.covers.statements >= 1
+    assert forgot.covers == memory.entry_coverage(**who, entry_id=fact_id)
+    turns = [memory.get_turn(**who, page_id=page_id) for page_id in fact.source_page_ids]
+
+    async def work(session):
+        return (
+            result(await session.call_tool("list_knowledge", {"status": "all"})),
+            result(await session.call_tool("entry_history", {"entry_id": fact_id})),
+        )
+
+    listed, drawn = asyncio.run(stdio_session(server_env, "--user", "alice", "--assistant", "helper", work=work))
+    assert listed == [forgot.payload()] and forgot.payload() == over_rest(f"knowledge/{fact_id}/")
+    assert drawn["entry"] == forgot.payload()
+    assert {page["id"]: page for page in drawn["source_pages"]} == {turn.id: turn.payload() for turn in turns}
+    assert any(turn.marks for turn in turns)  # the forget's marks, in the class's document as in the others'
+    stored = memory.add_memory(**who, user_input="I moved to Ghent.", agent_response="Nice city.")
+    assert stored.payload() == over_rest(f"turns/{stored.id}/") and stored.seq == len(CAT_TALK) + 1
+    erased = memory.erase_entry(**who, entry_id=fact_id)
+    assert isinstance(erased, ErasedDoc) and (erased.id, erased.erased) == (fact_id, True) and erased.turns_changed >= 1
+    with pytest.raises(UnknownEntry):
+        memory.get_entry(**who, entry_id=fact_id)
 
 
 def test_rest_and_mcp_give_the_same_document_for_each_item_a_query_finds(alice_memory, server_env):

@@ -79,9 +79,9 @@ def test_a_naive_timestamp_is_refused(memory, alice_space):
 
 def test_html_is_stored_exactly_as_typed(memory, alice_space):
     html = '<script>alert("x")</script> & <b>bold</b>'
-    page = memory.add_memory(user_id="alice", assistant_id="helper", user_input=html, agent_response="")
-    page.refresh_from_db()
-    assert page.user_input == html
+    stored = memory.add_memory(user_id="alice", assistant_id="helper", user_input=html, agent_response="")
+    read = memory.get_turn(user_id="alice", assistant_id="helper", page_id=stored.id)
+    assert stored.user_input == read.user_input == Page.objects.get(pk=stored.id).user_input == html
 
 
 def test_a_turn_at_the_size_limit_is_accepted(memory, alice_space, settings):

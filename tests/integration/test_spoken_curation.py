@@ -436,10 +436,10 @@ def test_a_turn_stored_through_add_memory_that_asks_to_forget_is_carried_out(ali
     # The MCP server's add_memory and REST's turns store a turn a client's own model answered: the request in it
     # is the person's all the same.
     weak = told_with_no_key(alice_space, settings, TOLD)
-    page = weak.add_memory(
+    turn = weak.add_memory(
         user_id="alice", assistant_id="helper", user_input="Please forget my dog.", agent_response="Sure, done."
     )
-    forgotten = spoken_curation.forgotten_by(page)
+    forgotten = spoken_curation.forgotten_by(Page.objects.get(pk=turn.id))
     assert forgotten and all("Biscuit" in f.entry.value for f in forgotten)
 
 

@@ -149,14 +149,22 @@ def test_each_part_of_an_import_stores_a_chunk_however_slow_and_the_next_goes_on
     assert sorted(ImportedTurn.objects.filter(job=job).values_list("number", flat=True)) == [0, 1, 2, 3, 4]
 
 
-def test_the_python_class_uploads_a_file_and_imports_the_conversations_chosen(alice, memory, alice_space, tmp_path):
-    from memory_engine.errors import MemoryInputError
+def test_the_python_class_uploads_a_file_and_imports_the_conversations_chosen(
+    alice, memory, alice_space, bob_space, tmp_path
+):
+    from memory_engine.errors import MemoryInputError, UnknownEntry
 
     upload = memory.upload_file(user_id="alice", assistant_id="helper", path=DATA / "claude-conversations.json")
     keys = list(upload.conversations.order_by("place").values_list("key", flat=True))
     assert (upload.format, keys) == ("claude", ["k-1", "k-2"])
     job = memory.import_upload(upload, conversations=["k-1"])
     assert (job.status, job.done, job.total) == ("succeeded", 2, 2)
+    # The class answers the import as REST gives it (documents.ImportJobCard), then and later.
+    over_rest = alice.get(f"{SPACE}imports/{job.id}/")
+    assert over_rest.status_code == 200 and json.loads(over_rest.content) == job.payload()
+    assert memory.import_status(user_id="alice", assistant_id="helper", job_id=job.id) == job
+    with pytest.raises(UnknownEntry, match="no import"):
+        memory.import_status(user_id="bob", assistant_id="helper", job_id=job.id)
     assert Page.objects.filter(space=alice_space, user_input__contains="Sungold").count() == 1
     broken = tmp_path / "broken.json"
     broken.write_text('[{"chat_messages": "none"}]')
