@@ -68,14 +68,27 @@ FIRST_PERSON = rule(
     finds=("the doc put me on methylphenidate 10mg.", "I take sertraline 50mg", "i'm on 20mg of prozac"),
     misses=("my dad takes warfarin 5mg", "Mia is on 10mg of melatonin"),
 )
-# Between the things of a list: "the glaucoma and the drops both", "my diagnosis or the meds".
+# Between the things of a list: "the glaucoma and the drops both", "my diagnosis or the meds". Spanish "y" and
+# Italian or Portuguese "e" are letters as often ("vitamin e tablets"): they join two things only before a name
+# or a word that opens one (an article, a possessive).
 LIST_SEPARATOR = rule(
-    r"\s*,\s*|\s+(?:and|&|y|e|et|und|or|ou|oder|lub)\s+",
+    r"\s*,\s*|\s+(?:and|&|et|und|or|ou|oder|lub)\s+|\s+[ye]\s+(?=[A-ZÀ-ÖØ-Ý]|(?:el|la|los|las|lo|il|le|gli|un|una|uno|"
+    r"mi|mis|tu|tus|su|sus|mio|mia|miei|mie|meu|minha|meus|minhas|os)\b)",
     finds=(
         "the glaucoma and the drops both",
         "my diagnosis or the meds",
         "my eyes, the glaucoma",
         "Chiara e la separazione",
+        "mi madre y mi padre",
+        "Chiara e Marco",
+        "o diagnóstico e os remédios",
     ),
-    misses=("my brand new phone", "the andes trip"),
+    misses=(
+        "my brand new phone",
+        "the andes trip",
+        "my vitamin e tablets",
+        "the vitamin e i take",
+        "vitamin e as prescribed",
+        "plan b y nada más",
+    ),
 )

@@ -168,6 +168,15 @@ def test_a_clause_that_goes_on_after_the_thing_is_tried_without_it_only_when_the
     assert spoken_curation._listed("the sertraline or whatever it's called") == []
 
 
+def test_a_letter_is_not_read_as_a_list_of_two_things_to_forget():
+    # From a review: "y" and "e" join a list in Spanish, Italian and Portuguese, and are letters elsewhere: "forget
+    # my vitamin e tablets" was two things to forget, "my vitamin" and "tablets" (any tablets told of).
+    assert spoken_curation._listed("my vitamin e tablets") == []
+    assert spoken_curation._listed("the vitamin e i take") == []
+    assert spoken_curation._listed("mi madre y mi padre") == ["mi madre", "mi padre"]
+    assert spoken_curation._listed("Chiara e la separazione") == ["Chiara", "la separazione"]
+
+
 def test_a_figure_or_a_word_begun_alike_alone_names_nothing_to_forget():
     # From a review: "forget my salary" (never told) deleted "my rent is 1200 a month"; "my grandma" the grandpa.
     assert spoken_curation._share(["salary"], "my rent is 1200 a month") == 0.0
