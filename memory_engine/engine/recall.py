@@ -722,7 +722,7 @@ _RELATIVES = frozenset(RELATIVES)  # "Mum's favourite flowers are ranunculus": "
 def names_used(statements: list[Statement]) -> set[str]:
     """The names the person used (capitalised words inside their sentences: "Rafael", "Pimville"), in lower
     case; days, months, languages and the like left out. Pure."""
-    names = {name.lower().removesuffix("'s") for statement in statements for name in names_in(statement.text)}
+    names = {name.lower() for statement in statements for name in names_in(statement.text)}
     return {name for name in names - _LANGUAGES - _RELATIVES if not WHEN_WORDS.fullmatch(name)}
 
 

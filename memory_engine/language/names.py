@@ -76,8 +76,8 @@ _NOT_A_NAME = frozenset(NOT_A_NAME)
 
 def names_in(sentence: str) -> list[str]:
     """The capitalised words of `sentence` that do not open it (after a full stop, a question or exclamation mark
-    or a colon, with any quote or bracket between): names, in well-written text; "I", "OK" and the like left
-    out. Pure."""
+    or a colon, with any quote or bracket between): names, in well-written text, without a possessive's "'s"
+    (written with either apostrophe); "I", "OK" and the like left out. Pure."""
     found = []
     for match in WORD.finditer(sentence):
         word = match.group(0)
@@ -87,7 +87,7 @@ def names_in(sentence: str) -> list[str]:
         words_before = before[:-1].split()  # "Dr. Okafor": the name after a title is no sentence's opener
         after_a_title = before.endswith(".") and bool(words_before) and ends_no_sentence(words_before[-1])
         if before and (before[-1] not in ".!?:" or after_a_title):
-            found.append(word)
+            found.append(word[:-2] if word.lower().endswith("'s") else word)  # "Sam's", "SAM'S": as "Sam’s"
     return found
 
 

@@ -115,3 +115,5 @@ def test_a_title_and_a_sentence_opener_are_told_apart_when_names_are_read():
     assert names_in("Thank you, I'll ask Dr. Okafor next time.") == ["Okafor"]  # not "Dr": it names no one
     assert names_in("A Mr. Dunleavy lives next door. Then Sam came.") == ["Dunleavy", "Sam"]  # "Then" opens one
     assert names_in(". Sam came") == []  # a full stop with no word before it opens a sentence
+    assert names_in("I met Sam's sister and Ana\u2019s dog.") == ["Sam", "Ana"]  # either apostrophe
+    assert names_in("Then SAM'S van came.") == ["SAM"]
