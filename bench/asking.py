@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from memory_engine.engine import asking
 from memory_engine.language.intent import read
@@ -65,6 +64,10 @@ def fit(vectors: np.ndarray, asks: np.ndarray, *, l2: float = 1.0) -> tuple[np.n
     C is its inverse), solved to convergence. Deterministic."""
     if not 0 < np.mean(asks) < 1:
         raise ValueError("fit needs examples of both kinds")
+    # Imported here: scikit-learn and SciPy take seconds to import, and every test process collects the
+    # modules that import this one.
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=1.0 / l2, class_weight="balanced", max_iter=5000, tol=1e-8)
     model.fit(np.asarray(vectors, dtype=np.float64), np.asarray(asks, dtype=int))
     return model.coef_[0].astype(np.float64), float(model.intercept_[0])
